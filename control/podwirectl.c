@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwirectl: the command line client of podwired. Each command maps to one
+ * API method; arguments are only parsed here, the daemon validates them so
+ * every client gets the same answer.
+ *
+ * Exit codes: 0 success, 1 the daemon refused the request, 2 bad command
+ * line, 3 podwired could not be reached or did not answer.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "client.h"
+
+enum ctl_exit { EXIT_OK, EXIT_DAEMON, EXIT_USAGE, EXIT_TRANSPORT };
+
+/* Creating a port may wait for DPDK to set up a vhost socket; allow time. */
+#define CTL_TIMEOUT_MS_DEFAULT 10000
+
+static const char *prog = "podwirectl";
+
+/* ---- output ------------------------------------------------------------ */
+
+/* How one value of a result is shown in a table or a "label: value" list. */
+enum col_kind {
+	COL_STR,     /* "-" when empty */
+	COL_INT,     /* "-" when missing or negative (a port with no worker) */
+	COL_ID,      /* "-" when 0 or less (no VLAN) */
+	COL_U64,     /* a counter */
+	COL_LIST,    /* an array of names, comma separated */
+	COL_DROPS,   /* sum of a drops object */
+	COL_REASONS, /* the non-zero members of a drops object: "tx_full=12" */
+	COL_BUSY,    /* busy_cycles / (busy_cycles + idle_cycles) */
+};
+
+struct column {
+	const char *header; /* table header, or label in a list */
+	const char *field;
+	enum col_kind kind;
+};
+
+static const cJSON *member(const cJSON *obj, const char *field)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, field);
+}
+
+/* Counters travel as JSON doubles; they are shown as integers. */
+static unsigned long long u64(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (unsigned long long)v->valuedouble : 0;
+}
+
+static const char *str(const cJSON *obj, const char *field)
+{
+	const char *s = api_get_str(obj, field, "");
+
+	return s[0] != '\0' ? s : "-";
+}
+
+static void format_cell(char *buf, size_t len, const cJSON *obj, const struct column *col)
+{
+	const cJSON *v = member(obj, col->field), *e;
+	unsigned long long sum = 0, busy, idle;
+	size_t off = 0;
+
+	snprintf(buf, len, "-");
+	switch (col->kind) {
+	case COL_STR:
+		snprintf(buf, len, "%s", str(obj, col->field));
+		break;
+	case COL_INT:
+	case COL_ID:
+		if (cJSON_IsNumber(v) && v->valuedouble >= (col->kind == COL_ID ? 1 : 0))
+			snprintf(buf, len, "%.0f", v->valuedouble);
+		break;
+	case COL_U64:
+		snprintf(buf, len, "%llu", u64(v));
+		break;
+	case COL_LIST:
+		cJSON_ArrayForEach(e, v)
+			if (cJSON_IsString(e) && off < len)
+				off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						e->valuestring);
+		break;
+	case COL_DROPS:
+		cJSON_ArrayForEach(e, v)
+			sum += u64(e);
+		snprintf(buf, len, "%llu", sum);
+		break;
+	case COL_REASONS:
+		cJSON_ArrayForEach(e, v)
+			if (u64(e) > 0 && off < len)
+				off += snprintf(buf + off, len - off, "%s%s=%llu", off ? " " : "",
+						e->string, u64(e));
+		break;
+	case COL_BUSY:
+		busy = u64(member(obj, "busy_cycles"));
+		idle = u64(member(obj, "idle_cycles"));
+		if (busy + idle > 0)
+			snprintf(buf, len, "%.1f%%", 100.0 * (double)busy / (double)(busy + idle));
+		break;
+	}
+}
+
+/* One line of a table; row NULL prints the headers. Numbers are
+ * right-aligned. */
+static void print_line(const cJSON *row, const struct column *cols, const int *width)
+{
+	char buf[512];
+
+	for (int c = 0; cols[c].header != NULL; c++) {
+		bool last = cols[c + 1].header == NULL;
+		bool right = cols[c].kind != COL_STR && cols[c].kind != COL_LIST &&
+			     cols[c].kind != COL_REASONS;
+
+		if (row == NULL)
+			snprintf(buf, sizeof(buf), "%s", cols[c].header);
+		else
+			format_cell(buf, sizeof(buf), row, &cols[c]);
+		printf(right ? "%*s%s" : "%-*s%s", last && !right ? 0 : width[c], buf,
+		       last ? "\n" : "  ");
+	}
+}
+
+static void print_table(const cJSON *rows, const struct column *cols)
+{
+	int width[16], c;
+	const cJSON *row;
+	char buf[512];
+
+	for (c = 0; cols[c].header != NULL; c++) {
+		width[c] = (int)strlen(cols[c].header);
+		cJSON_ArrayForEach(row, rows) {
+			format_cell(buf, sizeof(buf), row, &cols[c]);
+			if ((int)strlen(buf) > width[c])
+				width[c] = (int)strlen(buf);
+		}
+	}
+	print_line(NULL, cols, width);
+	cJSON_ArrayForEach(row, rows)
+		print_line(row, cols, width);
+}
+
+/* Prints one object as "label: value" lines, labels made from the table
+ * headers: "RX-PKTS" reads "rx pkts". */
+static void print_fields(const cJSON *obj, const struct column *cols)
+{
+	char buf[512], label[32];
+
+	for (const struct column *col = cols; col->header != NULL; col++) {
+		size_t n = 0;
+
+		for (const char *h = col->header; *h != '\0' && n < sizeof(label) - 2; h++)
+			label[n++] = *h == '-' ? ' ' : (char)(*h | 0x20);
+		label[n++] = ':';
+		label[n] = '\0';
+		format_cell(buf, sizeof(buf), obj, col);
+		printf("%-13s %s\n", label, buf);
+	}
+}
+
+static const struct column network_cols[] = {
+	{"NAME", API_F_NAME, COL_STR}, {"MODE", API_F_MODE, COL_STR},
+	{"VLAN", API_F_VLAN, COL_ID}, {"PORTS", "ports", COL_LIST}, {NULL}};
+
+static const struct column port_cols[] = {
+	{"NAME", API_F_NAME, COL_STR},     {"NETWORK", API_F_NETWORK, COL_STR},
+	{"TYPE", API_F_TYPE, COL_STR},     {"MODE", API_F_MODE, COL_STR},
+	{"MAC", API_F_MAC, COL_STR},       {"MTU", API_F_MTU, COL_INT},
+	{"LINK", API_F_LINK, COL_STR},     {"WORKER", API_F_WORKER, COL_INT},
+	{"SOCKET", API_F_SOCKET, COL_STR}, {NULL}};
+
+static const struct column stats_cols[] = {
+	{"PORT", API_F_NAME, COL_STR},     {"RX-PKTS", "rx_packets", COL_U64},
+	{"RX-BYTES", "rx_bytes", COL_U64}, {"TX-PKTS", "tx_packets", COL_U64},
+	{"TX-BYTES", "tx_bytes", COL_U64}, {"DROPS", "drops", COL_DROPS},
+	{NULL}};
+
+static const struct column reasons_col[] = {{"DROP-REASONS", "drops", COL_REASONS}, {NULL}};
+
+/* stats.get workers carry no port list, system.info ones do. */
+#define WORKER_COLS                                                                \
+	{"LCORE", "lcore", COL_INT}, {"BUSY-CYCLES", "busy_cycles", COL_U64},      \
+		{"IDLE-CYCLES", "idle_cycles", COL_U64}, {"BUSY", NULL, COL_BUSY}
+static const struct column worker_cols[] = {WORKER_COLS, {NULL}};
+static const struct column info_worker_cols[] = {
+	WORKER_COLS, {"PORTS", "ports", COL_LIST}, {NULL}};
+
+static const struct column info_fields[] = {
+	{"VERSION", "version", COL_STR},         {"PID", "pid", COL_INT},
+	{"SOCKET", "socket", COL_STR},           {"STATE-DIR", "state_dir", COL_STR},
+	{"MAIN-LCORE", "main_core", COL_INT},    {"UPTIME-SEC", "uptime_sec", COL_U64},
+	{"NETWORKS", "networks", COL_U64},       {"PORTS", "ports", COL_U64},
+	{"MAC-ENTRIES", "mac_entries", COL_U64}, {NULL}};
+
+static const struct column mac_cols[] = {
+	{"MAC", API_F_MAC, COL_STR}, {"PORT", API_F_PORT, COL_STR},
+	{"AGE-SEC", "age_sec", COL_U64}, {NULL}};
+
+struct reply {
+	const struct command *cmd;
+	const cJSON *params; /* the request: delete results are empty */
+	const cJSON *result;
+};
+
+enum opt_kind { OPT_STR, OPT_INT, OPT_FLAG };
+
+struct opt {
+	const char *name;    /* "--vlan" */
+	const char *metavar; /* "ID"; for OPT_FLAG, the value the flag sets */
+	enum opt_kind kind;
+	const char *field;
+	bool required;
+};
+
+struct command {
+	const char *words; /* "network add" */
+	const char *args;  /* for the usage text */
+	enum api_method method;
+	const char *pos;   /* field filled by the positional argument, if any */
+	bool pos_required;
+	const struct opt *opts;
+	void (*print)(const struct reply *r); /* NULL: print_table(list, cols) */
+	const char *list;
+	const struct column *cols;
+};
+
+static void print_network(const struct reply *r)
+{
+	long vlan = api_get_int(r->result, API_F_VLAN, 0);
+
+	printf("network \"%s\" created (%s, ", str(r->result, API_F_NAME),
+	       str(r->result, API_F_MODE));
+	if (vlan > 0)
+		printf("vlan %ld)\n", vlan);
+	else
+		printf("no vlan)\n");
+}
+
+static void print_port_created(const struct reply *r)
+{
+	const cJSON *p = r->result;
+
+	printf("port \"%s\" created: %s", str(p, API_F_NAME), str(p, API_F_TYPE));
+	if (member(p, API_F_SOCKET) != NULL)
+		printf(" %s socket %s", str(p, API_F_MODE), str(p, API_F_SOCKET));
+	if (member(p, API_F_MAC) != NULL)
+		printf(" mac %s", str(p, API_F_MAC));
+	putchar('\n');
+}
+
+/* The kind of object is the command's first word. */
+static void print_deleted(const struct reply *r)
+{
+	printf("%.*s \"%s\" deleted\n", (int)strcspn(r->cmd->words, " "), r->cmd->words,
+	       str(r->params, API_F_NAME));
+}
+
+static void print_port(const struct reply *r)
+{
+	const cJSON *stats = member(r->result, "stats");
+
+	print_fields(r->result, port_cols);
+	if (stats != NULL) {
+		/* Skip the PORT column: the name is printed above. */
+		print_fields(stats, stats_cols + 1);
+		print_fields(stats, reasons_col);
+	}
+}
+
+static void print_stats(const struct reply *r)
+{
+	const cJSON *p, *ports = member(r->result, "ports");
+	char reasons[512];
+
+	print_table(ports, stats_cols);
+	cJSON_ArrayForEach(p, ports) {
+		format_cell(reasons, sizeof(reasons), p, reasons_col);
+		if (strcmp(reasons, "-") != 0)
+			printf("  %s drops: %s\n", str(p, API_F_NAME), reasons);
+	}
+	putchar('\n');
+	print_table(member(r->result, "workers"), worker_cols);
+}
+
+static void print_cleared(const struct reply *r)
+{
+	if (member(r->params, API_F_PORT) != NULL)
+		printf("counters of port \"%s\" cleared\n", str(r->params, API_F_PORT));
+	else
+		printf("counters cleared on %llu ports\n", u64(member(r->result, "cleared")));
+}
+
+static void print_info(const struct reply *r)
+{
+	print_fields(r->result, info_fields);
+	putchar('\n');
+	print_table(member(r->result, "workers"), info_worker_cols);
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+static const struct opt network_add_opts[] = {
+	{"--vlan", "ID", OPT_INT, API_F_VLAN},
+	{"--mode", "MODE", OPT_STR, API_F_MODE},
+	{NULL}};
+
+static const struct opt port_add_opts[] = {
+	{"--network", "NET", OPT_STR, API_F_NETWORK, true},
+	{"--type", "TYPE", OPT_STR, API_F_TYPE, true},
+	{"--socket", "PATH", OPT_STR, API_F_SOCKET},
+	{"--server", API_ROLE_SERVER, OPT_FLAG, API_F_MODE},
+	{"--client", API_ROLE_CLIENT, OPT_FLAG, API_F_MODE},
+	{"--mac", "MAC", OPT_STR, API_F_MAC},
+	{"--mtu", "N", OPT_INT, API_F_MTU},
+	{"--secret", "S", OPT_STR, API_F_SECRET},
+	{NULL}};
+
+static const struct opt port_list_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK}, {NULL}};
+static const struct opt no_opts[] = {{NULL}};
+
+/* Two-word commands come before the one-word command they extend. */
+static const struct command commands[] = {
+	{"network add", "NAME [--vlan ID] [--mode bridge|xconnect]", API_M_NETWORK_CREATE,
+	 API_F_NAME, true, network_add_opts, print_network},
+	{"network del", "NAME", API_M_NETWORK_DELETE, API_F_NAME, true, no_opts, print_deleted},
+	{"network list", "", API_M_NETWORK_LIST, NULL, false, no_opts, NULL, "networks",
+	 network_cols},
+	{"port add",
+	 "NAME --network NET --type vhost-user|memif|null [--socket PATH]\n"
+	 "           [--server|--client] [--mac MAC] [--mtu N] [--secret S]",
+	 API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
+	{"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
+	{"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL,
+	 "ports", port_cols},
+	{"port show", "NAME", API_M_PORT_GET, API_F_NAME, true, no_opts, print_port},
+	{"stats clear", "[PORT]", API_M_STATS_CLEAR, API_F_PORT, false, no_opts, print_cleared},
+	{"stats", "[PORT]", API_M_STATS_GET, API_F_PORT, false, no_opts, print_stats},
+	{"info", "", API_M_SYSTEM_INFO, NULL, false, no_opts, print_info},
+	{"mac list", "NETWORK", API_M_MAC_LIST, API_F_NETWORK, true, no_opts, NULL, "entries",
+	 mac_cols},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: %s [--socket PATH] [--json] [--timeout MS] COMMAND ...\n\nCommands:\n",
+		prog);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %s%s%s\n      %s\n", commands[i].words, commands[i].args[0] ? " " : "",
+			commands[i].args, api_methods[commands[i].method].summary);
+	fprintf(f, "  help\n\n"
+		   "port add --server: podwired creates the socket (default);\n"
+		   "         --client: podwired connects to a socket the pod created.\n\n"
+		   "Global options, before COMMAND:\n"
+		   "  --socket PATH  podwired socket (default $PODWIRE_SOCKET, else %s)\n"
+		   "  --json         print the daemon's result as JSON\n"
+		   "  --timeout MS   give up after MS milliseconds (default %d, 0: wait forever)\n"
+		   "  --help, --version\n",
+		PODWIRE_DEFAULT_SOCKET, CTL_TIMEOUT_MS_DEFAULT);
+}
+
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n\n", stderr);
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
+static bool is_help(const char *a)
+{
+	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* Global options land in a JSON object too, under these keys. */
+static const struct opt global_opts[] = {
+	{"--socket", "PATH", OPT_STR, "socket"},
+	{"--timeout", "MS", OPT_INT, "timeout"},
+	{"--json", "true", OPT_FLAG, "json"},
+	{NULL}};
+
+/* Matches "--opt" and "--opt=VALUE". */
+static const struct opt *find_opt(const struct opt *opts, const char *arg)
+{
+	for (const struct opt *o = opts; o->name != NULL; o++) {
+		size_t len = strlen(o->name);
+
+		if (strncmp(arg, o->name, len) == 0 && (arg[len] == '\0' || arg[len] == '='))
+			return o;
+	}
+	return NULL;
+}
+
+/* Adds the option at argv[*i] ("--opt VALUE" or "--opt=VALUE") to params and
+ * moves *i past its value. where ("port add", "global") is for messages.
+ * Returns 0 or EXIT_USAGE. */
+static int add_option(const struct opt *opts, const char *where, int argc, char **argv,
+		      int *i, cJSON *params)
+{
+	const char *arg = argv[*i], *val = NULL;
+	const struct opt *o = find_opt(opts, arg);
+	char *end;
+	long n;
+
+	if (o == NULL && opts != global_opts && find_opt(global_opts, arg) != NULL)
+		return usage_error("%s is a global option; put it before the command: %s %s %s", arg,
+				   prog, arg, where);
+	if (o == NULL)
+		return usage_error("unknown %s option \"%s\"", where, arg);
+	if (o->kind == OPT_FLAG) {
+		val = o->metavar;
+	} else {
+		val = strchr(arg, '=') ? strchr(arg, '=') + 1 : *i + 1 < argc ? argv[++*i] : "";
+		if (val[0] == '\0')
+			return usage_error("%s needs a value: %s %s", o->name, o->name, o->metavar);
+	}
+	/* --server and --client set the same field; refuse both, allow repeats. */
+	if (o->kind == OPT_FLAG && strcmp(api_get_str(params, o->field, val), val) != 0)
+		return usage_error("%s: conflicts with \"%s\" given before", o->name,
+				   api_get_str(params, o->field, ""));
+	cJSON_DeleteItemFromObjectCaseSensitive(params, o->field);
+	if (o->kind != OPT_INT) {
+		cJSON_AddStringToObject(params, o->field, val);
+		return 0;
+	}
+	errno = 0;
+	n = strtol(val, &end, 10);
+	if (*end != '\0' || isspace((unsigned char)val[0]))
+		return usage_error("%s: \"%s\" is not a number", o->name, val);
+	if (errno == ERANGE || n < INT_MIN || n > INT_MAX)
+		return usage_error("%s: \"%s\" is out of range", o->name, val);
+	cJSON_AddNumberToObject(params, o->field, n);
+	return 0;
+}
+
+/* Fills params from the words after the command. Returns 0 or EXIT_USAGE. */
+static int build_params(const struct command *cmd, int argc, char **argv, cJSON *params)
+{
+	bool have_pos = false;
+
+	for (int i = 0; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			if (add_option(cmd->opts, cmd->words, argc, argv, &i, params) != 0)
+				return EXIT_USAGE;
+		} else if (cmd->pos == NULL || have_pos) {
+			return usage_error("%s: unexpected argument \"%s\"", cmd->words, argv[i]);
+		} else {
+			cJSON_AddStringToObject(params, cmd->pos, argv[i]);
+			have_pos = true;
+		}
+	}
+	if (cmd->pos_required && !have_pos)
+		return usage_error("%s: missing %.*s", cmd->words, (int)strcspn(cmd->args, " \n"),
+				   cmd->args);
+	for (const struct opt *o = cmd->opts; o->name != NULL; o++)
+		if (o->required && member(params, o->field) == NULL)
+			return usage_error("%s: %s %s is required", cmd->words, o->name, o->metavar);
+	return 0;
+}
+
+/* Finds the command argv starts with; *used is its number of words. */
+static const struct command *find_command(int argc, char **argv, int *used)
+{
+	char verbs[256] = "";
+	size_t off = 0, n = strlen(argv[0]);
+
+	for (size_t c = 0; c < N_COMMANDS; c++) {
+		const char *w = commands[c].words;
+
+		if (strncmp(w, argv[0], n) != 0 || (w[n] != '\0' && w[n] != ' '))
+			continue;
+		*used = w[n] == '\0' ? 1 : 2;
+		if (w[n] == '\0' || (argc > 1 && strcmp(w + n + 1, argv[1]) == 0))
+			return &commands[c];
+		if (off < sizeof(verbs))
+			off += snprintf(verbs + off, sizeof(verbs) - off, "%s%s", off ? ", " : "",
+					w + n + 1);
+	}
+	if (off == 0)
+		usage_error("unknown command \"%s\"", argv[0]);
+	else if (argc > 1)
+		usage_error("unknown %s command \"%s\"; %s commands are: %s", argv[0], argv[1],
+			    argv[0], verbs);
+	else
+		usage_error("%s needs a subcommand; %s commands are: %s", argv[0], argv[0], verbs);
+	return NULL;
+}
+
+/* Sends the request and prints the answer. Returns an exit code. */
+static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
+{
+	const char *sock = getenv("PODWIRE_SOCKET");
+	long timeout = api_get_int(globals, "timeout", CTL_TIMEOUT_MS_DEFAULT);
+	struct pw_error err = {0};
+	struct pw_client *c;
+	cJSON *result = NULL;
+	int ret;
+
+	if (timeout < 0)
+		return usage_error("--timeout: %ld is negative; use 0 to wait forever", timeout);
+	sock = api_get_str(globals, "socket", sock && sock[0] ? sock : PODWIRE_DEFAULT_SOCKET);
+	c = pw_client_connect(sock, (int)timeout, &err);
+	/* The printers read the request too, so the call gets a copy. */
+	ret = c == NULL ? -1
+			: pw_client_call(c, api_methods[cmd->method].name,
+					 cJSON_Duplicate(params, true), &result, &err);
+	pw_client_close(c);
+	if (ret != 0) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.message);
+		return err.code == 0 ? EXIT_TRANSPORT : EXIT_DAEMON;
+	}
+	if (member(globals, "json") != NULL) {
+		char *text = cJSON_Print(result);
+
+		puts(text != NULL ? text : "null");
+		free(text);
+	} else {
+		struct reply r = {cmd, params, result};
+
+		if (cmd->print != NULL)
+			cmd->print(&r);
+		else
+			print_table(member(result, cmd->list), cmd->cols);
+	}
+	cJSON_Delete(result);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "%s: error: cannot write the output: %s\n", prog, strerror(errno));
+		return EXIT_DAEMON;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	cJSON *globals = cJSON_CreateObject(), *params = cJSON_CreateObject();
+	const struct command *cmd = NULL;
+	int i, used, ret = EXIT_OK;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && ret == EXIT_OK; i++) {
+		if (is_help(argv[i]) || strcmp(argv[i], "--version") == 0)
+			break;
+		ret = add_option(global_opts, "global", argc, argv, &i, globals);
+	}
+	if (ret != EXIT_OK)
+		goto out;
+	if (i < argc && strcmp(argv[i], "--version") == 0) {
+		printf("%s %s\n", prog, PODWIRE_VERSION);
+	} else if (i < argc && (is_help(argv[i]) || strcmp(argv[i], "help") == 0 ||
+				(i + 1 < argc && is_help(argv[i + 1])))) {
+		usage(stdout);
+	} else if (i >= argc) {
+		ret = usage_error("no command given");
+	} else if ((cmd = find_command(argc - i, argv + i, &used)) == NULL) {
+		ret = EXIT_USAGE;
+	} else {
+		ret = build_params(cmd, argc - i - used, argv + i + used, params);
+		if (ret == EXIT_OK)
+			ret = run(cmd, globals, params);
+	}
+out:
+	cJSON_Delete(globals);
+	cJSON_Delete(params);
+	return ret;
+}

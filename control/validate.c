@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "validate.h"
+
+int validate_name(const char *what, const char *name, char *msg, size_t len)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n == 0) {
+		snprintf(msg, len, "%s name is empty; give 1-%d characters of [A-Za-z0-9._-]",
+			 what, API_NAME_MAX);
+		return -EINVAL;
+	}
+	if (n > API_NAME_MAX) {
+		snprintf(msg, len, "%s name \"%.20s...\" is %zu bytes, the limit is %d",
+			 what, name, n, API_NAME_MAX);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+
+		if (!ok) {
+			snprintf(msg, len,
+				 "%s name \"%s\" has character '%c' at offset %zu; "
+				 "use only [A-Za-z0-9._-]",
+				 what, name, c, i);
+			return -EINVAL;
+		}
+	}
+	if (name[0] == '-' || name[0] == '.') {
+		snprintf(msg, len, "%s name \"%s\" starts with '%c'; start with a letter or digit",
+			 what, name, name[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int validate_mac(const char *obj, const char *text, uint8_t mac[6], char *msg, size_t len)
+{
+	const char *p = text;
+	int zero = 1;
+
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(p[0]), lo = hi < 0 ? -1 : hexval(p[1]);
+
+		if (hi < 0 || lo < 0 || (i < 5 && p[2] != ':' && p[2] != '-') ||
+		    (i == 5 && p[2] != '\0'))
+			goto bad;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+		zero &= mac[i] == 0;
+		p += 3;
+	}
+	if (mac[0] & 1) {
+		snprintf(msg, len, "%s: MAC \"%s\" is a multicast address; use a unicast one "
+			 "(first byte even, e.g. 02:...)", obj, text);
+		return -EINVAL;
+	}
+	if (zero) {
+		snprintf(msg, len, "%s: MAC 00:00:00:00:00:00 is not usable; give a unicast "
+			 "MAC or leave it out to have one generated", obj);
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	snprintf(msg, len, "%s: MAC \"%s\" is not of the form aa:bb:cc:dd:ee:ff", obj, text);
+	return -EINVAL;
+}
+
+int validate_socket_path(const char *obj, const char *path, int need_write, char *msg,
+			 size_t len)
+{
+	size_t n = strlen(path);
+	char dir[4096];
+	struct stat st;
+	char *slash;
+
+	if (path[0] != '/') {
+		snprintf(msg, len, "%s: socket path \"%s\" is relative; give an absolute path",
+			 obj, path);
+		return -EINVAL;
+	}
+	if (n > API_SOCKET_PATH_MAX) {
+		snprintf(msg, len, "%s: socket path is %zu bytes, the limit is %d; "
+			 "use a shorter directory or name", obj, n, API_SOCKET_PATH_MAX);
+		return -EINVAL;
+	}
+	if (strstr(path, "/../") != NULL || (n >= 3 && strcmp(path + n - 3, "/..") == 0)) {
+		snprintf(msg, len, "%s: socket path \"%s\" contains \"..\"; give a plain path",
+			 obj, path);
+		return -EINVAL;
+	}
+	if (path[n - 1] == '/') {
+		snprintf(msg, len, "%s: socket path \"%s\" names a directory; add a file name",
+			 obj, path);
+		return -EINVAL;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(msg, len, "%s: socket directory %s does not exist; create it first",
+			 obj, dir);
+		return -ENOENT;
+	}
+	if (need_write && access(dir, W_OK | X_OK) != 0) {
+		snprintf(msg, len, "%s: socket directory %s is not writable by podwired; "
+			 "fix its permissions", obj, dir);
+		return -EACCES;
+	}
+	if (stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		snprintf(msg, len, "%s: %s exists and is not a socket; remove it or pick "
+			 "another path", obj, path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int validate_mtu(const char *obj, long mtu, char *msg, size_t len)
+{
+	if (mtu < API_MTU_MIN || mtu > API_MTU_MAX) {
+		snprintf(msg, len, "%s: MTU %ld is out of range; give %d-%d", obj, mtu,
+			 API_MTU_MIN, API_MTU_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int validate_vlan(const char *obj, long vlan, char *msg, size_t len)
+{
+	if (vlan < 0 || vlan > API_VLAN_MAX) {
+		snprintf(msg, len, "%s: VLAN id %ld is out of range; give 1-%d, or 0 for none",
+			 obj, vlan, API_VLAN_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void format_mac(const uint8_t mac[6], char *buf)
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+}

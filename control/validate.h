@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Validation of user-supplied values, shared by the daemon and clients so
+ * both give the same answer. Each function returns 0, or -EINVAL and a
+ * message naming the object, the field and the fix.
+ */
+#ifndef PODWIRE_VALIDATE_H
+#define PODWIRE_VALIDATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* what: "network" or "port", used in the message. */
+int validate_name(const char *what, const char *name, char *msg, size_t len);
+
+/* Parses "aa:bb:cc:dd:ee:ff" (or '-' separated); rejects multicast and zero. */
+int validate_mac(const char *obj, const char *text, uint8_t mac[6], char *msg,
+		 size_t len);
+
+/* Absolute, at most API_SOCKET_PATH_MAX bytes, no "..", parent directory
+ * exists (and is writable when need_write). */
+int validate_socket_path(const char *obj, const char *path, int need_write,
+			 char *msg, size_t len);
+
+int validate_mtu(const char *obj, long mtu, char *msg, size_t len);
+int validate_vlan(const char *obj, long vlan, char *msg, size_t len);
+
+/* Formats a MAC as "aa:bb:cc:dd:ee:ff" into buf (at least 18 bytes). */
+void format_mac(const uint8_t mac[6], char *buf);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The unix-socket JSON-RPC server, run from the control thread's loop. */
+#ifndef PODWIRE_API_SERVER_H
+#define PODWIRE_API_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "api.h"
+
+/* A method implementation: returns the result, or NULL with *code, msg and
+ * *field set. Runs on the control thread. */
+typedef cJSON *(*api_handler_fn)(const cJSON *params, int *code, char *msg,
+				 size_t len, const char **field);
+extern const api_handler_fn api_handlers[API_METHOD_COUNT];
+
+/* Binds path (mode 0660, group gid when not -1) and adds it to epfd. */
+int api_server_open(int epfd, const char *path, gid_t gid);
+/* Handles an epoll event whose data.ptr the server registered. Returns 1
+ * when the event was the server's. */
+int api_server_event(void *ptr, uint32_t events);
+void api_server_close(void);
+/* Handles one request line; returns the response line (malloc'd). For
+ * tests and for the server itself. */
+char *api_server_handle_line(const char *line, size_t len);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MAC learning table shared by every bridge network: key (network, MAC),
+ * value the port index. Workers learn and look up; the control thread ages
+ * and flushes.
+ *
+ * Readers take no lock: each bucket has a sequence counter (seqlock) that
+ * writers bump around changes, and readers retry on a change. Writers (a
+ * new or moved MAC, aging, flushes) serialise on one spinlock; they are
+ * rare compared with lookups, and a known MAC on its known port costs a
+ * read and, at most once per second, one store of the timestamp.
+ */
+#ifndef PODWIRE_MAC_TABLE_H
+#define PODWIRE_MAC_TABLE_H
+
+#include <stdint.h>
+
+#define MAC_TABLE_MISS UINT16_MAX
+
+struct mac_table;
+
+/* capacity: entries wanted; rounded up. Returns NULL on allocation failure. */
+struct mac_table *mac_table_create(uint32_t capacity);
+void mac_table_free(struct mac_table *t);
+
+enum mac_learn_result {
+	MAC_LEARN_KNOWN = 0, /* same port, only the timestamp refreshed */
+	MAC_LEARN_NEW,
+	MAC_LEARN_MOVED,
+	MAC_LEARN_FULL, /* both buckets full: the oldest entry was replaced */
+};
+
+/* Learns mac on port at time now (seconds). Any thread. */
+enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net,
+				      const uint8_t mac[6], uint16_t port,
+				      uint32_t now);
+
+/* Looks up n MACs of one network; ports[i] is the port or MAC_TABLE_MISS.
+ * Any thread, lock-free. */
+void mac_table_lookup_bulk(const struct mac_table *t, uint16_t net,
+			   const uint8_t *const macs[], unsigned int n,
+			   uint16_t ports[]);
+
+/* Removes entries not seen for max_age seconds; returns how many. */
+unsigned int mac_table_age(struct mac_table *t, uint32_t now, uint32_t max_age);
+/* Removes every entry on port, or of net; returns how many. */
+unsigned int mac_table_flush_port(struct mac_table *t, uint16_t port);
+unsigned int mac_table_flush_net(struct mac_table *t, uint16_t net);
+
+unsigned int mac_table_count(const struct mac_table *t);
+
+typedef void (*mac_table_walk_cb)(uint16_t net, const uint8_t mac[6],
+				  uint16_t port, uint32_t seen, void *arg);
+/* Calls cb for each entry (of net, or all when net is UINT16_MAX).
+ * Control thread only; entries may change under it. */
+void mac_table_walk(const struct mac_table *t, uint16_t net,
+		    mac_table_walk_cb cb, void *arg);
+
+#endif

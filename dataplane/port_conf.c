@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "port_conf.h"
+#include "validate.h"
+
+static int fail(const char **field, const char *name, int code)
+{
+	*field = name;
+	return code;
+}
+
+static int parse_type(const char *type, const char *const known[], struct port_conf *c,
+		      char *msg, size_t len)
+{
+	char list[128] = "";
+	size_t off = 0;
+
+	for (int i = 0; known[i] != NULL; i++) {
+		if (strcmp(known[i], type) == 0) {
+			snprintf(c->type, sizeof(c->type), "%s", type);
+			return 0;
+		}
+		off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", known[i]);
+		if (off >= sizeof(list))
+			break;
+	}
+	snprintf(msg, len, "port \"%s\": unknown type \"%s\"; use one of: %s", c->name, type,
+		 list);
+	return -EINVAL;
+}
+
+int port_conf_parse(const cJSON *obj, const char *const known_types[], bool check_dirs,
+		    struct port_conf *c, char *msg, size_t len, const char **field)
+{
+	const char *name = api_get_str(obj, API_F_NAME, "");
+	const char *net = api_get_str(obj, API_F_NETWORK, "");
+	const char *type = api_get_str(obj, API_F_TYPE, "");
+	const char *sock = api_get_str(obj, API_F_SOCKET, NULL);
+	const char *mode = api_get_str(obj, API_F_MODE, API_ROLE_SERVER);
+	const char *mac = api_get_str(obj, API_F_MAC, NULL);
+	const char *secret = api_get_str(obj, API_F_SECRET, NULL);
+	long mtu = api_get_int(obj, API_F_MTU, API_MTU_DEFAULT);
+	char what[96];
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (validate_name("port", name, msg, len) != 0)
+		return fail(field, API_F_NAME, API_ERR_INVALID_PARAMS);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(what, sizeof(what), "port \"%s\"", name);
+	if (validate_name("network", net, msg, len) != 0)
+		return fail(field, API_F_NETWORK, API_ERR_INVALID_PARAMS);
+	snprintf(c->network, sizeof(c->network), "%s", net);
+	if (parse_type(type, known_types, c, msg, len) != 0)
+		return fail(field, API_F_TYPE, API_ERR_INVALID_PARAMS);
+
+	if (strcmp(mode, API_ROLE_SERVER) == 0) {
+		c->role = PORT_ROLE_SERVER;
+	} else if (strcmp(mode, API_ROLE_CLIENT) == 0) {
+		c->role = PORT_ROLE_CLIENT;
+	} else {
+		snprintf(msg, len, "%s: mode \"%s\" is not valid; use \"server\" (podwired "
+			 "creates the socket) or \"client\" (podwired connects to it)", what, mode);
+		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
+	}
+
+	if (strcmp(c->type, API_PORT_NULL) != 0) {
+		if (sock == NULL) {
+			snprintf(msg, len, "%s: a %s port needs \"socket\", an absolute path of "
+				 "at most %d bytes", what, c->type, API_SOCKET_PATH_MAX);
+			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+		}
+		if (strlen(sock) > API_SOCKET_PATH_MAX || sock[0] != '/') {
+			validate_socket_path(what, sock, 0, msg, len);
+			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+		}
+		if (check_dirs) {
+			rc = validate_socket_path(what, sock, c->role == PORT_ROLE_SERVER, msg, len);
+			if (rc == -ENOENT || rc == -EACCES)
+				return fail(field, API_F_SOCKET, API_ERR_PATH);
+			if (rc != 0)
+				return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+		}
+		snprintf(c->socket, sizeof(c->socket), "%s", sock);
+	} else if (sock != NULL) {
+		snprintf(msg, len, "%s: a null port has no socket; leave \"socket\" out", what);
+		return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+	}
+
+	if (mac != NULL) {
+		if (validate_mac(what, mac, c->mac, msg, len) != 0)
+			return fail(field, API_F_MAC, API_ERR_INVALID_PARAMS);
+	} else {
+		if (getrandom(c->mac, sizeof(c->mac), 0) != sizeof(c->mac)) {
+			snprintf(msg, len, "%s: cannot generate a MAC: %s", what, strerror(errno));
+			return fail(field, API_F_MAC, API_ERR_INTERNAL);
+		}
+		c->mac[0] = (c->mac[0] & 0xfc) | 0x02; /* unicast, locally administered */
+	}
+
+	if (validate_mtu(what, mtu, msg, len) != 0)
+		return fail(field, API_F_MTU, API_ERR_INVALID_PARAMS);
+	c->mtu = (uint16_t)mtu;
+
+	if (secret != NULL) {
+		if (strcmp(c->type, API_PORT_MEMIF) != 0) {
+			snprintf(msg, len, "%s: \"secret\" applies to memif ports only; leave it "
+				 "out for a %s port", what, c->type);
+			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
+		}
+		if (strlen(secret) == 0 || strlen(secret) > API_SECRET_MAX ||
+		    strpbrk(secret, ",=") != NULL) {
+			snprintf(msg, len, "%s: memif secret must be 1-%d characters without ',' "
+				 "or '='", what, API_SECRET_MAX);
+			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
+		}
+		snprintf(c->secret, sizeof(c->secret), "%s", secret);
+	}
+	return 0;
+}
+
+cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
+{
+	cJSON *o = cJSON_CreateObject();
+	char mac[18];
+
+	format_mac(c->mac, mac);
+	cJSON_AddStringToObject(o, API_F_NAME, c->name);
+	cJSON_AddStringToObject(o, API_F_NETWORK, c->network);
+	cJSON_AddStringToObject(o, API_F_TYPE, c->type);
+	if (c->socket[0] != '\0')
+		cJSON_AddStringToObject(o, API_F_SOCKET, c->socket);
+	cJSON_AddStringToObject(o, API_F_MODE,
+				c->role == PORT_ROLE_SERVER ? API_ROLE_SERVER : API_ROLE_CLIENT);
+	cJSON_AddStringToObject(o, API_F_MAC, mac);
+	cJSON_AddNumberToObject(o, API_F_MTU, c->mtu);
+	if (with_secret && c->secret[0] != '\0')
+		cJSON_AddStringToObject(o, API_F_SECRET, c->secret);
+	return o;
+}
+
+int state_file_write(const char *dir, const char *name, const cJSON *doc, char *msg, size_t len)
+{
+	char path[512], tmp[520];
+	char *text = cJSON_Print(doc);
+	size_t n, off = 0;
+	int fd, dfd, rc;
+
+	if (text == NULL) {
+		snprintf(msg, len, "state: out of memory");
+		return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto err;
+	n = strlen(text);
+	while (off < n) {
+		ssize_t w = write(fd, text + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto err_close;
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0)
+		goto err_close;
+	close(fd);
+	if (rename(tmp, path) != 0)
+		goto err;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(text);
+	return 0;
+err_close:
+	close(fd);
+err:
+	rc = -errno;
+	snprintf(msg, len, "state: cannot write %s: %s; check that %s is writable", path,
+		 strerror(errno), dir);
+	unlink(tmp);
+	free(text);
+	return rc;
+}
+
+int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, size_t len)
+{
+	char path[512];
+	char *text;
+	struct stat st;
+	ssize_t r;
+	int fd;
+
+	*doc = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		snprintf(msg, len, "state: cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) != 0 || st.st_size > (64 << 20)) {
+		snprintf(msg, len, "state: %s is unreadable or larger than 64 MiB", path);
+		close(fd);
+		return -EFBIG;
+	}
+	text = calloc(1, (size_t)st.st_size + 1);
+	r = text ? read(fd, text, (size_t)st.st_size) : -1;
+	close(fd);
+	if (r != st.st_size) {
+		snprintf(msg, len, "state: short read of %s", path);
+		free(text);
+		return -EIO;
+	}
+	*doc = cJSON_Parse(text);
+	free(text);
+	if (*doc == NULL) {
+		snprintf(msg, len, "state: %s is not valid JSON; move it aside to start empty",
+			 path);
+		return -EBADMSG;
+	}
+	return 0;
+}

@@ -1,0 +1,216 @@
+# Sourced by every smoke test: a real podwired and real dpdk-testpmd pods.
+#
+# Daemons and pods are named; their sockets, logs and state live in a fresh
+# short temp dir ($T). Everything started here is stopped by PID on exit,
+# and on failure the daemon's state and logs are dumped.
+#
+# Cores (this machine has 2): podwired's worker on core 1; its control
+# thread and every pod on core 0 (pods map two lcores onto cpu 0).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${PODWIRE_BUILD:-$ROOT/build}
+PODWIRED=$BUILD/podwired
+PODWIRECTL=$BUILD/podwirectl
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d /tmp/pw.XXXXXX)
+POD_CPU=${POD_CPU:-0}
+WORKER_CPU=${WORKER_CPU:-1}
+
+declare -A DAEMON_PID=() POD_PID=() POD_FD=() POD_SEEN=()
+
+log() { echo "[$(date +%T)] $*"; }
+ok() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+_dump() {
+	local d
+	for d in "${!DAEMON_PID[@]}"; do
+		echo "---- podwired $d: port list / stats / log tail"
+		ctl "$d" port list 2>&1 || true
+		ctl "$d" stats 2>&1 || true
+		tail -n 30 "$T/$d.log" 2>/dev/null || true
+	done
+	for d in "${!POD_PID[@]}"; do
+		echo "---- pod $d: log tail"
+		tail -n 20 "$T/pod-$d.log" 2>/dev/null || true
+	done
+}
+
+_stop_pid() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+_cleanup() {
+	local rc=$? n
+	set +e
+	[ $rc -eq 0 ] || [ $rc -eq 77 ] || _dump
+	for n in "${!POD_PID[@]}"; do _stop_pid "${POD_PID[$n]}"; done
+	for n in "${!DAEMON_PID[@]}"; do _stop_pid "${DAEMON_PID[$n]}"; done
+	rm -f /dev/hugepages/pwt"$$"-* 2>/dev/null
+	rm -rf "$T"
+	exit $rc
+}
+trap _cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wait_for SECONDS DESCRIPTION COMMAND...: polls until COMMAND succeeds.
+wait_for() {
+	local secs=$1 what=$2 end
+	shift 2
+	end=$(($(date +%s%N) + secs * 1000000000))
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s%N)" -lt "$end" ] || fail "timed out after ${secs}s waiting for $what"
+		sleep 0.1
+	done
+}
+
+[ -x "$PODWIRED" ] || fail "$PODWIRED is not built; run: meson setup build && ninja -C build"
+command -v dpdk-testpmd >/dev/null || skip "dpdk-testpmd is not installed (apt-get install dpdk-dev)"
+command -v jq >/dev/null || fail "jq is not installed"
+
+# ---- podwired --------------------------------------------------------------
+
+# daemon_start NAME [podwired options...]: socket $T/NAME.sock, state dir
+# $T/NAME.state, log $T/NAME.log. Returns when the API answers.
+daemon_start() {
+	local name=$1
+	shift
+	"$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
+		--socket "$T/$name.sock" --state-dir "$T/$name.state" "$@" \
+		>>"$T/$name.log" 2>&1 &
+	DAEMON_PID[$name]=$!
+	wait_for 30 "podwired $name to answer" ctl "$name" info
+}
+
+daemon_stop() {
+	_stop_pid "${DAEMON_PID[$1]}"
+	wait "${DAEMON_PID[$1]}" 2>/dev/null || true
+	unset "DAEMON_PID[$1]"
+}
+
+daemon_alive() { kill -0 "${DAEMON_PID[$1]}" 2>/dev/null; }
+
+# ctl NAME ARGS...: podwirectl against daemon NAME. ctlj adds --json.
+ctl() {
+	local name=$1
+	shift
+	"$PODWIRECTL" --socket "$T/$name.sock" "$@"
+}
+ctlj() {
+	local name=$1
+	shift
+	"$PODWIRECTL" --socket "$T/$name.sock" --json "$@"
+}
+
+# port_stat DAEMON PORT JQ-PATH: one counter, e.g. .rx_packets or .drops.tx_full
+port_stat() { ctlj "$1" stats "$2" | jq -r ".ports[0]$3"; }
+port_link() { ctlj "$1" port show "$2" | jq -r .link; }
+link_is() { [ "$(port_link "$1" "$2")" = "$3" ]; }
+wait_link() { wait_for "${4:-20}" "port $2 link $3" link_is "$1" "$2" "$3"; }
+
+# ---- pods: dpdk-testpmd in interactive mode, fed through a FIFO ------------
+
+# pod_start NAME VDEV [testpmd app options...]: one port, rxonly, not yet
+# started (see pod_up).
+pod_start() {
+	local name=$1 vdev=$2 fifo=$T/pod-$1.in fd
+	shift 2
+	mkfifo "$fifo"
+	# stdbuf: testpmd writes to a file here, and its output must not wait in a buffer.
+	stdbuf -oL -eL dpdk-testpmd --lcores "0@$POD_CPU,1@$POD_CPU" --main-lcore 0 \
+		--file-prefix "pwt$$-$name" --in-memory --single-file-segments --no-pci \
+		--log-level '*:notice' --vdev "$vdev" -- -i --nb-cores=1 \
+		--forward-mode=rxonly --total-num-mbufs=4096 "$@" \
+		<"$fifo" >"$T/pod-$name.log" 2>&1 &
+	POD_PID[$name]=$!
+	exec {fd}>"$fifo"
+	POD_FD[$name]=$fd
+	POD_SEEN[$name]=0
+	wait_for 30 "pod $name to start" grep -q 'testpmd>' "$T/pod-$name.log"
+}
+
+# pod_up DAEMON PORT NAME VDEV [testpmd options...]: starts the pod, waits
+# for podwired to see its link up, then starts receiving. (Forwarding
+# started before the vhost device is ready can leave testpmd's rx idle.)
+pod_up() {
+	local daemon=$1 port=$2 name=$3
+	shift 3
+	pod_start "$name" "$@"
+	wait_link "$daemon" "$port" up
+	pod_cmd "$name" start
+}
+
+# pod_send NAME BURSTS: the pod sends BURSTS x 32 frames (64 bytes, to its
+# --eth-peer) and goes on receiving.
+pod_send() {
+	pod_cmd "$1" stop
+	pod_cmd "$1" "start tx_first $2"
+}
+
+pod_cmd() { echo "$2" >&"${POD_FD[$1]}"; }
+
+pod_stop() {
+	local name=$1 i
+	pod_cmd "$name" quit 2>/dev/null || true
+	for i in $(seq 50); do
+		kill -0 "${POD_PID[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	_stop_pid "${POD_PID[$name]}"
+	wait "${POD_PID[$name]}" 2>/dev/null || true
+	exec {POD_FD[$name]}>&-
+	rm -f "$T/pod-$name.in"
+	unset "POD_PID[$name]" "POD_FD[$name]"
+}
+
+# pod_kill NAME: abrupt end (SIGKILL), as when a pod crashes.
+pod_kill() {
+	kill -KILL "${POD_PID[$1]}" 2>/dev/null || true
+	wait "${POD_PID[$1]}" 2>/dev/null || true
+	exec {POD_FD[$1]}>&-
+	rm -f "$T/pod-$1.in"
+	unset "POD_PID[$1]" "POD_FD[$1]"
+}
+
+_pod_stats_count() { grep -c 'RX-packets:.*RX-missed' "$T/pod-$1.log" || true; }
+_pod_stats_more() { [ "$(_pod_stats_count "$1")" -gt "${POD_SEEN[$1]}" ]; }
+
+# pod_stats NAME: prints "RX TX" packet counts of the pod's port.
+pod_stats() {
+	local name=$1 rx tx
+	POD_SEEN[$name]=$(_pod_stats_count "$name")
+	pod_cmd "$name" "show port stats 0"
+	wait_for 10 "stats of pod $name" _pod_stats_more "$name"
+	rx=$(grep 'RX-packets:.*RX-missed' "$T/pod-$name.log" | tail -n1 | awk '{print $2}')
+	tx=$(grep 'TX-packets:.*TX-errors' "$T/pod-$name.log" | tail -n1 | awk '{print $2}')
+	echo "$rx $tx"
+}
+pod_rx() { pod_stats "$1" | cut -d' ' -f1; }
+pod_tx() { pod_stats "$1" | cut -d' ' -f2; }
+# For wait_for, which evaluates its command each time:
+pod_rx_ge() { [ "$(pod_rx "$1")" -ge "$2" ]; }
+port_stat_ge() { [ "$(port_stat "$1" "$2" "$3")" -ge "$4" ]; }
+
+# vdev strings for the three peer kinds.
+vdev_virtio() { echo "net_virtio_user0,path=$1,mac=$2,queues=1${3:+,$3}"; }
+vdev_memif() { echo "net_memif0,role=client,socket=$1,socket-abstract=no,mac=$2${3:+,$3}"; }
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected $2, got $3"
+	ok "$1 = $3"
+}
