@@ -35,7 +35,7 @@ int validate_name(const char *what, const char *name, char *msg, size_t len)
 			return -EINVAL;
 		}
 	}
-	if (name[0] == '-' || name[0] == '.') {
+	if (name[0] == '-' || name[0] == '.' || name[0] == '_') {
 		snprintf(msg, len, "%s name \"%s\" starts with '%c'; start with a letter or digit",
 			 what, name, name[0]);
 		return -EINVAL;
@@ -85,13 +85,9 @@ bad:
 	return -EINVAL;
 }
 
-int validate_socket_path(const char *obj, const char *path, int need_write, char *msg,
-			 size_t len)
+int validate_socket_path_shape(const char *obj, const char *path, char *msg, size_t len)
 {
 	size_t n = strlen(path);
-	char dir[4096];
-	struct stat st;
-	char *slash;
 
 	if (path[0] != '/') {
 		snprintf(msg, len, "%s: socket path \"%s\" is relative; give an absolute path",
@@ -113,16 +109,34 @@ int validate_socket_path(const char *obj, const char *path, int need_write, char
 			 obj, path);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int validate_socket_path(const char *obj, const char *path, int need_write, char *msg,
+			 size_t len)
+{
+	char dir[4096];
+	struct stat st;
+	char *slash;
+	int rc = validate_socket_path_shape(obj, path, msg, len);
+
+	if (rc != 0)
+		return rc;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash == dir)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (stat(dir, &st) != 0) {
 		snprintf(msg, len, "%s: socket directory %s does not exist; create it first",
 			 obj, dir);
 		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(msg, len, "%s: %s is not a directory, so it cannot hold the socket; "
+			 "pick another path", obj, dir);
+		return -ENOTDIR;
 	}
 	if (need_write && access(dir, W_OK | X_OK) != 0) {
 		snprintf(msg, len, "%s: socket directory %s is not writable by podwired; "

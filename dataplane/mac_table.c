@@ -221,25 +221,32 @@ void mac_table_lookup_bulk(const struct mac_table *t, uint16_t net, const uint8_
 
 typedef bool (*entry_pred)(const struct mac_entry *e, uint64_t a, uint64_t b);
 
+/* Scans without the lock (the table is 2 MiB by default, and workers that
+ * learn a new MAC must not wait for a whole scan); locks per removal and
+ * checks the entry again under the lock. */
 static unsigned int remove_if(struct mac_table *t, entry_pred pred, uint64_t a, uint64_t b)
 {
 	unsigned int removed = 0;
 
-	rte_spinlock_lock(&t->lock);
 	for (uint32_t k = 0; k <= t->mask; k++) {
 		struct mac_bucket *bu = &t->buckets[k];
 
 		for (int i = 0; i < ENTRIES_PER_BUCKET; i++) {
-			if (bu->e[i].key == 0 || !pred(&bu->e[i], a, b))
+			struct mac_entry e = bu->e[i];
+
+			if (e.key == 0 || !pred(&e, a, b))
 				continue;
-			write_begin(bu);
-			bu->e[i].key = 0;
-			write_end(bu);
-			removed++;
+			rte_spinlock_lock(&t->lock);
+			if (bu->e[i].key != 0 && pred(&bu->e[i], a, b)) {
+				write_begin(bu);
+				bu->e[i].key = 0;
+				write_end(bu);
+				t->count--;
+				removed++;
+			}
+			rte_spinlock_unlock(&t->lock);
 		}
 	}
-	t->count -= removed;
-	rte_spinlock_unlock(&t->lock);
 	return removed;
 }
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,6 +53,11 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	/* Types and unknown fields first, so that the state file is held to
+	 * exactly what the API accepts. */
+	rc = api_check_params(API_M_PORT_CREATE, obj, msg, len, field);
+	if (rc != 0)
+		return rc;
 	if (validate_name("port", name, msg, len) != 0)
 		return fail(field, API_F_NAME, API_ERR_INVALID_PARAMS);
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -78,13 +84,11 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 				 "at most %d bytes", what, c->type, API_SOCKET_PATH_MAX);
 			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 		}
-		if (strlen(sock) > API_SOCKET_PATH_MAX || sock[0] != '/') {
-			validate_socket_path(what, sock, 0, msg, len);
+		if (validate_socket_path_shape(what, sock, msg, len) != 0)
 			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
-		}
 		if (check_dirs) {
 			rc = validate_socket_path(what, sock, c->role == PORT_ROLE_SERVER, msg, len);
-			if (rc == -ENOENT || rc == -EACCES)
+			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
 				return fail(field, API_F_SOCKET, API_ERR_PATH);
 			if (rc != 0)
 				return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
@@ -93,6 +97,9 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 	} else if (sock != NULL) {
 		snprintf(msg, len, "%s: a null port has no socket; leave \"socket\" out", what);
 		return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+	} else if (api_get_str(obj, API_F_MODE, NULL) != NULL) {
+		snprintf(msg, len, "%s: a null port connects to nothing; leave \"mode\" out", what);
+		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
 	}
 
 	if (mac != NULL) {
@@ -138,8 +145,10 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 	cJSON_AddStringToObject(o, API_F_TYPE, c->type);
 	if (c->socket[0] != '\0')
 		cJSON_AddStringToObject(o, API_F_SOCKET, c->socket);
-	cJSON_AddStringToObject(o, API_F_MODE,
-				c->role == PORT_ROLE_SERVER ? API_ROLE_SERVER : API_ROLE_CLIENT);
+	if (c->socket[0] != '\0')
+		cJSON_AddStringToObject(o, API_F_MODE, c->role == PORT_ROLE_SERVER ?
+							       API_ROLE_SERVER :
+							       API_ROLE_CLIENT);
 	cJSON_AddStringToObject(o, API_F_MAC, mac);
 	cJSON_AddNumberToObject(o, API_F_MTU, c->mtu);
 	if (with_secret && c->secret[0] != '\0')
@@ -163,6 +172,9 @@ int state_file_write(const char *dir, const char *name, const cJSON *doc, char *
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto err;
+	/* A temp file left by a crash may have another mode: secrets stay 0600. */
+	if (fchmod(fd, 0600) != 0)
+		goto err_close;
 	n = strlen(text);
 	while (off < n) {
 		ssize_t w = write(fd, text + off, n - off);
@@ -199,6 +211,7 @@ err:
 int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, size_t len)
 {
 	char path[512];
+	const char *end = NULL;
 	char *text;
 	struct stat st;
 	ssize_t r;
@@ -226,7 +239,14 @@ int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, s
 		free(text);
 		return -EIO;
 	}
-	*doc = cJSON_Parse(text);
+	/* Trailing bytes after the document mean a damaged file. */
+	*doc = cJSON_ParseWithLengthOpts(text, (size_t)st.st_size, &end, false);
+	while (*doc != NULL && end < text + st.st_size && isspace((unsigned char)*end))
+		end++;
+	if (*doc != NULL && end != text + st.st_size) {
+		cJSON_Delete(*doc);
+		*doc = NULL;
+	}
 	free(text);
 	if (*doc == NULL) {
 		snprintf(msg, len, "state: %s is not valid JSON; move it aside to start empty",

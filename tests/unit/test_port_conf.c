@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of dataplane/port_conf.c: port.create parsing, the JSON form
+ * of a port and the state file. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "port_conf.h"
+#include "unit.h"
+#include "validate.h"
+
+static const char *const known_types[] = {API_PORT_VHOST, API_PORT_MEMIF, API_PORT_NULL, NULL};
+
+static char tmp[64]; /* scratch directory, made by main */
+
+/* A valid vhost-user server port in tmp, as parsed JSON. */
+static cJSON *vhost_obj(void)
+{
+	cJSON *o = cJSON_CreateObject();
+	char sock[128];
+
+	snprintf(sock, sizeof(sock), "%s/pod1.sock", tmp);
+	cJSON_AddStringToObject(o, "name", "pod1-net1");
+	cJSON_AddStringToObject(o, "network", "net1");
+	cJSON_AddStringToObject(o, "type", "vhost-user");
+	cJSON_AddStringToObject(o, "socket", sock);
+	return o;
+}
+
+static void set_str(cJSON *o, const char *k, const char *v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	if (v != NULL)
+		cJSON_AddStringToObject(o, k, v);
+}
+
+static void set_num(cJSON *o, const char *k, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddNumberToObject(o, k, v);
+}
+
+static int parse(const cJSON *o, bool check_dirs, struct port_conf *c, char *msg, size_t len,
+		 const char **field)
+{
+	*field = NULL;
+	msg[0] = '\0';
+	return port_conf_parse(o, known_types, check_dirs, c, msg, len, field);
+}
+
+static void test_vhost_server(void)
+{
+	struct port_conf c;
+	cJSON *o = vhost_obj();
+	char msg[512], sock[128];
+	const char *field;
+
+	snprintf(sock, sizeof(sock), "%s/pod1.sock", tmp);
+	set_str(o, "mode", "server");
+	set_str(o, "mac", "02:00:00:AB:cd:01");
+	set_num(o, "mtu", 9000);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_STR_EQ(c.name, "pod1-net1");
+	ASSERT_STR_EQ(c.network, "net1");
+	ASSERT_STR_EQ(c.type, "vhost-user");
+	ASSERT_STR_EQ(c.socket, sock);
+	ASSERT_STR_EQ(c.secret, "");
+	ASSERT_INT_EQ(c.role, PORT_ROLE_SERVER);
+	CU_ASSERT(memcmp(c.mac, (const uint8_t[6]){2, 0, 0, 0xab, 0xcd, 1}, 6) == 0);
+	ASSERT_INT_EQ(c.mtu, 9000);
+
+	/* Defaults: server mode, MTU 1500. */
+	set_str(o, "mode", NULL);
+	set_str(o, "mtu", NULL);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_INT_EQ(c.role, PORT_ROLE_SERVER);
+	ASSERT_INT_EQ(c.mtu, API_MTU_DEFAULT);
+	ASSERT_INT_EQ(c.mtu, 1500);
+	cJSON_Delete(o);
+}
+
+static void test_vhost_client(void)
+{
+	struct port_conf c;
+	cJSON *o = vhost_obj();
+	char msg[512];
+	const char *field;
+
+	set_str(o, "mode", "client");
+	set_num(o, "mtu", 68);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_INT_EQ(c.role, PORT_ROLE_CLIENT);
+	ASSERT_INT_EQ(c.mtu, 68);
+	ASSERT_STR_EQ(c.type, "vhost-user");
+	cJSON_Delete(o);
+}
+
+static void test_memif_secret(void)
+{
+	struct port_conf c;
+	cJSON *o = vhost_obj();
+	char msg[512], secret[API_SECRET_MAX + 1];
+	const char *field;
+
+	set_str(o, "type", "memif");
+	set_str(o, "secret", "s3cret");
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_STR_EQ(c.type, "memif");
+	ASSERT_STR_EQ(c.secret, "s3cret");
+
+	/* Exactly the limit. */
+	memset(secret, 'k', API_SECRET_MAX);
+	secret[API_SECRET_MAX] = '\0';
+	set_str(o, "secret", secret);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_STR_EQ(c.secret, secret);
+
+	/* The secret is optional. */
+	set_str(o, "secret", NULL);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_STR_EQ(c.secret, "");
+	cJSON_Delete(o);
+}
+
+static void test_null_port(void)
+{
+	struct port_conf c;
+	cJSON *o = cJSON_Parse("{\"name\":\"n0\",\"network\":\"net1\",\"type\":\"null\"}");
+	char msg[512];
+	const char *field;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_STR_EQ(c.type, "null");
+	ASSERT_STR_EQ(c.socket, "");
+	ASSERT_INT_EQ(c.mtu, 1500);
+
+	/* A socket on a null port is a mistake worth reporting. */
+	set_str(o, "socket", "/tmp/x.sock");
+	ASSERT_INT_EQ(parse(o, false, &c, msg, sizeof(msg), &field), API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(field, "socket");
+	ASSERT_CONTAINS(msg, "port \"n0\"");
+	ASSERT_CONTAINS(msg, "a null port has no socket");
+
+	/* Nor a mode: there is nothing to connect. */
+	cJSON_DeleteItemFromObject(o, "socket");
+	set_str(o, "mode", "client");
+	ASSERT_INT_EQ(parse(o, false, &c, msg, sizeof(msg), &field), API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(field, "mode");
+	ASSERT_CONTAINS(msg, "leave \"mode\" out");
+	cJSON_Delete(o);
+}
+
+static bool is_unicast_local(const uint8_t m[6])
+{
+	return (m[0] & 0x01) == 0 && (m[0] & 0x02) == 0x02;
+}
+
+static void test_generated_mac(void)
+{
+	enum { N = 8 };
+	struct port_conf c[N];
+	cJSON *o = vhost_obj();
+	char msg[512];
+	const char *field;
+
+	for (int i = 0; i < N; i++) {
+		ASSERT_INT_EQ(parse(o, true, &c[i], msg, sizeof(msg), &field), 0);
+		unit_check(is_unicast_local(c[i].mac), __LINE__, __FILE__,
+			   "generated MAC %02x:%02x:... is not unicast, locally administered",
+			   c[i].mac[0], c[i].mac[1]);
+	}
+	/* Random: any two differ (a clash is 1 in 2^46 per pair). */
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			CU_ASSERT(memcmp(c[i].mac, c[j].mac, 6) != 0);
+	/* And the generated MAC is one validate_mac accepts. */
+	{
+		char text[18];
+		uint8_t back[6];
+
+		format_mac(c[0].mac, text);
+		ASSERT_INT_EQ(validate_mac("x", text, back, msg, sizeof(msg)), 0);
+	}
+	cJSON_Delete(o);
+}
+
+/* One bad input: what to change in a good vhost-user object, and what the
+ * parser must say. */
+struct bad_case {
+	const char *key;
+	const char *str; /* new string value; NULL: remove the key */
+	bool is_num;
+	double num;
+	const char *type; /* also set "type" (NULL: keep vhost-user) */
+	const char *drop; /* also remove this key */
+	bool check_dirs;
+	int code;
+	const char *field;
+	const char *says[3]; /* substrings of the message */
+};
+
+static void run_bad(const struct bad_case *b, int line)
+{
+	struct port_conf c;
+	cJSON *o = vhost_obj();
+	char msg[512];
+	const char *field;
+	int rc;
+
+	if (b->type != NULL)
+		set_str(o, "type", b->type);
+	if (b->drop != NULL)
+		set_str(o, b->drop, NULL);
+	if (b->is_num)
+		set_num(o, b->key, b->num);
+	else
+		set_str(o, b->key, b->str);
+	rc = parse(o, b->check_dirs, &c, msg, sizeof(msg), &field);
+	unit_check(rc == b->code, line, __FILE__, "%s=\"%s\": code %d, expected %d (%s)", b->key,
+		   b->str ? b->str : "(none)", rc, b->code, msg);
+	unit_check(field != NULL && strcmp(field, b->field) == 0, line, __FILE__,
+		   "%s=\"%s\": field \"%s\", expected \"%s\"", b->key, b->str ? b->str : "(none)",
+		   field ? field : "(null)", b->field);
+	for (int i = 0; i < 3 && b->says[i] != NULL; i++)
+		unit_check(strstr(msg, b->says[i]) != NULL, line, __FILE__,
+			   "%s=\"%s\": message \"%s\" should contain \"%s\"", b->key,
+			   b->str ? b->str : "(none)", msg, b->says[i]);
+	cJSON_Delete(o);
+}
+
+#define BAD(...) run_bad(&(const struct bad_case){__VA_ARGS__}, __LINE__)
+#define INV	 API_ERR_INVALID_PARAMS
+#define P	 "port \"pod1-net1\""
+
+static void test_bad_name_network_type_mode(void)
+{
+	char long_name[API_NAME_MAX + 2];
+
+	memset(long_name, 'n', API_NAME_MAX + 1);
+	long_name[API_NAME_MAX + 1] = '\0';
+
+	BAD(.key = "name", .str = NULL, .code = INV, .field = "name",
+	    .says = {"field \"name\" is required", "1-63 characters"});
+	BAD(.key = "name", .str = "", .code = INV, .field = "name", .says = {"port name is empty"});
+	BAD(.key = "name", .str = "pod 1", .code = INV, .field = "name",
+	    .says = {"port name \"pod 1\"", "use only"});
+	BAD(.key = "name", .str = "-pod", .code = INV, .field = "name",
+	    .says = {"starts with '-'"});
+	BAD(.key = "name", .str = long_name, .code = INV, .field = "name",
+	    .says = {"the limit is 63"});
+	BAD(.key = "name", .is_num = true, .num = 5, .code = INV, .field = "name");
+
+	BAD(.key = "network", .str = NULL, .code = INV, .field = "network",
+	    .says = {"field \"network\" is required"});
+	BAD(.key = "network", .str = "net/1", .code = INV, .field = "network",
+	    .says = {"network name \"net/1\"", "'/'"});
+	BAD(.key = "network", .str = long_name, .code = INV, .field = "network",
+	    .says = {"network name", "the limit is 63"});
+
+	BAD(.key = "type", .str = "tap", .code = INV, .field = "type",
+	    .says = {P ": unknown type \"tap\"", "use one of: vhost-user, memif, null"});
+	BAD(.key = "type", .str = NULL, .code = INV, .field = "type",
+	    .says = {"field \"type\" is required", "vhost-user"});
+	BAD(.key = "type", .str = "Vhost-User", .code = INV, .field = "type");
+	BAD(.key = "type", .str = "vhost", .code = INV, .field = "type");
+
+	BAD(.key = "mode", .str = "listen", .code = INV, .field = "mode",
+	    .says = {P, "mode \"listen\" is not valid", "\"server\""});
+	BAD(.key = "mode", .str = "", .code = INV, .field = "mode");
+	BAD(.key = "mode", .str = "Server", .code = INV, .field = "mode");
+}
+
+/* The message lists exactly the types the caller knows. */
+static void test_bad_type_lists_known(void)
+{
+	static const char *const few[] = {"null", "fake", NULL};
+	struct port_conf c;
+	cJSON *o = vhost_obj();
+	char msg[512];
+	const char *field;
+
+	ASSERT_INT_EQ(port_conf_parse(o, few, false, &c, msg, sizeof(msg), &field), INV);
+	ASSERT_STR_EQ(field, "type");
+	ASSERT_CONTAINS(msg, "unknown type \"vhost-user\"; use one of: null, fake");
+	ASSERT_NOT_CONTAINS(msg, "memif");
+	cJSON_Delete(o);
+}
+
+static void test_bad_socket(void)
+{
+	char too_long[256], exact[256], missing[128], file[128], dotdot[128];
+	size_t n;
+	int fd;
+
+	n = (size_t)snprintf(too_long, sizeof(too_long), "%s/", tmp);
+	while (n < API_SOCKET_PATH_MAX + 1)
+		too_long[n++] = 's';
+	too_long[n] = '\0';
+	snprintf(exact, sizeof(exact), "%.*s", API_SOCKET_PATH_MAX, too_long);
+	snprintf(missing, sizeof(missing), "%s/no/such/dir/p.sock", tmp);
+	snprintf(file, sizeof(file), "%s/plain-file", tmp);
+	snprintf(dotdot, sizeof(dotdot), "%s/../p.sock", tmp);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+
+	BAD(.key = "socket", .str = NULL, .code = INV, .field = "socket",
+	    .says = {P, "a vhost-user port needs \"socket\"", "at most 107 bytes"});
+	BAD(.key = "socket", .str = NULL, .type = "memif", .code = INV, .field = "socket",
+	    .says = {"a memif port needs \"socket\""});
+	BAD(.key = "socket", .str = "run/p.sock", .code = INV, .field = "socket",
+	    .says = {P, "is relative"});
+	BAD(.key = "socket", .str = "", .code = INV, .field = "socket", .says = {"is relative"});
+	BAD(.key = "socket", .str = too_long, .code = INV, .field = "socket",
+	    .says = {P, "is 108 bytes", "the limit is 107"});
+	BAD(.key = "socket", .str = too_long, .check_dirs = true, .code = INV, .field = "socket",
+	    .says = {"the limit is 107"});
+	BAD(.key = "socket", .is_num = true, .num = 1, .code = INV, .field = "socket");
+
+	/* The directory only matters when asked to check it. */
+	BAD(.key = "socket", .str = missing, .check_dirs = true, .code = API_ERR_PATH,
+	    .field = "socket", .says = {P, "no/such/dir does not exist", "create it first"});
+	BAD(.key = "socket", .str = missing, .type = "memif", .check_dirs = true,
+	    .code = API_ERR_PATH, .field = "socket");
+	BAD(.key = "socket", .str = file, .check_dirs = true, .code = INV, .field = "socket",
+	    .says = {"exists and is not a socket"});
+	BAD(.key = "socket", .str = dotdot, .check_dirs = true, .code = INV, .field = "socket",
+	    .says = {"contains \"..\""});
+	{
+		struct port_conf c;
+		cJSON *o = vhost_obj();
+		char msg[512];
+		const char *field;
+
+		set_str(o, "socket", missing);
+		ASSERT_INT_EQ(parse(o, false, &c, msg, sizeof(msg), &field), 0);
+		ASSERT_STR_EQ(c.socket, missing);
+		set_str(o, "socket", exact);
+		ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+		ASSERT_STR_EQ(c.socket, exact);
+		ASSERT_INT_EQ(strlen(c.socket), 107);
+		cJSON_Delete(o);
+	}
+	unlink(file);
+}
+
+static void test_bad_mac_mtu_secret(void)
+{
+	BAD(.key = "mac", .str = "02:00:00:00:00", .code = INV, .field = "mac",
+	    .says = {P, "MAC \"02:00:00:00:00\"", "aa:bb:cc:dd:ee:ff"});
+	BAD(.key = "mac", .str = "01:00:5e:00:00:01", .code = INV, .field = "mac",
+	    .says = {P, "multicast"});
+	BAD(.key = "mac", .str = "00:00:00:00:00:00", .code = INV, .field = "mac",
+	    .says = {"not usable"});
+	BAD(.key = "mac", .str = "02:00:00:00:00:01 ", .code = INV, .field = "mac");
+
+	BAD(.key = "mtu", .is_num = true, .num = 67, .code = INV, .field = "mtu",
+	    .says = {P, "MTU 67", "68-9000"});
+	BAD(.key = "mtu", .is_num = true, .num = 9001, .code = INV, .field = "mtu",
+	    .says = {"MTU 9001", "68-9000"});
+	BAD(.key = "mtu", .is_num = true, .num = -1, .code = INV, .field = "mtu");
+	BAD(.key = "mtu", .is_num = true, .num = 65536 + 1500, .code = INV, .field = "mtu");
+
+	BAD(.key = "secret", .str = "s3cret", .code = INV, .field = "secret",
+	    .says = {P, "applies to memif ports only", "vhost-user"});
+	BAD(.key = "secret", .str = "s3cret", .type = "null", .drop = "socket", .code = INV,
+	    .field = "secret", .says = {"memif ports only"});
+	BAD(.key = "secret", .str = "0123456789abcdefghijklmno", .type = "memif", .code = INV,
+	    .field = "secret", .says = {P, "1-24 characters"});
+	BAD(.key = "secret", .str = "a,b", .type = "memif", .code = INV, .field = "secret",
+	    .says = {"without ','"});
+	BAD(.key = "secret", .str = "a=b", .type = "memif", .code = INV, .field = "secret");
+	BAD(.key = "secret", .str = "", .type = "memif", .code = INV, .field = "secret");
+}
+
+static void check_same(const struct port_conf *a, const struct port_conf *b, int line)
+{
+	unit_check(memcmp(a->name, b->name, sizeof(a->name)) == 0, line, __FILE__,
+		   "name \"%s\" != \"%s\"", a->name, b->name);
+	unit_check(memcmp(a->network, b->network, sizeof(a->network)) == 0, line, __FILE__,
+		   "network \"%s\" != \"%s\"", a->network, b->network);
+	unit_check(memcmp(a->type, b->type, sizeof(a->type)) == 0, line, __FILE__,
+		   "type \"%s\" != \"%s\"", a->type, b->type);
+	unit_check(memcmp(a->socket, b->socket, sizeof(a->socket)) == 0, line, __FILE__,
+		   "socket \"%s\" != \"%s\"", a->socket, b->socket);
+	unit_check(memcmp(a->secret, b->secret, sizeof(a->secret)) == 0, line, __FILE__,
+		   "secret \"%s\" != \"%s\"", a->secret, b->secret);
+	unit_check(a->role == b->role, line, __FILE__, "role %d != %d", a->role, b->role);
+	unit_check(memcmp(a->mac, b->mac, sizeof(a->mac)) == 0, line, __FILE__, "mac differs");
+	unit_check(a->mtu == b->mtu, line, __FILE__, "mtu %u != %u", a->mtu, b->mtu);
+}
+
+static void round_trip(const char *json, int line)
+{
+	struct port_conf a, b;
+	char msg[512], text[1024], sock[128];
+	const char *field;
+	cJSON *o, *j;
+	int rc;
+
+	/* "@" stands for the scratch directory. */
+	snprintf(sock, sizeof(sock), "%s/rt.sock", tmp);
+	snprintf(text, sizeof(text), "%s", json);
+	{
+		char *at = strchr(text, '@');
+
+		if (at != NULL) {
+			char rest[1024];
+
+			snprintf(rest, sizeof(rest), "%s", at + 1);
+			snprintf(at, sizeof(text) - (size_t)(at - text), "%s%s", sock, rest);
+		}
+	}
+	o = cJSON_Parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	rc = parse(o, true, &a, msg, sizeof(msg), &field);
+	unit_check(rc == 0, line, __FILE__, "%s: %s", text, msg);
+	j = port_conf_to_json(&a, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	/* Through text, as the state file stores it. */
+	{
+		char *s = cJSON_Print(j);
+
+		cJSON_Delete(j);
+		j = cJSON_Parse(s);
+		free(s);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	}
+	memset(&b, 0x5a, sizeof(b));
+	rc = parse(j, true, &b, msg, sizeof(msg), &field);
+	unit_check(rc == 0, line, __FILE__, "re-parse of %s: %s", text, msg);
+	check_same(&a, &b, line);
+	cJSON_Delete(o);
+	cJSON_Delete(j);
+}
+
+static void test_to_json_round_trip(void)
+{
+	round_trip("{\"name\":\"a\",\"network\":\"n\",\"type\":\"vhost-user\",\"socket\":\"@\"}",
+		   __LINE__);
+	round_trip("{\"name\":\"pod1-net1\",\"network\":\"net.1\",\"type\":\"vhost-user\","
+		   "\"socket\":\"@\",\"mode\":\"client\",\"mac\":\"02:AA:bb:00:00:09\","
+		   "\"mtu\":9000}",
+		   __LINE__);
+	round_trip("{\"name\":\"m1\",\"network\":\"n\",\"type\":\"memif\",\"socket\":\"@\","
+		   "\"secret\":\"0123456789abcdefghijklmn\",\"mtu\":68}",
+		   __LINE__);
+	round_trip("{\"name\":\"z\",\"network\":\"n\",\"type\":\"null\"}", __LINE__);
+}
+
+static void test_to_json_fields(void)
+{
+	struct port_conf c;
+	cJSON *o = vhost_obj(), *j;
+	char msg[512];
+	const char *field;
+
+	set_str(o, "type", "memif");
+	set_str(o, "secret", "hunter2");
+	set_str(o, "mac", "02:00:00:00:00:0A");
+	set_str(o, "mode", "client");
+	set_num(o, "mtu", 2000);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+
+	j = port_conf_to_json(&c, true);
+	ASSERT_STR_EQ(api_get_str(j, "name", NULL), "pod1-net1");
+	ASSERT_STR_EQ(api_get_str(j, "network", NULL), "net1");
+	ASSERT_STR_EQ(api_get_str(j, "type", NULL), "memif");
+	ASSERT_STR_EQ(api_get_str(j, "socket", NULL), c.socket);
+	ASSERT_STR_EQ(api_get_str(j, "mode", NULL), "client");
+	ASSERT_STR_EQ(api_get_str(j, "mac", NULL), "02:00:00:00:00:0a");
+	ASSERT_INT_EQ(api_get_int(j, "mtu", -1), 2000);
+	ASSERT_STR_EQ(api_get_str(j, "secret", NULL), "hunter2");
+	/* It is a valid port.create request as far as the API goes. */
+	ASSERT_INT_EQ(api_check_params(API_M_PORT_CREATE, j, msg, sizeof(msg), &field), 0);
+	cJSON_Delete(j);
+
+	/* Without the secret: not in any member, not in the text. */
+	j = port_conf_to_json(&c, false);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(j, "secret"));
+	{
+		char *s = cJSON_PrintUnformatted(j);
+
+		ASSERT_NOT_CONTAINS(s, "hunter2");
+		free(s);
+	}
+	{
+		struct port_conf b;
+
+		ASSERT_INT_EQ(parse(j, true, &b, msg, sizeof(msg), &field), 0);
+		ASSERT_STR_EQ(b.secret, "");
+		ASSERT_STR_EQ(b.socket, c.socket);
+		CU_ASSERT(memcmp(b.mac, c.mac, 6) == 0);
+	}
+	cJSON_Delete(j);
+
+	/* A null port has no socket member. */
+	set_str(o, "type", "null");
+	set_str(o, "socket", NULL);
+	set_str(o, "secret", NULL);
+	set_str(o, "mode", NULL);
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	j = port_conf_to_json(&c, true);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(j, "socket"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(j, "secret"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(j, "mode"));
+	cJSON_Delete(j);
+	cJSON_Delete(o);
+}
+
+/* Names in dir other than "." and "..", comma-separated, into out. */
+static int list_dir(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	out[0] = '\0';
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", n ? "," : "", e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static cJSON *sample_state(const char *port_name)
+{
+	cJSON *doc = cJSON_CreateObject(), *ports = cJSON_AddArrayToObject(doc, "ports");
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(doc, "version", 1);
+	cJSON_AddStringToObject(p, "name", port_name);
+	cJSON_AddStringToObject(p, "secret", "hunter2");
+	cJSON_AddNumberToObject(p, "mtu", 1500);
+	cJSON_AddItemToArray(ports, p);
+	return doc;
+}
+
+static void test_state_round_trip(void)
+{
+	char dir[128], path[256], names[256], msg[512] = "";
+	cJSON *doc = sample_state("p1"), *doc2 = sample_state("p2"), *back = NULL;
+	struct stat st;
+	mode_t old;
+
+	snprintf(dir, sizeof(dir), "%s/state", tmp);
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+
+	/* With no umask, the mode is exactly what the code asks for. */
+	old = umask(0);
+	ASSERT_INT_EQ(state_file_write(dir, "state.json", doc, msg, sizeof(msg)), 0);
+	umask(old);
+	CU_ASSERT_FATAL(stat(path, &st) == 0);
+	ASSERT_INT_EQ(st.st_mode & 07777, 0600);
+	CU_ASSERT(S_ISREG(st.st_mode));
+	ASSERT_INT_EQ(list_dir(dir, names, sizeof(names)), 1);
+	ASSERT_STR_EQ(names, "state.json");
+
+	ASSERT_INT_EQ(state_file_read(dir, "state.json", &back, msg, sizeof(msg)), 0);
+	CU_ASSERT_FATAL(back != NULL);
+	CU_ASSERT(cJSON_Compare(doc, back, true));
+	cJSON_Delete(back);
+
+	/* A second write replaces the first, still one file, still 0600. It
+	 * is a new file renamed over the old one: a reader that had the old
+	 * one open still sees it whole. */
+	{
+		struct stat before;
+		char *old_text = cJSON_Print(doc), got[1024] = "";
+		int fd = open(path, O_RDONLY);
+		ssize_t r;
+
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_FATAL(fstat(fd, &before) == 0);
+		old = umask(0);
+		ASSERT_INT_EQ(state_file_write(dir, "state.json", doc2, msg, sizeof(msg)), 0);
+		umask(old);
+		r = pread(fd, got, sizeof(got) - 1, 0);
+		CU_ASSERT(r > 0);
+		ASSERT_STR_EQ(got, old_text);
+		CU_ASSERT_FATAL(stat(path, &st) == 0);
+		CU_ASSERT(st.st_ino != before.st_ino);
+		close(fd);
+		free(old_text);
+	}
+	ASSERT_INT_EQ(state_file_read(dir, "state.json", &back, msg, sizeof(msg)), 0);
+	CU_ASSERT_FATAL(back != NULL);
+	CU_ASSERT(cJSON_Compare(doc2, back, true));
+	CU_ASSERT(!cJSON_Compare(doc, back, true));
+	cJSON_Delete(back);
+	ASSERT_INT_EQ(list_dir(dir, names, sizeof(names)), 1);
+	CU_ASSERT_FATAL(stat(path, &st) == 0);
+	ASSERT_INT_EQ(st.st_mode & 07777, 0600);
+
+	cJSON_Delete(doc);
+	cJSON_Delete(doc2);
+	unit_rmtree(dir);
+}
+
+static void test_state_missing(void)
+{
+	cJSON *doc = (cJSON *)1;
+	char msg[512] = "";
+
+	ASSERT_INT_EQ(state_file_read(tmp, "absent.json", &doc, msg, sizeof(msg)), -ENOENT);
+	CU_ASSERT_PTR_NULL(doc);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The state file is held to what the API accepts: wrong types and path
+ * shapes are refused even when directories are not checked (restore). */
+static void test_restore_is_strict(void)
+{
+	static const char *const bad[][2] = {
+		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+		 "\"socket\":\"/tmp/x.sock\",\"mtu\":\"9000\"}", "mtu"},
+		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+		 "\"socket\":\"/tmp/x.sock\",\"mtu\":1500.5}", "mtu"},
+		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+		 "\"socket\":\"/tmp/x.sock\",\"mac\":5}", "mac"},
+		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+		 "\"socket\":\"/tmp/../etc/p.sock\"}", "socket"},
+		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+		 "\"socket\":\"/tmp/\"}", "socket"},
+		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+		 "\"socket\":\"/tmp/x.sock\",\"colour\":\"red\"}", "colour"},
+	};
+	struct port_conf c;
+	const char *field;
+	char msg[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cJSON *o = cJSON_Parse(bad[i][0]);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		field = NULL;
+		ASSERT_INT_EQ(parse(o, false, &c, msg, sizeof(msg), &field),
+			      API_ERR_INVALID_PARAMS);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(field);
+		ASSERT_STR_EQ(field, bad[i][1]);
+		cJSON_Delete(o);
+	}
+}
+
+/* A temp file left by a crash with a looser mode must not loosen the
+ * state file, which holds memif secrets. */
+static void test_state_stale_tmp_mode(void)
+{
+	char path[128], msg[512];
+	cJSON *doc = cJSON_Parse("{\"ports\":[]}");
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/st.json.tmp", tmp);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	fchmod(fd, 0644);
+	close(fd);
+	ASSERT_INT_EQ(state_file_write(tmp, "st.json", doc, msg, sizeof(msg)), 0);
+	snprintf(path, sizeof(path), "%s/st.json", tmp);
+	CU_ASSERT_FATAL(stat(path, &st) == 0);
+	ASSERT_INT_EQ(st.st_mode & 0777, 0600);
+	unlink(path);
+	cJSON_Delete(doc);
+}
+
+static void test_state_corrupt(void)
+{
+	static const char *const bad[] = {"{\"ports\": [", "", "not json", "{\"a\":}",
+					  "{\"ports\":[]} trailing", NULL};
+	char path[128], msg[512];
+	cJSON *doc;
+
+	snprintf(path, sizeof(path), "%s/corrupt.json", tmp);
+	for (int i = 0; bad[i] != NULL; i++) {
+		write_file(path, bad[i]);
+		msg[0] = '\0';
+		doc = (cJSON *)1;
+		ASSERT_INT_EQ(state_file_read(tmp, "corrupt.json", &doc, msg, sizeof(msg)),
+			      -EBADMSG);
+		CU_ASSERT_PTR_NULL(doc);
+		ASSERT_CONTAINS(msg, path);
+		ASSERT_CONTAINS(msg, "is not valid JSON");
+		ASSERT_CONTAINS(msg, "move it aside");
+	}
+	unlink(path);
+
+	/* A directory where the file should be: an error with a message. */
+	snprintf(path, sizeof(path), "%s/isdir.json", tmp);
+	CU_ASSERT_FATAL(mkdir(path, 0700) == 0);
+	msg[0] = '\0';
+	doc = (cJSON *)1;
+	CU_ASSERT(state_file_read(tmp, "isdir.json", &doc, msg, sizeof(msg)) < 0);
+	CU_ASSERT(state_file_read(tmp, "isdir.json", &doc, msg, sizeof(msg)) != -ENOENT);
+	CU_ASSERT_PTR_NULL(doc);
+	ASSERT_CONTAINS(msg, path);
+	rmdir(path);
+}
+
+/* Tests run as root, so permissions cannot make a directory unwritable;
+ * a directory that does not exist can. */
+static void test_state_unwritable(void)
+{
+	char dir[128], names[256], msg[512] = "";
+	cJSON *doc = sample_state("p1");
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/no/such/dir", tmp);
+	rc = state_file_write(dir, "state.json", doc, msg, sizeof(msg));
+	CU_ASSERT(rc < 0);
+	ASSERT_INT_EQ(rc, -ENOENT);
+	ASSERT_CONTAINS(msg, "cannot write");
+	ASSERT_CONTAINS(msg, dir);
+	ASSERT_CONTAINS(msg, "state.json");
+	ASSERT_CONTAINS(msg, "is writable");
+
+	/* The target is a directory: rename fails, the temp file is removed. */
+	{
+		char d[128], target[192];
+
+		snprintf(d, sizeof(d), "%s/st2", tmp);
+		snprintf(target, sizeof(target), "%s/state.json", d);
+		CU_ASSERT_FATAL(mkdir(d, 0700) == 0);
+		CU_ASSERT_FATAL(mkdir(target, 0700) == 0);
+		msg[0] = '\0';
+		rc = state_file_write(d, "state.json", doc, msg, sizeof(msg));
+		CU_ASSERT(rc < 0);
+		ASSERT_CONTAINS(msg, target);
+		ASSERT_INT_EQ(list_dir(d, names, sizeof(names)), 1);
+		ASSERT_STR_EQ(names, "state.json");
+		unit_rmtree(d);
+	}
+	cJSON_Delete(doc);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+	    {"vhost-user server", test_vhost_server},
+	    {"vhost-user client", test_vhost_client},
+	    {"memif with secret", test_memif_secret},
+	    {"null port without socket", test_null_port},
+	    {"generated MAC", test_generated_mac},
+	    {"bad name, network, type, mode", test_bad_name_network_type_mode},
+	    {"unknown type lists the known ones", test_bad_type_lists_known},
+	    {"bad socket", test_bad_socket},
+	    {"bad mac, mtu, secret", test_bad_mac_mtu_secret},
+	    {"to_json round trip", test_to_json_round_trip},
+	    {"to_json fields and secret hiding", test_to_json_fields},
+	    {"state file round trip, mode, no temp file", test_state_round_trip},
+	    {"state file missing", test_state_missing},
+	    {"state file corrupt", test_state_corrupt},
+	    {"restore is as strict as the API", test_restore_is_strict},
+	    {"stale temp file does not loosen the mode", test_state_stale_tmp_mode},
+	    {"state file unwritable", test_state_unwritable},
+	    {NULL, NULL},
+	};
+	int rc;
+
+	if (!unit_tmpdir(tmp, sizeof(tmp))) {
+		perror("mkdtemp");
+		return 2;
+	}
+	rc = unit_run("port_conf", tests);
+	unit_rmtree(tmp);
+	return rc;
+}
