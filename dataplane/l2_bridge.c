@@ -66,40 +66,49 @@ void l2_bridge_input(struct worker *w, const struct dp_view *v, struct port *in,
 		     const struct dp_net *net, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct port_counters *c = &w->ctr[in->idx];
-	const uint8_t *dst[PW_BURST];
+	const uint8_t *uniq[PW_BURST];
 	struct rte_mbuf *ok[PW_BURST];
-	uint16_t out[PW_BURST], k = 0;
-	uint64_t bytes = 0, last_src = 0;
+	uint16_t found[PW_BURST];
+	uint8_t slot[PW_BURST], group[PW_BURST];
+	uint64_t bytes = 0, last_src = 0, last_dst = UINT64_MAX;
+	uint16_t k = 0, nu = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct rte_ether_hdr *eth;
-		uint64_t src;
+		uint64_t src = 0, dst = 0;
 
 		bytes += m->pkt_len;
 		if (!ingress_ok(c, in, net, m))
 			continue;
 		eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-		/* Learn unicast sources; bursts usually repeat one source. */
-		src = 0;
 		memcpy(&src, eth->src_addr.addr_bytes, RTE_ETHER_ADDR_LEN);
+		memcpy(&dst, eth->dst_addr.addr_bytes, RTE_ETHER_ADDR_LEN);
+		/* Learn unicast sources; bursts usually repeat one source. */
 		if (src != last_src && !(eth->src_addr.addr_bytes[0] & 1)) {
 			mac_table_learn(dp_macs, in->net_idx, eth->src_addr.addr_bytes, in->idx,
 					dp_clock);
 			last_src = src;
 		}
-		dst[k] = eth->dst_addr.addr_bytes;
+		/* Look each run of one destination up once. */
+		if (dst != last_dst) {
+			group[nu] = eth->dst_addr.addr_bytes[0] & 1;
+			uniq[nu++] = eth->dst_addr.addr_bytes;
+			last_dst = dst;
+		}
+		slot[k] = (uint8_t)(nu - 1);
 		ok[k++] = m;
 	}
 	c->rx_packets += n;
 	c->rx_bytes += bytes;
 	if (k == 0)
 		return;
-	mac_table_lookup_bulk(dp_macs, in->net_idx, dst, k, out);
+	mac_table_lookup_bulk(dp_macs, in->net_idx, uniq, nu, found);
 	for (uint16_t i = 0; i < k; i++) {
-		uint16_t o = out[i];
+		uint16_t o = found[slot[i]];
 
-		if ((dst[i][0] & 1) || o == MAC_TABLE_MISS || v->nets[o] != net)
+		/* group[], not the frame: an earlier frame may be sent already. */
+		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net)
 			flood(w, v, in, net, ok[i]);
 		else if (unlikely(o == in->idx)) {
 			c->drops[DROP_SAME_PORT]++;
