@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* podwired: start-up checks, EAL, workers, and the control thread's loop. */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -210,12 +212,14 @@ static int control_loop(void)
 	for (;;) {
 		int n = epoll_wait(ep, evs, RTE_DIM(evs), 100);
 
+		pthread_mutex_lock(&ctl_lock);
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.ptr == &sfd) {
 				struct signalfd_siginfo si;
 
 				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 					PW_LOG(NOTICE, main, "signal %u: shutting down", si.ssi_signo);
+					pthread_mutex_unlock(&ctl_lock);
 					goto out;
 				}
 				continue;
@@ -223,6 +227,7 @@ static int control_loop(void)
 			api_server_event(evs[i].data.ptr, evs[i].events);
 		}
 		housekeeping();
+		pthread_mutex_unlock(&ctl_lock);
 	}
 out:
 	api_server_close();
@@ -231,19 +236,42 @@ out:
 	return 0;
 }
 
+static void remove_dir(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	char path[PATH_MAX + 256];
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	rmdir(dir);
+}
+
 static void shutdown_all(void)
 {
+	char rundir[PATH_MAX];
 	struct port *p;
 
+	pthread_mutex_lock(&ctl_lock);
 	/* Ports go before workers stop: port_destroy waits on the workers'
 	 * quiescent reports. The state file keeps them for the next start. */
 	while ((p = TAILQ_FIRST(&port_all)) != NULL)
 		port_destroy(p);
+	pthread_mutex_unlock(&ctl_lock);
 	workers_stop();
 	dp_fini();
 	stats_fini();
 	rte_mempool_free(pw_mbuf_pool);
+	/* DPDK leaves its runtime dir (config, telemetry socket) behind. */
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	remove_dir(rundir);
 }
 
 int main(int argc, char **argv)
@@ -287,7 +315,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	housekeeping();
+	pthread_mutex_lock(&ctl_lock);
 	state_restore();
+	pthread_mutex_unlock(&ctl_lock);
+	telemetry_init();
 	rc = control_loop();
 	shutdown_all();
 	close(lock_fd);

@@ -3,6 +3,7 @@
 #ifndef PODWIRE_PODWIRED_H
 #define PODWIRE_PODWIRED_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -25,6 +26,11 @@ struct pw_config {
 
 extern struct pw_config pw_cfg;
 extern time_t pw_start_time;
+
+/* Held by the control thread while it handles events (so always when it
+ * changes registries), and by readers on other threads (telemetry). */
+extern pthread_mutex_t ctl_lock;
+void telemetry_init(void);
 
 /* Parses argv (and --config FILE) into cfg. Returns 0, 1 when the program
  * should exit 0 (--help, --version), or -EINVAL with a message printed. */

@@ -14,36 +14,44 @@
 struct worker *workers[PW_MAX_WORKERS];
 unsigned int n_workers;
 
-static void txb_flush(struct worker *w, const struct dp_view *v, uint16_t idx)
+void port_send(struct worker *w, const struct dp_view *v, uint16_t idx, struct rte_mbuf **pkts,
+	       uint16_t n)
 {
-	struct tx_buffer *b = &w->txb[idx];
 	struct port_counters *c = &w->ctr[idx];
 	struct port *p = v->ports[idx];
-	uint16_t n = b->n, sent;
 	uint64_t bytes = 0;
+	uint16_t sent;
 
-	b->n = 0;
 	if (unlikely(p == NULL || !p->link_up)) {
 		if (p != NULL)
 			c->drops[DROP_LINK_DOWN] += n;
-		rte_pktmbuf_free_bulk(b->pkts, n);
+		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
 	for (uint16_t i = 0; i < n; i++)
-		bytes += b->pkts[i]->pkt_len;
+		bytes += pkts[i]->pkt_len;
 	if (p->tx_shared)
 		rte_spinlock_lock(&p->tx_lock);
-	sent = p->ops->tx_burst(p, b->pkts, n);
+	sent = p->ops->tx_burst(p, pkts, n);
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);
 	if (unlikely(sent < n)) {
 		for (uint16_t i = sent; i < n; i++)
-			bytes -= b->pkts[i]->pkt_len;
+			bytes -= pkts[i]->pkt_len;
 		c->drops[DROP_TX_FULL] += n - sent;
-		rte_pktmbuf_free_bulk(&b->pkts[sent], n - sent);
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 	}
 	c->tx_packets += sent;
 	c->tx_bytes += bytes;
+}
+
+static inline void txb_flush(struct worker *w, const struct dp_view *v, uint16_t idx)
+{
+	struct tx_buffer *b = &w->txb[idx];
+	uint16_t n = b->n;
+
+	b->n = 0;
+	port_send(w, v, idx, b->pkts, n);
 }
 
 void txb_add(struct worker *w, const struct dp_view *v, uint16_t out, struct rte_mbuf *m)

@@ -8,6 +8,7 @@ void xconnect_input(struct worker *w, const struct dp_view *v, struct port *in,
 	struct port_counters *c = &w->ctr[in->idx];
 	uint16_t peer = v->xc_peer[in->idx];
 	uint64_t bytes = 0;
+	uint32_t lim;
 
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
@@ -18,12 +19,27 @@ void xconnect_input(struct worker *w, const struct dp_view *v, struct port *in,
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
+	/* The whole burst goes to one place: send it as it is, like a wire,
+	 * unless a frame is too large for either end (then keep the others in
+	 * order; the drop counts on the port whose MTU it exceeds). */
+	lim = RTE_MIN(in->max_frame, v->ports[peer]->max_frame);
 	for (uint16_t i = 0; i < n; i++) {
-		if (unlikely(pkts[i]->pkt_len > in->max_frame)) {
-			c->drops[DROP_MTU]++;
-			rte_pktmbuf_free(pkts[i]);
-			continue;
+		if (unlikely(pkts[i]->pkt_len > lim)) {
+			uint16_t k = 0;
+
+			for (uint16_t j = 0; j < n; j++) {
+				if (pkts[j]->pkt_len > lim) {
+					w->ctr[pkts[j]->pkt_len > in->max_frame ? in->idx : peer]
+						.drops[DROP_MTU]++;
+					rte_pktmbuf_free(pkts[j]);
+				} else {
+					pkts[k++] = pkts[j];
+				}
+			}
+			n = k;
+			break;
 		}
-		txb_add(w, v, peer, pkts[i]);
 	}
+	if (n != 0)
+		port_send(w, v, peer, pkts, n);
 }

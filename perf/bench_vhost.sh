@@ -40,7 +40,7 @@ PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$T"
+	rm -rf "$T" /var/run/dpdk/pwbgen$$ /var/run/dpdk/pwbdut$$
 }
 trap cleanup EXIT
 

@@ -61,6 +61,7 @@ _cleanup() {
 	for n in "${!POD_PID[@]}"; do _stop_pid "${POD_PID[$n]}"; done
 	for n in "${!DAEMON_PID[@]}"; do _stop_pid "${DAEMON_PID[$n]}"; done
 	rm -f /dev/hugepages/pwt"$$"-* 2>/dev/null
+	rm -rf /var/run/dpdk/pwt"$$"-* 2>/dev/null
 	rm -rf "$T"
 	exit $rc
 }
@@ -102,6 +103,13 @@ daemon_stop() {
 	unset "DAEMON_PID[$1]"
 }
 
+# daemon_kill NAME: abrupt end (SIGKILL), as when podwired crashes.
+daemon_kill() {
+	kill -KILL "${DAEMON_PID[$1]}" 2>/dev/null || true
+	wait "${DAEMON_PID[$1]}" 2>/dev/null || true
+	unset "DAEMON_PID[$1]"
+}
+
 daemon_alive() { kill -0 "${DAEMON_PID[$1]}" 2>/dev/null; }
 
 # ctl NAME ARGS...: podwirectl against daemon NAME. ctlj adds --json.
@@ -116,6 +124,29 @@ ctlj() {
 	"$PODWIRECTL" --socket "$T/$name.sock" --json "$@"
 }
 
+# rpc DAEMON METHOD [PARAMS-JSON]: one raw JSON-RPC call; prints the whole
+# answer (result or error object), for tests that check error codes.
+rpc() {
+	python3 - "$T/$1.sock" "$2" "${3:-null}" <<-'EOF'
+		import json, socket, sys
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+		s.settimeout(10)
+		s.connect(sys.argv[1])
+		req = {"jsonrpc": "2.0", "id": 1, "method": sys.argv[2]}
+		params = json.loads(sys.argv[3])
+		if params is not None:
+		    req["params"] = params
+		s.sendall((json.dumps(req) + "\n").encode())
+		buf = b""
+		while not buf.endswith(b"\n"):
+		    chunk = s.recv(65536)
+		    if not chunk:
+		        break
+		    buf += chunk
+		sys.stdout.write(buf.decode())
+	EOF
+}
+
 # port_stat DAEMON PORT JQ-PATH: one counter, e.g. .rx_packets or .drops.tx_full
 port_stat() { ctlj "$1" stats "$2" | jq -r ".ports[0]$3"; }
 port_link() { ctlj "$1" port show "$2" | jq -r .link; }
@@ -125,22 +156,36 @@ wait_link() { wait_for "${4:-20}" "port $2 link $3" link_is "$1" "$2" "$3"; }
 # ---- pods: dpdk-testpmd in interactive mode, fed through a FIFO ------------
 
 # pod_start NAME VDEV [testpmd app options...]: one port, rxonly, not yet
-# started (see pod_up).
+# started (see pod_up). Returns at testpmd's prompt.
 pod_start() {
+	pod_spawn "$@"
+	pod_ready "$1"
+}
+
+# pod_spawn NAME VDEV [testpmd app options...]: pod_start without waiting
+# for the prompt, for pods whose start blocks on their peer (virtio-user
+# with server=1 waits in accept() until podwired connects). See pod_ready.
+# POD_EAL (word-split) adds EAL options, e.g. a second --vdev; VDEV stays
+# port 0, the one pod_stats reads.
+pod_spawn() {
 	local name=$1 vdev=$2 fifo=$T/pod-$1.in fd
 	shift 2
 	mkfifo "$fifo"
 	# stdbuf: testpmd writes to a file here, and its output must not wait in a buffer.
 	stdbuf -oL -eL dpdk-testpmd --lcores "0@$POD_CPU,1@$POD_CPU" --main-lcore 0 \
 		--file-prefix "pwt$$-$name" --in-memory --single-file-segments --no-pci \
-		--log-level '*:notice' --vdev "$vdev" -- -i --nb-cores=1 \
+		--log-level '*:notice' --vdev "$vdev" ${POD_EAL:-} -- -i --nb-cores=1 \
 		--forward-mode=rxonly --total-num-mbufs=4096 "$@" \
 		<"$fifo" >"$T/pod-$name.log" 2>&1 &
 	POD_PID[$name]=$!
 	exec {fd}>"$fifo"
 	POD_FD[$name]=$fd
 	POD_SEEN[$name]=0
-	wait_for 30 "pod $name to start" grep -q 'testpmd>' "$T/pod-$name.log"
+}
+
+# pod_ready NAME [SECONDS]: waits for the pod's testpmd prompt.
+pod_ready() {
+	wait_for "${2:-30}" "pod $1 to start" grep -q 'testpmd>' "$T/pod-$1.log"
 }
 
 # pod_up DAEMON PORT NAME VDEV [testpmd options...]: starts the pod, waits
@@ -162,6 +207,9 @@ pod_send() {
 }
 
 pod_cmd() { echo "$2" >&"${POD_FD[$1]}"; }
+
+# pod_peer NAME MAC: destination of the pod's next pod_send frames.
+pod_peer() { pod_cmd "$1" "set eth-peer 0 $2"; }
 
 pod_stop() {
 	local name=$1 i
@@ -189,25 +237,64 @@ pod_kill() {
 _pod_stats_count() { grep -c 'RX-packets:.*RX-missed' "$T/pod-$1.log" || true; }
 _pod_stats_more() { [ "$(_pod_stats_count "$1")" -gt "${POD_SEEN[$1]}" ]; }
 
+# _pod_show_stats NAME: asks the pod for its port stats and waits for them.
+_pod_show_stats() {
+	POD_SEEN[$1]=$(_pod_stats_count "$1")
+	pod_cmd "$1" "show port stats 0"
+	wait_for 10 "stats of pod $1" _pod_stats_more "$1"
+}
+
 # pod_stats NAME: prints "RX TX" packet counts of the pod's port.
 pod_stats() {
 	local name=$1 rx tx
-	POD_SEEN[$name]=$(_pod_stats_count "$name")
-	pod_cmd "$name" "show port stats 0"
-	wait_for 10 "stats of pod $name" _pod_stats_more "$name"
+	_pod_show_stats "$name"
 	rx=$(grep 'RX-packets:.*RX-missed' "$T/pod-$name.log" | tail -n1 | awk '{print $2}')
 	tx=$(grep 'TX-packets:.*TX-errors' "$T/pod-$name.log" | tail -n1 | awk '{print $2}')
+	echo "$rx $tx"
+}
+# pod_bytes NAME: prints "RX TX" byte counts of the pod's port.
+pod_bytes() {
+	local name=$1 rx tx
+	_pod_show_stats "$name"
+	rx=$(grep 'RX-packets:.*RX-bytes' "$T/pod-$name.log" | tail -n1 | awk '{print $6}')
+	tx=$(grep 'TX-packets:.*TX-bytes' "$T/pod-$name.log" | tail -n1 | awk '{print $6}')
 	echo "$rx $tx"
 }
 pod_rx() { pod_stats "$1" | cut -d' ' -f1; }
 pod_tx() { pod_stats "$1" | cut -d' ' -f2; }
 # For wait_for, which evaluates its command each time:
 pod_rx_ge() { [ "$(pod_rx "$1")" -ge "$2" ]; }
+pod_tx_ge() { [ "$(pod_tx "$1")" -ge "$2" ]; }
 port_stat_ge() { [ "$(port_stat "$1" "$2" "$3")" -ge "$4" ]; }
 
 # vdev strings for the three peer kinds.
 vdev_virtio() { echo "net_virtio_user0,path=$1,mac=$2,queues=1${3:+,$3}"; }
 vdev_memif() { echo "net_memif0,role=client,socket=$1,socket-abstract=no,mac=$2${3:+,$3}"; }
+
+# frame_hex DST SRC LEN [VLAN]: an Ethernet frame in hex, LEN bytes
+# untagged (ethertype 0x88b5, zero payload); with VLAN, an 802.1Q tag makes
+# it LEN+4 bytes.
+frame_hex() {
+	local hex tag=
+	[ -z "${4:-}" ] || tag=$(printf '8100%04x' "$4")
+	hex="${1//:/}${2//:/}${tag}88b5"
+	printf '%s%0*d\n' "$hex" $((2 * $3 - 28)) 0
+}
+
+# pcap_write FILE COUNT HEX...: a pcap file with COUNT rounds of the given
+# frames, for a pod that replays it (net_pcap rx_pcap=FILE, see POD_EAL).
+pcap_write() {
+	python3 - "$@" <<-'EOF'
+		import struct, sys
+		path, count, frames = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+		with open(path, "wb") as f:
+		    f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+		    for _ in range(count):
+		        for h in frames:
+		            b = bytes.fromhex(h)
+		            f.write(struct.pack("<IIII", 0, 0, len(b), len(b)) + b)
+	EOF
+}
 
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
