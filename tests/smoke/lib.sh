@@ -208,8 +208,21 @@ pod_send() {
 
 pod_cmd() { echo "$2" >&"${POD_FD[$1]}"; }
 
+# pod_txpkts NAME LEN[,LEN...]: size of the pod's next pod_send frames; a
+# list makes each frame a chain of segments of these sizes.
+pod_txpkts() {
+	pod_cmd "$1" stop
+	pod_cmd "$1" "set txpkts $2"
+	pod_cmd "$1" start
+}
+
 # pod_peer NAME MAC: destination of the pod's next pod_send frames.
-pod_peer() { pod_cmd "$1" "set eth-peer 0 $2"; }
+# (testpmd refuses the change while forwarding.)
+pod_peer() {
+	pod_cmd "$1" stop
+	pod_cmd "$1" "set eth-peer 0 $2"
+	pod_cmd "$1" start
+}
 
 pod_stop() {
 	local name=$1 i
