@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ADD: record, directory, port, IP, podwire.json, device-info, in that
+ * order, each undone in reverse when a later one fails. The record comes
+ * first so that a crash at any point leaves something DEL and GC can find.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cni.h"
+#include "devinfo.h"
+#include "files.h"
+#include "ipam.h"
+#include "podwired.h"
+#include "result.h"
+
+/* The pod's directory: readable by root and socketGroup only; writable by
+ * the group too when the pod must create its socket there. */
+static int make_dir(const struct netconf *c, const struct attach *a, struct cni_error *err)
+{
+	mode_t mode = a->pod_creates_socket ? 0770 : 0750;
+	int rc = mkdir_parents(c->socket_dir, 0711);
+
+	if (rc != 0)
+		return cni_fail(err, PW_ERR_FILES,
+				"cannot create \"socketDir\" %s: %s; make it writable by root or "
+				"pick another",
+				c->socket_dir, strerror(-rc));
+	if (mkdir(a->dir, mode) != 0 && errno != EEXIST)
+		return cni_fail(err, PW_ERR_FILES, "cannot create %s: %s", a->dir, strerror(errno));
+	/* mkdir() applied the umask, and the directory may be left from a
+	 * podwired restart with its own mode. */
+	if (chown(a->dir, 0, c->socket_gid) != 0 || chmod(a->dir, mode) != 0)
+		return cni_fail(err, PW_ERR_FILES, "cannot set owner root:%u and mode %o on %s: %s",
+				(unsigned int)c->socket_gid, (unsigned int)mode, a->dir,
+				strerror(errno));
+	return 0;
+}
+
+/* Undoes a previous ADD of the same attachment that was never DELeted. */
+static int clear_previous(const struct cni_call *call, struct attach *old, struct pw_client *pw,
+			  struct cni_error *err)
+{
+	char *text = old->conf ? cJSON_PrintUnformatted(old->conf) : NULL;
+	int rc = attach_teardown(call, old, pw, text ? old->ipam_type : "", text,
+				 text ? strlen(text) : 0, err);
+
+	free(text);
+	attach_free(old);
+	return rc;
+}
+
+int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
+{
+	const struct netconf *c = call->conf;
+	const struct cni_env *env = call->env;
+	struct ipam_call ic = {
+	    .type = c->ipam_type,
+	    .cni_path = env->path,
+	    .command = "ADD",
+	    .containerid = env->containerid,
+	    .netns = env->netns,
+	    .ifname = env->ifname,
+	    .args = env->args,
+	    .config = call->raw,
+	    .config_len = call->raw_len,
+	    .cache_dir = c->data_dir,
+	};
+	cJSON *ipam_res = NULL, *ipam_norm = NULL, *prev = NULL, *internal = NULL, *pj;
+	bool ipam_done = false, devinfo_done = false;
+	struct cni_error rb_err;
+	struct pw_client *pw;
+	struct attach a;
+	char path[PATH_MAX + 32], mac[18];
+	int lock, found;
+
+	*result = NULL;
+	/* Checks that need no change come first: a missing IPAM plugin must
+	 * not leave a port behind. */
+	if (c->ipam != NULL && ipam_find(c->ipam_type, env->path, path, sizeof(path), err) != 0)
+		return -1;
+	if (c->prev_result != NULL) {
+		prev = result_normalize(c->prev_result, "prevResult", err);
+		if (prev == NULL)
+			return -1;
+	}
+	pw = pwd_connect(c->podwired_socket, c->timeout_ms, err);
+	if (pw == NULL) {
+		cJSON_Delete(prev);
+		return -1;
+	}
+
+	found = record_find(c->data_dir, env->containerid, env->ifname, true, &a, &lock, err);
+	if (found < 0)
+		goto out_early;
+	pending_reconcile(c->data_dir, pw, c->podwired_socket, a.slot);
+	if (found == 1 && clear_previous(call, &a, pw, err) != 0) {
+		record_unlock(c->data_dir, a.slot, lock, false);
+		goto out_early;
+	}
+	attach_init(&a, c, env, a.slot);
+	a.conf = cJSON_Duplicate(c->root, true);
+	cJSON_DeleteItemFromObjectCaseSensitive(a.conf, "prevResult");
+	if (record_write(c->data_dir, &a, err) != 0) {
+		record_unlock(c->data_dir, a.slot, lock, true);
+		attach_free(&a);
+		goto out_early;
+	}
+
+	snprintf(mac, sizeof(mac), "%s", c->mac);
+	if (make_dir(c, &a, err) != 0 || pwd_port_create(pw, c, &a, mac, err) != 0)
+		goto rollback;
+	if (c->ipam != NULL) {
+		if (ipam_exec(&ic, &ipam_res, err) != 0)
+			goto rollback;
+		ipam_done = true;
+		ipam_norm = result_normalize(ipam_res, "the IPAM plugin's result", err);
+		if (ipam_norm == NULL) {
+			err->code = PW_ERR_IPAM;
+			goto rollback;
+		}
+	}
+	internal = result_merge(prev, ipam_norm,
+				&(struct result_iface){.name = env->ifname,
+						       .mac = mac,
+						       .sandbox = env->netns,
+						       .socket_path = a.socket,
+						       .mtu = c->mtu});
+	pj = podwire_json_build(&a, mac, c->mtu, internal);
+	snprintf(path, sizeof(path), "%s/" PODWIRE_JSON, a.dir);
+	if (file_write_json(path, pj, 0640, c->socket_gid, err) != 0) {
+		cJSON_Delete(pj);
+		goto rollback;
+	}
+	cJSON_Delete(pj);
+	if (a.devinfo[0] != '\0') {
+		cJSON *info = devinfo_build(&a);
+		int rc = devinfo_write(a.devinfo, info, err);
+
+		cJSON_Delete(info);
+		if (rc != 0)
+			goto rollback;
+		devinfo_done = true;
+	}
+	*result = result_shape(internal, c->cni_version);
+	cJSON_Delete(internal);
+	cJSON_Delete(ipam_res);
+	cJSON_Delete(ipam_norm);
+	cJSON_Delete(prev);
+	attach_free(&a);
+	record_unlock(c->data_dir, a.slot, lock, false);
+	pw_client_close(pw);
+	return 0;
+
+rollback:
+	/* A device-info file we did not write may be a device plugin's. */
+	if (!devinfo_done)
+		a.devinfo[0] = '\0';
+	found = attach_teardown(call, &a, pw, ipam_done ? c->ipam_type : "", call->raw,
+				call->raw_len, &rb_err);
+	if (found != 0)
+		fprintf(stderr, "podwire: rolling back %s/%s: %s\n", env->containerid, env->ifname,
+			rb_err.msg);
+	/* A failed IPAM DEL keeps the record, for the runtime's DEL to retry. */
+	record_unlock(c->data_dir, a.slot, lock, found == 0);
+	cJSON_Delete(internal);
+	cJSON_Delete(ipam_res);
+	cJSON_Delete(ipam_norm);
+	attach_free(&a);
+out_early:
+	cJSON_Delete(prev);
+	pw_client_close(pw);
+	return -1;
+}

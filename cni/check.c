@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* CHECK: the attachment is whole. Changes nothing. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cni.h"
+#include "ipam.h"
+#include "podwired.h"
+
+static int check_port(struct pw_client *pw, const struct netconf *c, const struct attach *a,
+		      char mac[18], struct cni_error *err)
+{
+	cJSON *p = NULL;
+	int rc = pwd_port_get(pw, a->port, &p, err);
+	const char *net, *sock, *type;
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return cni_fail(err, PW_ERR_CHECK,
+				"podwired has no port \"%s\" for %s/%s; the attachment is broken, "
+				"delete the pod's network (DEL) and add it again",
+				a->port, a->containerid, a->ifname);
+	net = api_get_str(p, API_F_NETWORK, "");
+	sock = api_get_str(p, API_F_SOCKET, "");
+	type = api_get_str(p, API_F_TYPE, "");
+	snprintf(mac, 18, "%s", api_get_str(p, API_F_MAC, ""));
+	if (strcmp(net, c->network) != 0)
+		rc = cni_fail(err, PW_ERR_CHECK,
+			      "port \"%s\" is on podwired network \"%s\", the config says \"%s\"; "
+			      "re-add the pod's network to move it",
+			      a->port, net, c->network);
+	else if (strcmp(sock, a->socket) != 0 || strcmp(type, iftype_name(a->iftype)) != 0)
+		rc =
+		    cni_fail(err, PW_ERR_CHECK,
+			     "port \"%s\" is a %s port on %s, expected a %s port on %s; re-add the "
+			     "pod's network",
+			     a->port, type, sock, iftype_name(a->iftype), a->socket);
+	else
+		rc = 0;
+	cJSON_Delete(p);
+	return rc;
+}
+
+static int check_file(const char *path, const char *what, bool want_socket, struct cni_error *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return cni_fail(err, PW_ERR_CHECK,
+				"%s %s is missing; re-add the pod's network to recreate it", what,
+				path);
+	if (want_socket && !S_ISSOCK(st.st_mode))
+		return cni_fail(err, PW_ERR_CHECK, "%s %s is not a socket", what, path);
+	return 0;
+}
+
+/* prevResult must list our interface with the port's MAC. */
+static int check_prev(const struct netconf *c, const struct cni_env *env, const char *mac,
+		      struct cni_error *err)
+{
+	const cJSON *i;
+
+	cJSON_ArrayForEach (i, cJSON_GetObjectItemCaseSensitive(c->prev_result, "interfaces")) {
+		const char *m = api_get_str(i, "mac", NULL);
+
+		if (strcmp(api_get_str(i, "name", ""), env->ifname) != 0)
+			continue;
+		if (m != NULL && strcasecmp(m, mac) != 0)
+			return cni_fail(err, PW_ERR_CHECK,
+					"prevResult says interface %s has MAC %s, podwired's port "
+					"has %s; re-add the pod's network",
+					env->ifname, m, mac);
+		return 0;
+	}
+	return cni_fail(err, PW_ERR_CHECK,
+			"prevResult has no interface named %s; it is not the result of this "
+			"plugin's ADD",
+			env->ifname);
+}
+
+/* Each piece of the attachment, in the order they were made. */
+static int check_pieces(struct pw_client *pw, const struct netconf *c, const struct cni_env *env,
+			const struct attach *a, struct cni_error *err)
+{
+	char path[PATH_MAX + 32], mac[18] = "";
+
+	snprintf(path, sizeof(path), "%s/%s", a->dir, PODWIRE_JSON);
+	if (check_port(pw, c, a, mac, err) != 0 ||
+	    check_file(a->dir, "attachment directory", false, err) != 0 ||
+	    check_file(path, "the pod's", false, err) != 0)
+		return -1;
+	if (!a->pod_creates_socket &&
+	    check_file(a->socket, "socket (podwired creates it)", true, err) != 0)
+		return -1;
+	if (a->devinfo[0] != '\0' && check_file(a->devinfo, "device-info file", false, err) != 0)
+		return -1;
+	return check_prev(c, env, mac, err);
+}
+
+int cmd_check(const struct cni_call *call, struct cni_error *err)
+{
+	const struct netconf *c = call->conf;
+	const struct cni_env *env = call->env;
+	struct pw_client *pw = NULL;
+	struct attach a;
+	int lock, rc;
+
+	rc = record_find(c->data_dir, env->containerid, env->ifname, false, &a, &lock, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return cni_fail(err, PW_ERR_CHECK,
+				"no record of %s/%s in %s (\"dataDir\"); was it added with this "
+				"config? re-add the pod's network",
+				env->containerid, env->ifname, c->data_dir);
+	pw = pwd_connect(a.podwired, c->timeout_ms, err);
+	rc = pw == NULL ? -1 : check_pieces(pw, c, env, &a, err);
+	if (rc == 0 && c->ipam != NULL) {
+		struct ipam_call ic = {
+		    .type = c->ipam_type,
+		    .cni_path = env->path,
+		    .command = "CHECK",
+		    .containerid = env->containerid,
+		    .netns = env->netns,
+		    .ifname = env->ifname,
+		    .args = env->args,
+		    .config = call->raw,
+		    .config_len = call->raw_len,
+		    .cache_dir = c->data_dir,
+		};
+
+		rc = ipam_exec(&ic, NULL, err);
+	}
+	pw_client_close(pw);
+	attach_free(&a);
+	record_unlock(c->data_dir, a.slot, lock, false);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs of the podwire CNI plugin. Each runs once per process, gets
+ * the parsed environment and config plus the raw config (handed unchanged
+ * to the IPAM plugin), and returns 0 or -1 with err filled.
+ */
+#ifndef PODWIRE_CNI_H
+#define PODWIRE_CNI_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "client.h"
+#include "errors.h"
+#include "netconf.h"
+#include "record.h"
+
+struct cni_call {
+	const struct cni_env *env;
+	const struct netconf *conf;
+	const char *raw; /* the config as read from stdin */
+	size_t raw_len;
+};
+
+/* ADD: on success *result is the result shaped for the config's version. */
+int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err);
+int cmd_del(const struct cni_call *call, struct cni_error *err);
+int cmd_check(const struct cni_call *call, struct cni_error *err);
+int cmd_status(const struct cni_call *call, struct cni_error *err);
+int cmd_gc(const struct cni_call *call, struct cni_error *err);
+
+/*
+ * Undoes an attachment whose slot the caller holds: its podwired port
+ * (or a pending entry when podwired cannot be reached: pw NULL or
+ * failing), its files, then its IP (IPAM DEL with ipam_conf, a config
+ * text, when ipam_type is not ""), then its record. Returns 0, or -1 when
+ * IPAM DEL failed; the record then stays so that DEL can be retried.
+ */
+int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_client *pw,
+		    const char *ipam_type, const char *ipam_conf, size_t ipam_len,
+		    struct cni_error *err);
+
+#endif

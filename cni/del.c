@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DEL, and the teardown it shares with ADD's rollback and GC. DEL succeeds
+ * whatever is already gone: the pod, its netns, the port, podwired itself.
+ * What needs podwired and cannot have it now is left as a pending entry
+ * that the next verb reaching podwired completes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cni.h"
+#include "ipam.h"
+#include "podwired.h"
+
+int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_client *pw,
+		    const char *ipam_type, const char *ipam_conf, size_t ipam_len,
+		    struct cni_error *err)
+{
+	const char *data_dir = call->conf->data_dir;
+	struct cni_error perr;
+
+	if (pw == NULL || pwd_port_delete(pw, a->port, a->socket, &perr) != 0) {
+		/* Not fatal: the pod is gone and podwired drops the port later. */
+		if (pending_add(data_dir, a, &perr) != 0)
+			fprintf(stderr, "podwire: port %s stays in podwired: %s\n", a->port,
+				perr.msg);
+	}
+	if (a->devinfo[0] != '\0')
+		unlink(a->devinfo);
+	if (attach_dir_remove(a->dir) != 0)
+		fprintf(stderr, "podwire: %s holds files podwire did not make; left in place\n",
+			a->dir);
+	if (ipam_type != NULL && ipam_type[0] != '\0') {
+		struct ipam_call ic = {
+		    .type = ipam_type,
+		    .cni_path = call->env->path,
+		    .command = "DEL",
+		    .containerid = a->containerid,
+		    .netns = a->netns[0] ? a->netns : NULL,
+		    .ifname = a->ifname,
+		    .args = a->args,
+		    .config = ipam_conf,
+		    .config_len = ipam_len,
+		    .cache_dir = data_dir,
+		};
+
+		if (ipam_exec(&ic, NULL, err) != 0)
+			return -1;
+	}
+	record_remove(data_dir, a->slot);
+	return 0;
+}
+
+int cmd_del(const struct cni_call *call, struct cni_error *err)
+{
+	const struct netconf *c = call->conf;
+	const struct cni_env *env = call->env;
+	struct pw_client *pw = NULL;
+	struct cni_error ignored;
+	struct attach a;
+	int lock, found, rc = 0;
+
+	found = record_find(c->data_dir, env->containerid, env->ifname, false, &a, &lock, err);
+	if (found < 0)
+		return -1;
+	pw = pwd_connect(found ? a.podwired : c->podwired_socket, c->timeout_ms, &ignored);
+	if (pw != NULL)
+		pending_reconcile(c->data_dir, pw, found ? a.podwired : c->podwired_socket,
+				  found ? (int64_t)a.slot : -1);
+	if (found) {
+		char *text = NULL;
+		const char *type = c->ipam_type, *conf = call->raw;
+		size_t len = call->raw_len;
+
+		/* The spec hands IPAM DEL's own config; an ADD done with IPAM is
+		 * still released when DEL's config has lost it. */
+		if (c->ipam == NULL && a.ipam_type[0] != '\0' && a.conf != NULL) {
+			text = cJSON_PrintUnformatted(a.conf);
+			type = a.ipam_type;
+			conf = text;
+			len = text ? strlen(text) : 0;
+		} else if (c->ipam == NULL) {
+			type = "";
+		}
+		rc = attach_teardown(call, &a, pw, type, conf, len, err);
+		cJSON_Delete(a.conf);
+		free(text);
+		record_unlock(c->data_dir, a.slot, lock, rc == 0);
+	} else if (c->ipam != NULL) {
+		/* No record (never added, or deleted already): IPAM DEL is
+		 * idempotent, and releases an address an interrupted ADD took. */
+		struct ipam_call ic = {
+		    .type = c->ipam_type,
+		    .cni_path = env->path,
+		    .command = "DEL",
+		    .containerid = env->containerid,
+		    .netns = env->netns,
+		    .ifname = env->ifname,
+		    .args = env->args,
+		    .config = call->raw,
+		    .config_len = call->raw_len,
+		    .cache_dir = c->data_dir,
+		};
+
+		rc = ipam_exec(&ic, NULL, err);
+	}
+	if (c->devinfo_file[0] != '\0')
+		unlink(c->devinfo_file);
+	pw_client_close(pw);
+	return rc;
+}

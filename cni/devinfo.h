@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a pod's DPDK app is told about its interface: the device-info file
+ * (NPWG Device Information Specification 1.1.0) and podwire.json in the
+ * attachment directory, both with the paths the pod sees, and the EAL
+ * --vdev argument derived from them (shared with podwire-vdev).
+ */
+#ifndef PODWIRE_CNI_DEVINFO_H
+#define PODWIRE_CNI_DEVINFO_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "errors.h"
+#include "record.h"
+
+#define DEVINFO_VERSION "1.1.0"
+
+/* {"type":"vhost-user","version":"1.1.0","vhost-user":{"mode":..,"path":..}}
+ * or the memif equivalent, for a's pod-side socket. */
+cJSON *devinfo_build(const struct attach *a);
+
+/*
+ * The EAL --vdev value for a device-info object: net_virtio_user<index> or
+ * net_memif<index> with the socket, the pod's side and mac (may be NULL or
+ * ""). Returns 0, or -1 with a message in msg when info is not a
+ * vhost-user or memif device-info object.
+ */
+int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *buf, size_t len,
+		 char *msg, size_t msglen);
+
+/* podwire.json: the attachment as the pod should use it. result is the
+ * internal (1.1.0-shaped) result, for IPs, routes and DNS. */
+cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, const cJSON *result);
+
+/* Writes the device-info file, creating its directory. */
+int devinfo_write(const char *path, const cJSON *info, struct cni_error *err);
+
+#endif

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GC: everything of this network that is not a valid attachment goes:
+ * records (with their ports, files and IPs), podwire ports that no record
+ * owns, and directories in socketDir that nothing owns. STATUS: podwired
+ * answers and is ready.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cni.h"
+#include "files.h"
+#include "ipam.h"
+#include "podwired.h"
+
+struct gc {
+	const struct cni_call *call;
+	struct pw_client *pw;
+	struct cni_error first; /* the first failure; GC goes on after one */
+	bool failed;
+};
+
+static void gc_failed(struct gc *g, const struct cni_error *err)
+{
+	if (!g->failed)
+		g->first = *err;
+	g->failed = true;
+}
+
+static bool is_valid(const cJSON *valid, const struct attach *a)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach (v, valid)
+		if (strcmp(api_get_str(v, "containerID", ""), a->containerid) == 0 &&
+		    strcmp(api_get_str(v, "ifname", ""), a->ifname) == 0)
+			return true;
+	return false;
+}
+
+static int gc_record(uint32_t slot, void *arg)
+{
+	struct gc *g = arg;
+	const struct netconf *c = g->call->conf;
+	struct cni_error err;
+	struct attach a;
+	int lock = record_lock(c->data_dir, slot, false, &err), rc, gone = 0;
+
+	if (lock < 0) {
+		gc_failed(g, &err);
+		return 0;
+	}
+	rc = record_read(c->data_dir, slot, &a, &err);
+	if (rc < 0)
+		gc_failed(g, &err);
+	if (rc == 0)
+		gone = 1;
+	if (rc == 1 && strcmp(a.cni_name, c->name) == 0 && !is_valid(c->valid_attachments, &a)) {
+		char *text = a.conf ? cJSON_PrintUnformatted(a.conf) : NULL;
+
+		if (attach_teardown(g->call, &a, g->pw, text ? a.ipam_type : "", text,
+				    text ? strlen(text) : 0, &err) == 0)
+			gone = 1;
+		else
+			gc_failed(g, &err);
+		free(text);
+	}
+	if (rc == 1)
+		attach_free(&a);
+	record_unlock(c->data_dir, slot, lock, gone);
+	return 0;
+}
+
+/* Ports named and placed like ours that no record owns. */
+static void gc_ports(struct gc *g)
+{
+	const struct netconf *c = g->call->conf;
+	size_t dlen = strlen(c->socket_dir);
+	struct cni_error err;
+	cJSON *res = NULL;
+	const cJSON *p;
+
+	if (pwd_call(g->pw, "port.list", NULL, &res, NULL, &err) != 0) {
+		gc_failed(g, &err);
+		return;
+	}
+	cJSON_ArrayForEach (p, cJSON_GetObjectItemCaseSensitive(res, "ports")) {
+		const char *name = api_get_str(p, API_F_NAME, "");
+		const char *sock = api_get_str(p, API_F_SOCKET, "");
+		int64_t slot = port_name_slot(name);
+		struct attach a;
+		int lock, rc;
+
+		if (slot < 0 || strncmp(sock, c->socket_dir, dlen) != 0 || sock[dlen] != '/')
+			continue;
+		/* A slot in use by a running verb is its business. */
+		lock = record_lock(c->data_dir, (uint32_t)slot, true, &err);
+		if (lock < 0)
+			continue;
+		rc = record_read(c->data_dir, (uint32_t)slot, &a, &err);
+		if (rc == 1) {
+			rc = strcmp(a.port, name) == 0 ? 1 : 0;
+			attach_free(&a);
+		}
+		if (rc == 0) {
+			char dir[PATH_MAX], *slash;
+
+			if (pwd_port_delete(g->pw, name, sock, &err) != 0)
+				gc_failed(g, &err);
+			snprintf(dir, sizeof(dir), "%s", sock);
+			slash = strrchr(dir, '/');
+			if (slash != NULL)
+				*slash = '\0';
+			if (!record_exists(c->data_dir, (uint32_t)slot))
+				attach_dir_remove(dir);
+		}
+		record_unlock(c->data_dir, (uint32_t)slot, lock,
+			      !record_exists(c->data_dir, (uint32_t)slot));
+	}
+	cJSON_Delete(res);
+}
+
+/* Attachment directories without a record, of this network or empty. */
+static void gc_dirs(struct gc *g)
+{
+	const struct netconf *c = g->call->conf;
+	DIR *d = opendir(c->socket_dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char dir[PATH_MAX], path[PATH_MAX + 32], *end;
+		unsigned long slot = strtoul(e->d_name, &end, 16);
+		struct cni_error err;
+		cJSON *pj = NULL;
+		int lock;
+
+		if (strlen(e->d_name) != 8 || *end != '\0')
+			continue;
+		lock = record_lock(c->data_dir, (uint32_t)slot, true, &err);
+		if (lock < 0)
+			continue;
+		if (!record_exists(c->data_dir, (uint32_t)slot)) {
+			snprintf(dir, sizeof(dir), "%s/%s", c->socket_dir, e->d_name);
+			snprintf(path, sizeof(path), "%s/" PODWIRE_JSON, dir);
+			if (file_read_json(path, &pj) != 0 ||
+			    strcmp(api_get_str(pj, "cniNetwork", ""), c->name) == 0)
+				attach_dir_remove(dir);
+			cJSON_Delete(pj);
+		}
+		record_unlock(c->data_dir, (uint32_t)slot, lock,
+			      !record_exists(c->data_dir, (uint32_t)slot));
+	}
+	closedir(d);
+}
+
+int cmd_gc(const struct cni_call *call, struct cni_error *err)
+{
+	const struct netconf *c = call->conf;
+	struct gc g = {.call = call};
+	struct cni_error perr;
+
+	g.pw = pwd_connect(c->podwired_socket, c->timeout_ms, &perr);
+	if (g.pw != NULL)
+		pending_reconcile(c->data_dir, g.pw, c->podwired_socket, -1);
+	record_each(c->data_dir, gc_record, &g);
+	/* Without podwired, ports and their directories wait for the next GC. */
+	if (g.pw != NULL) {
+		gc_ports(&g);
+		gc_dirs(&g);
+	}
+	if (c->ipam != NULL && ipam_supports(c->ipam_type, call->env->path, "1.1.0")) {
+		struct ipam_call ic = {.type = c->ipam_type,
+				       .cni_path = call->env->path,
+				       .command = "GC",
+				       .config = call->raw,
+				       .config_len = call->raw_len,
+				       .cache_dir = c->data_dir};
+		struct cni_error ierr;
+
+		if (ipam_exec(&ic, NULL, &ierr) != 0)
+			gc_failed(&g, &ierr);
+	}
+	pw_client_close(g.pw);
+	if (g.failed) {
+		*err = g.first;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_status(const struct cni_call *call, struct cni_error *err)
+{
+	const struct netconf *c = call->conf;
+	struct pw_client *pw = pwd_connect(c->podwired_socket, c->timeout_ms, err);
+	char why[sizeof(err->msg)];
+	cJSON *info = NULL;
+	int rc;
+
+	if (pw == NULL) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return cni_fail(err, CNI_ERR_UNAVAILABLE, "podwired is not reachable: %.1900s",
+				why);
+	}
+	rc = pwd_call(pw, "system.info", NULL, &info, NULL, err);
+	pw_client_close(pw);
+	if (rc != 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return cni_fail(err, CNI_ERR_UNAVAILABLE, "podwired does not answer: %.1900s", why);
+	}
+	rc = api_get_bool(info, "ready", false);
+	cJSON_Delete(info);
+	if (!rc)
+		return cni_fail(err, CNI_ERR_UNAVAILABLE,
+				"podwired at %s is not ready (starting or stopping); wait for it",
+				c->podwired_socket);
+	if (c->ipam != NULL) {
+		char path[PATH_MAX];
+
+		if (ipam_find(c->ipam_type, call->env->path, path, sizeof(path), err) != 0) {
+			err->code = CNI_ERR_UNAVAILABLE;
+			return -1;
+		}
+		if (ipam_supports(c->ipam_type, call->env->path, "1.1.0")) {
+			struct ipam_call ic = {.type = c->ipam_type,
+					       .cni_path = call->env->path,
+					       .command = "STATUS",
+					       .config = call->raw,
+					       .config_len = call->raw_len,
+					       .cache_dir = c->data_dir};
+
+			if (ipam_exec(&ic, NULL, err) != 0) {
+				err->code = CNI_ERR_UNAVAILABLE;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CNI environment and the network configuration. Everything is checked
+ * here, before the plugin touches podwired, IPAM or a file, so that a bad
+ * config changes nothing; each message names the field and the fix.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netconf.h"
+#include "result.h"
+#include "validate.h"
+
+static const struct {
+	const char *name;
+	enum cni_cmd cmd;
+	bool needs_container; /* CNI_CONTAINERID and CNI_IFNAME */
+	bool needs_netns;
+	bool needs_path;
+} commands[] = {
+    {"ADD", CMD_ADD, true, true, true},	    {"DEL", CMD_DEL, true, false, true},
+    {"CHECK", CMD_CHECK, true, true, true}, {"STATUS", CMD_STATUS, false, false, true},
+    {"GC", CMD_GC, false, false, true},	    {"VERSION", CMD_VERSION, false, false, false},
+};
+
+static const char *env_get(char *const envp[], const char *key)
+{
+	size_t n = strlen(key);
+
+	for (int i = 0; envp != NULL && envp[i] != NULL; i++)
+		if (strncmp(envp[i], key, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+static int need_env(const char *val, const char *key, const char *cmd, const char *what,
+		    struct cni_error *err)
+{
+	if (val != NULL && val[0] != '\0')
+		return 0;
+	return cni_fail(err, CNI_ERR_ENV, "%s is %s; the runtime must set it for %s (%s)", key,
+			val ? "empty" : "not set", cmd, what);
+}
+
+static int check_containerid(const char *id, struct cni_error *err)
+{
+	size_t n = strlen(id);
+
+	if (n > CNI_CONTAINERID_MAX)
+		return cni_fail(err, CNI_ERR_ENV, "CNI_CONTAINERID is %zu bytes, the limit is %d",
+				n, CNI_CONTAINERID_MAX);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)id[i];
+
+		if (isalnum(c) || (i > 0 && (c == '_' || c == '.' || c == '-')))
+			continue;
+		return cni_fail(
+		    err, CNI_ERR_ENV,
+		    "CNI_CONTAINERID \"%s\" has '%c' at offset %zu; a container id starts "
+		    "with a letter or digit, followed by letters, digits, '_', '.' or '-'",
+		    id, c, i);
+	}
+	return 0;
+}
+
+static int check_ifname(const char *name, struct cni_error *err)
+{
+	size_t n = strlen(name);
+
+	if (n > CNI_IFNAME_MAX)
+		return cni_fail(err, CNI_ERR_ENV,
+				"CNI_IFNAME \"%s\" is %zu bytes, the limit is %d; pick a shorter "
+				"interface name",
+				name, n, CNI_IFNAME_MAX);
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return cni_fail(err, CNI_ERR_ENV, "CNI_IFNAME \"%s\" is not an interface name",
+				name);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == '/' || c == ':' || isspace(c) || !isprint(c))
+			return cni_fail(err, CNI_ERR_ENV,
+					"CNI_IFNAME \"%s\" has a '/', ':', space or control "
+					"character at offset %zu; use a Linux interface name such "
+					"as net1",
+					name, i);
+	}
+	return 0;
+}
+
+/* MAC= of CNI_ARGS ("K=V;K=V"); other keys belong to other plugins. */
+static int parse_args(struct cni_env *env, struct cni_error *err)
+{
+	const char *p = env->args;
+	uint8_t mac[6];
+	char msg[512];
+
+	env->args_mac[0] = '\0';
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n > 4 && strncmp(p, "MAC=", 4) == 0) {
+			char val[64];
+
+			snprintf(val, sizeof(val), "%.*s", (int)(n - 4 < 63 ? n - 4 : 63), p + 4);
+			if (validate_mac("CNI_ARGS MAC", val, mac, msg, sizeof(msg)) != 0)
+				return cni_fail(err, CNI_ERR_ENV, "%s", msg);
+			format_mac(mac, env->args_mac);
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+int cni_env_parse(char *const envp[], struct cni_env *env, struct cni_error *err)
+{
+	const char *cmd = env_get(envp, "CNI_COMMAND");
+	size_t i;
+
+	memset(env, 0, sizeof(*env));
+	if (cmd == NULL || cmd[0] == '\0')
+		return cni_fail(err, CNI_ERR_ENV,
+				"CNI_COMMAND is not set; this is a CNI plugin, run by a container "
+				"runtime with CNI_COMMAND=ADD, DEL, CHECK, STATUS, GC or VERSION");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, cmd) == 0)
+			break;
+	if (i == sizeof(commands) / sizeof(commands[0]))
+		return cni_fail(
+		    err, CNI_ERR_ENV,
+		    "CNI_COMMAND \"%s\" is not known; use ADD, DEL, CHECK, STATUS, GC or "
+		    "VERSION",
+		    cmd);
+	env->cmd = commands[i].cmd;
+	env->command = commands[i].name;
+	env->containerid = env_get(envp, "CNI_CONTAINERID");
+	env->netns = env_get(envp, "CNI_NETNS");
+	env->ifname = env_get(envp, "CNI_IFNAME");
+	env->args = env_get(envp, "CNI_ARGS");
+	env->path = env_get(envp, "CNI_PATH");
+
+	if (commands[i].needs_container &&
+	    (need_env(env->containerid, "CNI_CONTAINERID", cmd, "the container's id", err) != 0 ||
+	     check_containerid(env->containerid, err) != 0))
+		return -1;
+	if (commands[i].needs_netns &&
+	    need_env(env->netns, "CNI_NETNS", cmd, "the path of the pod's network namespace",
+		     err) != 0)
+		return -1;
+	if (commands[i].needs_container &&
+	    (need_env(env->ifname, "CNI_IFNAME", cmd, "the interface name in the pod, e.g. net1",
+		      err) != 0 ||
+	     check_ifname(env->ifname, err) != 0))
+		return -1;
+	if (commands[i].needs_path &&
+	    need_env(env->path, "CNI_PATH", cmd, "the directories holding CNI plugins", err) != 0)
+		return -1;
+	return parse_args(env, err);
+}
+
+/* ---- config fields ------------------------------------------------------ */
+
+static const cJSON *field(const cJSON *obj, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, name);
+}
+
+/* A string field: 1 when present, 0 when absent (or null), -1 on a type error. */
+static int get_str(const cJSON *obj, const char *where, const char *name, const char **out,
+		   const char *help, struct cni_error *err)
+{
+	const cJSON *v = field(obj, name);
+
+	*out = NULL;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return cni_fail(err, CNI_ERR_CONFIG, "%s\"%s\" must be a string (%s)", where, name,
+				help);
+	*out = v->valuestring;
+	return 1;
+}
+
+static int get_int(const cJSON *obj, const char *name, long *out, const char *help,
+		   struct cni_error *err)
+{
+	const cJSON *v = field(obj, name);
+
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble)
+		return cni_fail(err, CNI_ERR_CONFIG, "\"%s\" must be an integer (%s)", name, help);
+	*out = (long)v->valuedouble;
+	return 1;
+}
+
+/* An absolute directory without "..", copied without trailing slashes. */
+static int get_dir(const cJSON *obj, const char *name, const char *dflt, char *out, size_t max,
+		   const char *why, struct cni_error *err)
+{
+	const char *v;
+	size_t n;
+	int rc = get_str(obj, "", name, &v, "an absolute directory path", err);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		v = dflt;
+	n = strlen(v);
+	while (n > 1 && v[n - 1] == '/')
+		n--;
+	if (v[0] != '/')
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"%s\" is \"%s\", a relative path; give an absolute directory",
+				name, v);
+	if (n == 1)
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"%s\" is \"/\"; give a directory of its own, such as %s", name,
+				dflt);
+	if (strstr(v, "/../") != NULL || (n >= 3 && strncmp(v + n - 3, "/..", 3) == 0))
+		return cni_fail(err, CNI_ERR_CONFIG, "\"%s\" is \"%s\"; give a path without \"..\"",
+				name, v);
+	if (n >= max)
+		return cni_fail(err, CNI_ERR_CONFIG, "\"%s\" is %zu bytes, the limit is %zu%s",
+				name, n, max - 1, why);
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static const char *const socket_dir_why =
+    ": each pod's socket is <dir>/<8 hex digits>/vhost.sock and a unix socket path holds "
+    "at most 107 bytes; use a shorter directory";
+
+static int parse_mac(const char *where, const char *text, char out[18], struct cni_error *err)
+{
+	uint8_t mac[6];
+	char msg[512];
+
+	if (validate_mac(where, text, mac, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
+	format_mac(mac, out);
+	return 0;
+}
+
+static int parse_group(const cJSON *root, gid_t *gid, struct cni_error *err)
+{
+	const cJSON *v = field(root, "socketGroup");
+	struct group grp, *res = NULL;
+	char buf[4096];
+	int rc;
+
+	*gid = 0;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsNumber(v)) {
+		if (v->valuedouble < 0 || v->valuedouble > 4294967294.0 ||
+		    v->valuedouble != (double)(long)v->valuedouble)
+			return cni_fail(
+			    err, CNI_ERR_CONFIG,
+			    "\"socketGroup\" %g is not a group id; give a group name or "
+			    "a number 0-4294967294",
+			    v->valuedouble);
+		*gid = (gid_t)v->valuedouble;
+		return 0;
+	}
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		return cni_fail(
+		    err, CNI_ERR_CONFIG,
+		    "\"socketGroup\" must be a group name or id (the group that may use "
+		    "the pods' socket directories)");
+	rc = getgrnam_r(v->valuestring, &grp, buf, sizeof(buf), &res);
+	if (res == NULL)
+		return cni_fail(
+		    err, CNI_ERR_CONFIG,
+		    "\"socketGroup\": group \"%s\" does not exist on this node%s%s; create "
+		    "it (groupadd %s) or name another",
+		    v->valuestring, rc ? ": " : "", rc ? strerror(rc) : "", v->valuestring);
+	*gid = res->gr_gid;
+	return 0;
+}
+
+static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const char *type, *mode;
+	long mtu = API_MTU_DEFAULT;
+	char msg[512];
+
+	if (get_str(root, "", "iftype", &type, "\"vhost-user\" or \"memif\"", err) < 0)
+		return -1;
+	if (type == NULL || strcmp(type, API_PORT_VHOST) == 0)
+		c->iftype = IFTYPE_VHOST;
+	else if (strcmp(type, API_PORT_MEMIF) == 0)
+		c->iftype = IFTYPE_MEMIF;
+	else
+		return cni_fail(
+		    err, CNI_ERR_CONFIG,
+		    "\"iftype\" is \"%s\"; use \"vhost-user\" (for a virtio-user app) or "
+		    "\"memif\"",
+		    type);
+
+	if (get_str(root, "", "mode", &mode, "the pod's side of the socket", err) < 0)
+		return -1;
+	if (c->iftype == IFTYPE_VHOST) {
+		if (mode == NULL || strcmp(mode, "client") == 0)
+			c->pod_creates_socket = false;
+		else if (strcmp(mode, "server") == 0)
+			c->pod_creates_socket = true;
+		else
+			return cni_fail(
+			    err, CNI_ERR_CONFIG,
+			    "\"mode\" is \"%s\", not a vhost-user mode; use \"client\" "
+			    "(podwired creates the socket, the pod connects; the default) "
+			    "or \"server\" (the pod creates it)",
+			    mode);
+		snprintf(c->mode, sizeof(c->mode), "%s",
+			 c->pod_creates_socket ? "server" : "client");
+	} else {
+		if (mode == NULL || strcmp(mode, "slave") == 0)
+			c->pod_creates_socket = false;
+		else if (strcmp(mode, "master") == 0)
+			c->pod_creates_socket = true;
+		else
+			return cni_fail(
+			    err, CNI_ERR_CONFIG,
+			    "\"mode\" is \"%s\", not a memif role; use \"slave\" (podwired "
+			    "creates the socket, the pod connects; the default) or "
+			    "\"master\" (the pod creates it)",
+			    mode);
+		snprintf(c->mode, sizeof(c->mode), "%s",
+			 c->pod_creates_socket ? "master" : "slave");
+	}
+
+	if (get_int(root, "mtu", &mtu, "68-9000", err) < 0)
+		return -1;
+	if (validate_mtu("\"mtu\"", mtu, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
+	c->mtu = mtu;
+	return 0;
+}
+
+static int parse_network(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const char *net;
+	char msg[512];
+	long vlan = -1;
+
+	if (get_str(root, "", "network", &net, "a podwired network name", err) < 0)
+		return -1;
+	if (net == NULL) {
+		if (validate_name("network", c->name, msg, sizeof(msg)) != 0)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"network\" is not set and the CNI network name \"%s\" is "
+					"not a podwired network name; set \"network\" to 1-%d "
+					"characters of [A-Za-z0-9._-]",
+					c->name, API_NAME_MAX);
+		net = c->name;
+	} else if (validate_name("network", net, msg, sizeof(msg)) != 0) {
+		return cni_fail(err, CNI_ERR_CONFIG, "\"network\": %s", msg);
+	}
+	snprintf(c->network, sizeof(c->network), "%.*s", API_NAME_MAX, net);
+	if (get_int(root, "vlan", &vlan, "a VLAN id 1-4094, or 0 for none", err) < 0)
+		return -1;
+	if (vlan != -1 && validate_vlan("\"vlan\"", vlan, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
+	c->vlan = vlan;
+	return 0;
+}
+
+static int parse_paths(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const char *sock;
+	char msg[512];
+
+	if (get_dir(root, "socketDir", CNI_DEFAULT_SOCKET_DIR, c->socket_dir, sizeof(c->socket_dir),
+		    socket_dir_why, err) != 0)
+		return -1;
+	if (get_dir(root, "podSocketDir", c->socket_dir, c->pod_socket_dir,
+		    sizeof(c->pod_socket_dir), socket_dir_why, err) != 0)
+		return -1;
+	if (get_dir(root, "dataDir", CNI_DEFAULT_DATA_DIR, c->data_dir, sizeof(c->data_dir) - 64,
+		    "", err) != 0)
+		return -1;
+	if (get_str(root, "", "podwiredSocket", &sock, "the path of podwired's API socket", err) <
+	    0)
+		return -1;
+	if (sock == NULL)
+		sock = PODWIRE_DEFAULT_SOCKET;
+	if (validate_socket_path_shape("\"podwiredSocket\"", sock, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
+	snprintf(c->podwired_socket, sizeof(c->podwired_socket), "%s", sock);
+	return parse_group(root, &c->socket_gid, err);
+}
+
+static int parse_ipam(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const cJSON *ipam = field(root, "ipam");
+	const char *type;
+
+	c->ipam = NULL;
+	if (ipam == NULL || cJSON_IsNull(ipam))
+		return 0;
+	if (!cJSON_IsObject(ipam))
+		return cni_fail(
+		    err, CNI_ERR_CONFIG,
+		    "\"ipam\" must be an object such as {\"type\": \"host-local\", ...}");
+	if (ipam->child == NULL)
+		return 0; /* "ipam": {} means layer 2 only, as in other plugins */
+	if (get_str(ipam, "ipam.", "type", &type, "the IPAM plugin's name", err) < 0)
+		return -1;
+	if (type == NULL || type[0] == '\0')
+		return cni_fail(
+		    err, CNI_ERR_CONFIG,
+		    "\"ipam\" has no \"type\"; name the IPAM plugin, e.g. \"host-local\", "
+		    "or leave \"ipam\" out for layer 2 only");
+	if (strchr(type, '/') != NULL || strcmp(type, ".") == 0 || strcmp(type, "..") == 0 ||
+	    strlen(type) >= sizeof(c->ipam_type))
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"ipam.type\" is \"%s\"; give the plain name of a plugin in "
+				"CNI_PATH, e.g. \"host-local\"",
+				type);
+	snprintf(c->ipam_type, sizeof(c->ipam_type), "%s", type);
+	c->ipam = ipam;
+	return 0;
+}
+
+static int parse_runtime(const cJSON *root, const struct cni_env *env, struct netconf *c,
+			 struct cni_error *err)
+{
+	const cJSON *rc = field(root, "runtimeConfig");
+	const char *mac, *file;
+
+	if (get_str(root, "", "mac", &mac, "a unicast MAC such as 02:00:00:00:00:01", err) < 0)
+		return -1;
+	if (mac != NULL && parse_mac("\"mac\"", mac, c->mac, err) != 0)
+		return -1;
+	if (env->args_mac[0] != '\0')
+		snprintf(c->mac, sizeof(c->mac), "%s", env->args_mac);
+	if (rc == NULL || cJSON_IsNull(rc))
+		return 0;
+	if (!cJSON_IsObject(rc))
+		return cni_fail(err, CNI_ERR_CONFIG, "\"runtimeConfig\" must be an object");
+	if (get_str(rc, "runtimeConfig.", "mac", &mac, "a unicast MAC", err) < 0)
+		return -1;
+	if (mac != NULL && parse_mac("runtimeConfig \"mac\"", mac, c->mac, err) != 0)
+		return -1;
+	if (get_str(rc, "runtimeConfig.", "CNIDeviceInfoFile", &file,
+		    "the absolute path of the device-info file to write", err) < 0)
+		return -1;
+	if (file != NULL) {
+		size_t n = strlen(file);
+
+		if (file[0] != '/' || n < 2 || file[n - 1] == '/' || strstr(file, "/../") != NULL)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"runtimeConfig \"CNIDeviceInfoFile\" is \"%s\"; it must be "
+					"an absolute file path without \"..\"",
+					file);
+		if (n >= sizeof(c->devinfo_file) - 16)
+			return cni_fail(
+			    err, CNI_ERR_CONFIG,
+			    "runtimeConfig \"CNIDeviceInfoFile\" is %zu bytes, the limit "
+			    "is %zu",
+			    n, sizeof(c->devinfo_file) - 17);
+		snprintf(c->devinfo_file, sizeof(c->devinfo_file), "%s", file);
+	}
+	return 0;
+}
+
+static int parse_gc(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const cJSON *v = field(root, "cni.dev/valid-attachments"), *a;
+
+	/* The 1.1.0 text named it cni.dev/attachments; runtimes send both. */
+	if (v == NULL)
+		v = field(root, "cni.dev/attachments");
+	if (v == NULL)
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"GC needs \"cni.dev/valid-attachments\", the list of attachments "
+				"to keep; without it nothing can be told stale");
+	if (!cJSON_IsArray(v))
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"cni.dev/valid-attachments\" must be an array of "
+				"{\"containerID\": ..., \"ifname\": ...}");
+	cJSON_ArrayForEach (a, v) {
+		if (!cJSON_IsString(field(a, "containerID")) || !cJSON_IsString(field(a, "ifname")))
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"every entry of \"cni.dev/valid-attachments\" needs string "
+					"\"containerID\" and \"ifname\"");
+	}
+	c->valid_attachments = v;
+	return 0;
+}
+
+static int parse_root(const struct cni_env *env, struct netconf *c, struct cni_error *err)
+{
+	const cJSON *root = c->root;
+	const char *v, *name;
+
+	if (get_str(root, "", "cniVersion", &v, "a CNI spec version such as \"1.1.0\"", err) < 0)
+		return -1;
+	if (v == NULL)
+		return cni_fail(err, CNI_ERR_VERSION,
+				"\"cniVersion\" is missing; set it to one of 0.3.0, 0.3.1, 0.4.0, "
+				"1.0.0, 1.1.0");
+	if (!cni_version_supported(v))
+		return cni_fail(err, CNI_ERR_VERSION,
+				"\"cniVersion\" \"%s\" is not supported; use one of 0.3.0, 0.3.1, "
+				"0.4.0, 1.0.0, 1.1.0",
+				v);
+	snprintf(c->cni_version, sizeof(c->cni_version), "%s", v);
+	if (env->cmd == CMD_CHECK && cni_version_cmp(v, "0.4.0") < 0)
+		return cni_fail(err, CNI_ERR_VERSION,
+				"CHECK needs cniVersion 0.4.0 or later, the config says %s", v);
+	if ((env->cmd == CMD_GC || env->cmd == CMD_STATUS) && cni_version_cmp(v, "1.1.0") < 0)
+		return cni_fail(err, CNI_ERR_VERSION,
+				"%s needs cniVersion 1.1.0 or later, the config says %s",
+				env->command, v);
+
+	if (get_str(root, "", "name", &name, "the network's name", err) < 0)
+		return -1;
+	if (name == NULL || name[0] == '\0')
+		return cni_fail(err, CNI_ERR_CONFIG, "\"name\" is missing; name the network");
+	if (strlen(name) >= sizeof(c->name))
+		return cni_fail(err, CNI_ERR_CONFIG, "\"name\" is %zu bytes, the limit is %zu",
+				strlen(name), sizeof(c->name) - 1);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	return 0;
+}
+
+int netconf_parse(const char *text, size_t len, const struct cni_env *env, struct netconf *c,
+		  struct cni_error *err)
+{
+	const cJSON *prev;
+
+	memset(c, 0, sizeof(*c));
+	c->vlan = -1;
+	c->root = cJSON_ParseWithLength(text, len);
+	if (c->root == NULL) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t off = at != NULL && at >= text && at <= text + len ? (size_t)(at - text) : 0;
+
+		return cni_fail(err, CNI_ERR_DECODE,
+				"the network config on stdin is not valid JSON (error near byte "
+				"%zu of %zu); check the network's config file or "
+				"NetworkAttachmentDefinition",
+				off, len);
+	}
+	if (!cJSON_IsObject(c->root)) {
+		netconf_free(c);
+		return cni_fail(err, CNI_ERR_DECODE,
+				"the network config on stdin must be a JSON object");
+	}
+	if (parse_root(env, c, err) != 0 || parse_network(c->root, c, err) != 0 ||
+	    parse_iface(c->root, c, err) != 0 || parse_paths(c->root, c, err) != 0 ||
+	    parse_ipam(c->root, c, err) != 0 || parse_runtime(c->root, env, c, err) != 0 ||
+	    (env->cmd == CMD_GC && parse_gc(c->root, c, err) != 0))
+		goto fail;
+	c->timeout_ms = 10000;
+	prev = field(c->root, "prevResult");
+	if (prev != NULL && !cJSON_IsNull(prev)) {
+		if (!cJSON_IsObject(prev)) {
+			cni_fail(err, CNI_ERR_CONFIG, "\"prevResult\" must be an object");
+			goto fail;
+		}
+		c->prev_result = prev;
+	}
+	if (env->cmd == CMD_CHECK && c->prev_result == NULL) {
+		cni_fail(err, CNI_ERR_CONFIG,
+			 "CHECK needs \"prevResult\", the result of the ADD being checked");
+		goto fail;
+	}
+	return 0;
+fail:
+	netconf_free(c);
+	return -1;
+}
+
+void netconf_free(struct netconf *c)
+{
+	if (c == NULL)
+		return;
+	cJSON_Delete(c->root);
+	c->root = NULL;
+}
+
+const char *netconf_peek_version(const char *text, size_t len, char *buf, size_t buflen)
+{
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "cniVersion"));
+
+	snprintf(buf, buflen, "%s", v != NULL && cni_version_supported(v) ? v : CNI_VERSION_LATEST);
+	cJSON_Delete(root);
+	return buf;
+}
+
+const char *iftype_name(enum cni_iftype t)
+{
+	return t == IFTYPE_MEMIF ? API_PORT_MEMIF : API_PORT_VHOST;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the runtime hands the plugin: the CNI_* environment and the network
+ * configuration on stdin, parsed and validated in full before anything is
+ * changed on the node.
+ */
+#ifndef PODWIRE_CNI_NETCONF_H
+#define PODWIRE_CNI_NETCONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "api.h"
+#include "errors.h"
+
+#define CNI_DEFAULT_SOCKET_DIR "/run/podwire/pods"
+#define CNI_DEFAULT_DATA_DIR   "/var/lib/cni/podwire"
+#define CNI_IFNAME_MAX	       15
+#define CNI_CONTAINERID_MAX    256
+/* Each attachment gets socketDir/<8 hex digits>/<socket name>; both socket
+ * names are this long, so the directory may use what is left of sun_path. */
+#define CNI_SOCKET_NAME_LEN 10 /* "vhost.sock", "memif.sock" */
+#define CNI_SOCKET_DIR_MAX  (API_SOCKET_PATH_MAX - 1 - 8 - 1 - CNI_SOCKET_NAME_LEN)
+
+enum cni_cmd { CMD_ADD, CMD_DEL, CMD_CHECK, CMD_STATUS, CMD_GC, CMD_VERSION };
+
+enum cni_iftype { IFTYPE_VHOST, IFTYPE_MEMIF };
+
+struct cni_env {
+	enum cni_cmd cmd;
+	const char *command;
+	const char *containerid; /* NULL when not given */
+	const char *netns;
+	const char *ifname;
+	const char *args;
+	const char *path;
+	char args_mac[18]; /* MAC= of CNI_ARGS, "" when absent */
+};
+
+struct netconf {
+	cJSON *root; /* the whole parsed config; owned */
+	char cni_version[16];
+	char name[256];			/* the CNI network name */
+	char network[API_NAME_MAX + 1]; /* podwired network */
+	long vlan;			/* -1: not given */
+	enum cni_iftype iftype;
+	/* mode (vhost-user) or role (memif) in device-info terms: the pod's
+	 * side. vhost-user "client" / memif "slave": podwired creates the socket. */
+	char mode[8];
+	bool pod_creates_socket;
+	long mtu;
+	char mac[18]; /* "" when podwired should pick one */
+	char socket_dir[CNI_SOCKET_DIR_MAX + 1];
+	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
+	char podwired_socket[API_SOCKET_PATH_MAX + 1];
+	char data_dir[PATH_MAX];
+	gid_t socket_gid;
+	int timeout_ms;
+	const cJSON *ipam; /* NULL: no IPAM (layer 2 only) */
+	char ipam_type[256];
+	char devinfo_file[PATH_MAX];	/* runtimeConfig.CNIDeviceInfoFile, or "" */
+	const cJSON *prev_result;	/* NULL when absent */
+	const cJSON *valid_attachments; /* GC: array of {containerID, ifname} */
+};
+
+/*
+ * Reads the CNI_* variables from envp (NULL-terminated "K=V" strings) and
+ * checks that those the command needs are there and well-formed. The
+ * strings point into envp.
+ */
+int cni_env_parse(char *const envp[], struct cni_env *env, struct cni_error *err);
+
+/*
+ * Parses and validates the config (text of len bytes) for the command in
+ * env. On success conf->root owns the parsed document (free with
+ * netconf_free). Every message names the field and the fix.
+ */
+int netconf_parse(const char *text, size_t len, const struct cni_env *env, struct netconf *conf,
+		  struct cni_error *err);
+void netconf_free(struct netconf *conf);
+
+/* Just the cniVersion of a config, for error objects of configs that fail
+ * to parse further; "1.1.0" when it cannot be had. */
+const char *netconf_peek_version(const char *text, size_t len, char *buf, size_t buflen);
+
+const char *iftype_name(enum cni_iftype t);
+
+#endif

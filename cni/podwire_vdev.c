@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-vdev: prints the DPDK EAL arguments for a pod's podwire
+ * interfaces, so that `dpdk-testpmd $(podwire-vdev FILE) -- ...` works.
+ *
+ * FILE is any of: a device-info file (NPWG Device Information Spec), the
+ * podwire.json the CNI plugin writes in the attachment directory, or the
+ * Multus network-status annotation (a JSON array, or the downward API's
+ * annotations file holding it).
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devinfo.h"
+#include "files.h"
+#include "validate.h"
+
+#define NETWORK_STATUS_KEY "k8s.v1.cni.cncf.io/network-status="
+
+struct opts {
+	const char *iface;     /* only this interface */
+	const char *container; /* only podwire.json of this container (id prefix) */
+	const char *mac;       /* MAC for a device whose file has none */
+	bool vdev_only;
+	unsigned int n_virtio, n_memif, printed;
+	char out[16384]; /* printed only when every file was understood */
+	size_t len;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f, "usage: podwire-vdev [--vdev-only] [--interface NAME] [--container ID] [--mac MAC] "
+	       "FILE...\n"
+	       "Prints the EAL arguments (--vdev=..., --single-file-segments for virtio-user)\n"
+	       "for the vhost-user and memif devices described in FILE: a device-info file,\n"
+	       "a podwire.json, or the Multus network-status annotation (JSON, or the\n"
+	       "downward API annotations file). Example:\n"
+	       "  dpdk-testpmd $(podwire-vdev /etc/podinfo/annotations) --in-memory -- -i\n"
+	       "  --vdev-only       print only the vdev values, one per line\n"
+	       "  --interface NAME  only the device of this pod interface (e.g. net1)\n"
+	       "  --container ID    only podwire.json files of this container (an id prefix, such\n"
+	       "                    as the hostname podman and docker give); with a glob over\n"
+	       "                    the whole socket directory, picks the container's own\n"
+	       "  --mac MAC         MAC for devices whose file does not give one\n");
+}
+
+/* Undoes Go's strconv.Quote, which the downward API uses for values. */
+static char *unquote(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = malloc(n + 1), *o = out;
+
+	if (out == NULL || s[0] != '"')
+		goto bad;
+	for (s++; *s != '"'; s++) {
+		if (*s == '\0')
+			goto bad;
+		if (*s != '\\') {
+			*o++ = *s;
+			continue;
+		}
+		s++;
+		switch (*s) {
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = *s;
+			break;
+		default:
+			goto bad; /* \u and friends do not occur in network-status */
+		}
+	}
+	*o = '\0';
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+static cJSON *parse_file(const char *path)
+{
+	char *buf, *line, *text;
+	size_t len;
+	cJSON *doc;
+	int rc = file_read(path, 4 << 20, &buf, &len);
+
+	if (rc != 0) {
+		fprintf(stderr, "podwire-vdev: cannot read %s: %s\n", path, strerror(-rc));
+		return NULL;
+	}
+	doc = cJSON_ParseWithLength(buf, len);
+	if (doc != NULL) {
+		free(buf);
+		return doc;
+	}
+	for (line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		if (strncmp(line, NETWORK_STATUS_KEY, strlen(NETWORK_STATUS_KEY)) != 0)
+			continue;
+		text = unquote(line + strlen(NETWORK_STATUS_KEY));
+		doc = text ? cJSON_Parse(text) : NULL;
+		free(text);
+		break;
+	}
+	free(buf);
+	if (doc == NULL)
+		fprintf(stderr,
+			"podwire-vdev: %s is neither JSON nor an annotations file with %.*s; give "
+			"a device-info file, a podwire.json or the network-status annotation\n",
+			path, (int)strlen(NETWORK_STATUS_KEY) - 1, NETWORK_STATUS_KEY);
+	return doc;
+}
+
+/* Prints one device. Returns 0, or -1 after a message. */
+static int emit(struct opts *o, const char *path, const cJSON *info, const char *mac)
+{
+	bool memif = strcmp(api_get_str(info, "type", ""), "memif") == 0;
+	char vdev[512], msg[256], clean[18];
+	uint8_t bytes[6];
+
+	/* network-status MACs may come with spaces around them. */
+	while (mac != NULL && *mac == ' ')
+		mac++;
+	if ((mac == NULL || mac[0] == '\0') && o->mac != NULL)
+		mac = o->mac;
+	if (mac != NULL && mac[0] != '\0') {
+		snprintf(clean, sizeof(clean), "%.17s", mac);
+		if (validate_mac("podwire-vdev", clean, bytes, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "podwire-vdev: %s: %s\n", path, msg);
+			return -1;
+		}
+		format_mac(bytes, clean);
+		mac = clean;
+	}
+	if (devinfo_vdev(info, mac, memif ? o->n_memif : o->n_virtio, vdev, sizeof(vdev), msg,
+			 sizeof(msg)) != 0) {
+		fprintf(stderr, "podwire-vdev: %s: %s\n", path, msg);
+		return -1;
+	}
+	if (memif)
+		o->n_memif++;
+	else
+		o->n_virtio++;
+	o->len += (size_t)snprintf(o->out + o->len, sizeof(o->out) - o->len,
+				   o->vdev_only ? "%s%s" : "%s--vdev=%s",
+				   o->printed ? (o->vdev_only ? "\n" : " ") : "", vdev);
+	if (o->len >= sizeof(o->out)) {
+		fprintf(stderr, "podwire-vdev: too many devices\n");
+		return -1;
+	}
+	o->printed++;
+	return 0;
+}
+
+static int from_doc(struct opts *o, const char *path, const cJSON *doc)
+{
+	const cJSON *e, *info;
+	int before = (int)o->printed;
+
+	if (cJSON_IsArray(doc)) { /* network-status */
+		cJSON_ArrayForEach (e, doc) {
+			const char *type;
+
+			info = cJSON_GetObjectItemCaseSensitive(e, "device-info");
+			type = api_get_str(info, "type", "");
+			if (strcmp(type, "vhost-user") != 0 && strcmp(type, "memif") != 0)
+				continue;
+			if (o->iface && strcmp(api_get_str(e, "interface", ""), o->iface) != 0)
+				continue;
+			if (emit(o, path, info, api_get_str(e, "mac", NULL)) != 0)
+				return -1;
+		}
+	} else if ((info = cJSON_GetObjectItemCaseSensitive(doc, "deviceInfo")) != NULL) {
+		if (o->iface && strcmp(api_get_str(doc, "ifname", ""), o->iface) != 0)
+			return 0;
+		if (o->container && strncmp(api_get_str(doc, "containerID", ""), o->container,
+					    strlen(o->container)) != 0)
+			return 0;
+		if (emit(o, path, info, api_get_str(doc, "mac", NULL)) != 0)
+			return -1;
+	} else if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(doc, "type"))) {
+		if (emit(o, path, doc, NULL) != 0)
+			return -1;
+	} else {
+		fprintf(stderr,
+			"podwire-vdev: %s is not a device-info file, a podwire.json or a "
+			"network-status list\n",
+			path);
+		return -1;
+	}
+	if ((int)o->printed == before && cJSON_IsArray(doc))
+		fprintf(stderr, "podwire-vdev: %s lists no vhost-user or memif device%s%s\n", path,
+			o->iface ? " for interface " : "", o->iface ? o->iface : "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"vdev-only", no_argument, NULL, 'v'}, {"interface", required_argument, NULL, 'i'},
+	    {"mac", required_argument, NULL, 'm'}, {"container", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
+	static struct opts o;
+	int c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "vi:m:c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			o.vdev_only = true;
+			break;
+		case 'i':
+			o.iface = optarg;
+			break;
+		case 'm':
+			o.mac = optarg;
+			break;
+		case 'c':
+			o.container = optarg[0] ? optarg : NULL;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (int i = optind; i < argc && rc == 0; i++) {
+		cJSON *doc = parse_file(argv[i]);
+
+		rc = doc == NULL || from_doc(&o, argv[i], doc) != 0 ? 1 : 0;
+		cJSON_Delete(doc);
+	}
+	if (rc == 0 && o.printed == 0) {
+		fprintf(stderr, "podwire-vdev: no vhost-user or memif device found\n");
+		rc = 1;
+	}
+	if (rc != 0)
+		return rc;
+	/* vhost-user maps the app's memory in few regions: one file per segment. */
+	printf("%s%s\n", o.out, !o.vdev_only && o.n_virtio > 0 ? " --single-file-segments" : "");
+	return 0;
+}

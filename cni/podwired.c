@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "podwired.h"
+
+struct pw_client *pwd_connect(const char *socket, int timeout_ms, struct cni_error *err)
+{
+	struct pw_error pe;
+	struct pw_client *c = pw_client_connect(socket, timeout_ms, &pe);
+
+	char *hint;
+
+	if (c != NULL)
+		return c;
+	/* The client library's hint is podwirectl's (--socket); give ours. */
+	hint = strstr(pe.message, "; ");
+	if (hint != NULL)
+		*hint = '\0';
+	cni_fail(err, CNI_ERR_TRY_AGAIN,
+		 "%s; start podwired, or set \"podwiredSocket\" to the socket it listens on",
+		 pe.message);
+	return NULL;
+}
+
+int pwd_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
+	     struct pw_error *pe, struct cni_error *err)
+{
+	struct pw_error local;
+	cJSON *res = NULL;
+
+	if (pe == NULL)
+		pe = &local;
+	if (pw_client_call(c, method, params, &res, pe) == 0) {
+		if (result != NULL)
+			*result = res;
+		else
+			cJSON_Delete(res);
+		return 0;
+	}
+	if (result != NULL)
+		*result = NULL;
+	/* Code 0: the transport failed; podwired may be restarting. */
+	if (pe->code == 0 || pe->code == API_ERR_NOT_READY)
+		return cni_fail(err, CNI_ERR_TRY_AGAIN, "%s", pe->message);
+	return cni_fail(err, PW_ERR_PODWIRED, "podwired refused %s: %s", method, pe->message);
+}
+
+int pwd_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err)
+{
+	cJSON *params = cJSON_CreateObject();
+	struct pw_error pe;
+
+	cJSON_AddStringToObject(params, API_F_NAME, name);
+	if (pwd_call(c, "port.get", params, port, &pe, err) == 0)
+		return 1;
+	return pe.code == API_ERR_NOT_FOUND ? 0 : -1;
+}
+
+int pwd_port_delete(struct pw_client *c, const char *port, const char *socket,
+		    struct cni_error *err)
+{
+	cJSON *p = NULL, *params;
+	struct pw_error pe;
+	int rc = pwd_port_get(c, port, &p, err);
+
+	if (rc <= 0)
+		return rc;
+	rc = strcmp(api_get_str(p, API_F_SOCKET, ""), socket);
+	cJSON_Delete(p);
+	if (rc != 0)
+		return 0; /* someone else's port by that name: not ours to delete */
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, API_F_NAME, port);
+	if (pwd_call(c, "port.delete", params, NULL, &pe, err) != 0 && pe.code != API_ERR_NOT_FOUND)
+		return -1;
+	return 0;
+}
+
+static int ensure_network(struct pw_client *c, const struct netconf *conf, struct cni_error *err)
+{
+	cJSON *params = cJSON_CreateObject();
+	struct pw_error pe;
+
+	cJSON_AddStringToObject(params, API_F_NAME, conf->network);
+	if (conf->vlan > 0)
+		cJSON_AddNumberToObject(params, API_F_VLAN, (double)conf->vlan);
+	/* A concurrent ADD may create it first; that is as good. */
+	if (pwd_call(c, "network.create", params, NULL, &pe, err) != 0 && pe.code != API_ERR_EXISTS)
+		return -1;
+	return 0;
+}
+
+/* The network must have the VLAN the config asks for. */
+static int check_vlan(struct pw_client *c, const struct netconf *conf, struct cni_error *err)
+{
+	cJSON *res = NULL;
+	const cJSON *n;
+	int rc = 0;
+
+	if (conf->vlan < 0)
+		return 0;
+	if (pwd_call(c, "network.list", NULL, &res, NULL, err) != 0)
+		return -1;
+	cJSON_ArrayForEach (n, cJSON_GetObjectItemCaseSensitive(res, "networks")) {
+		long vlan = api_get_int(n, API_F_VLAN, 0);
+
+		if (strcmp(api_get_str(n, API_F_NAME, ""), conf->network) != 0 ||
+		    vlan == conf->vlan)
+			continue;
+		rc = cni_fail(err, CNI_ERR_CONFIG,
+			      "\"vlan\" is %ld but podwired network \"%s\" already exists with "
+			      "VLAN %ld; use the same \"vlan\" in every config of network \"%s\", "
+			      "or another \"network\"",
+			      conf->vlan, conf->network, vlan, conf->network);
+	}
+	cJSON_Delete(res);
+	return rc;
+}
+
+static cJSON *port_params(const struct netconf *conf, const struct attach *a, const char *mac)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, API_F_NAME, a->port);
+	cJSON_AddStringToObject(p, API_F_NETWORK, conf->network);
+	cJSON_AddStringToObject(p, API_F_TYPE, iftype_name(a->iftype));
+	cJSON_AddStringToObject(p, API_F_SOCKET, a->socket);
+	/* podwired's mode is its own side: it serves the socket when the pod
+	 * does not create it. */
+	cJSON_AddStringToObject(p, API_F_MODE,
+				a->pod_creates_socket ? API_ROLE_CLIENT : API_ROLE_SERVER);
+	if (mac[0] != '\0')
+		cJSON_AddStringToObject(p, API_F_MAC, mac);
+	cJSON_AddNumberToObject(p, API_F_MTU, (double)conf->mtu);
+	return p;
+}
+
+int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+		    char mac[18], struct cni_error *err)
+{
+	cJSON *res = NULL;
+	struct pw_error pe;
+
+	if (check_vlan(c, conf, err) != 0)
+		return -1;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (pwd_call(c, "port.create", port_params(conf, a, mac), &res, &pe, err) == 0) {
+			snprintf(mac, 18, "%s", api_get_str(res, API_F_MAC, mac));
+			cJSON_Delete(res);
+			return 0;
+		}
+		if (pe.code == API_ERR_NOT_FOUND && strcmp(pe.field, API_F_NETWORK) == 0) {
+			if (ensure_network(c, conf, err) != 0)
+				return -1;
+			continue;
+		}
+		if (pe.code == API_ERR_EXISTS && strcmp(pe.field, API_F_NAME) == 0) {
+			cJSON *old = NULL;
+			int same, rc = pwd_port_get(c, a->port, &old, err);
+
+			if (rc < 0)
+				return -1;
+			same =
+			    rc == 1 && strcmp(api_get_str(old, API_F_SOCKET, ""), a->socket) == 0;
+			cJSON_Delete(old);
+			if (rc == 1 && !same)
+				return cni_fail(
+				    err, PW_ERR_PODWIRED,
+				    "podwired already has a port \"%s\" on another "
+				    "socket; it is not podwire's, delete it (podwirectl "
+				    "port del %s) or move it",
+				    a->port, a->port);
+			/* Ours from an earlier attachment of this slot: replace it. */
+			if (rc == 1 && pwd_port_delete(c, a->port, a->socket, err) != 0)
+				return -1;
+			continue;
+		}
+		return -1;
+	}
+	return -1;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The plugin's calls to podwired, with podwired's errors turned into CNI
+ * errors: unreachable or not ready is "try again later" (11), a refusal is
+ * PW_ERR_PODWIRED with podwired's own message. */
+#ifndef PODWIRE_CNI_PODWIRED_H
+#define PODWIRE_CNI_PODWIRED_H
+
+#include <cjson/cJSON.h>
+
+#include "client.h"
+#include "netconf.h"
+#include "record.h"
+
+struct pw_client *pwd_connect(const char *socket, int timeout_ms, struct cni_error *err);
+
+/* One call; 0 with *result (may be NULL to discard), or -1. pe (may be
+ * NULL) receives podwired's error. */
+int pwd_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
+	     struct pw_error *pe, struct cni_error *err);
+
+/*
+ * Creates a's port on its network, creating the network (with the
+ * config's VLAN) when it does not exist, and replacing a port of the same
+ * name on the same socket (left behind by an attachment of this slot).
+ * mac: the MAC to ask for ("" lets podwired choose); on success it holds
+ * the port's MAC.
+ */
+int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+		    char mac[18], struct cni_error *err);
+
+/* Deletes a port if it exists and is on that socket. 0 also when it is
+ * gone already. */
+int pwd_port_delete(struct pw_client *c, const char *port, const char *socket,
+		    struct cni_error *err);
+
+/* 1 and *port when it exists, 0 when not, -1 on error. */
+int pwd_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err);
+
+#endif

@@ -1,0 +1,174 @@
+#!/bin/bash
+# The podwire CNI plugin run as Multus runs it (CNI_* variables, config on
+# stdin, runtimeConfig.CNIDeviceInfoFile, prevResult chaining) against a
+# real podwired: result JSON per version, device-info files checked against
+# the spec, then two testpmd pods started from podwire-vdev's output
+# exchange frames; CHECK, GC, DEL and VERSION/STATUS on the way.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cni_lib.sh"
+
+daemon_start pw
+# The pods see socketDir at another path (a hostPath volume mounted
+# elsewhere); here a symlink makes that path real on the host.
+ln -s "$T/pods" "$T/podview"
+DEVINFO=$T/devinfo/cni # Multus' directory; the plugin must create it
+
+# ---- VERSION and STATUS ------------------------------------------------------
+echo '{"cniVersion":"1.0.0"}' >"$T/v.json"
+cni VERSION "" "" "$T/v.json"
+cni_ok "VERSION"
+expect_eq "VERSION answers in the asked version" 1.0.0 "$(jq -r .cniVersion "$T/cni.out")"
+expect_eq "supported versions" "0.3.0 0.3.1 0.4.0 1.0.0 1.1.0" \
+	"$(jq -r '.supportedVersions | join(" ")' "$T/cni.out")"
+cni_conf >"$T/base.json"
+cni STATUS "" "" "$T/base.json"
+cni_ok "STATUS with podwired up"
+
+# ---- ADD pod A: vhost-user, podwired creates the socket, CNI 1.1.0 ------------
+cni_conf '.socketGroup = "daemon" | .podSocketDir = "'"$T"'/podview"
+	| .runtimeConfig = {CNIDeviceInfoFile: "'"$DEVINFO"'/poda-net1-device.json"}' >"$T/a.json"
+cni ADD poda net1 "$T/a.json" "CNI_ARGS=IgnoreUnknown=true;MAC=02:00:00:77:00:0a"
+cni_ok "ADD pod a (vhost-user)"
+cp "$T/cni.out" "$T/a.result"
+R=$T/a.result
+expect_eq "result cniVersion" 1.1.0 "$(jq -r .cniVersion $R)"
+expect_eq "interface name" net1 "$(jq -r '.interfaces[0].name' $R)"
+expect_eq "interface mac (CNI_ARGS MAC=)" 02:00:00:77:00:0a "$(jq -r '.interfaces[0].mac' $R)"
+expect_eq "interface sandbox" /var/run/netns/poda "$(jq -r '.interfaces[0].sandbox' $R)"
+expect_eq "interface mtu" 1500 "$(jq -r '.interfaces[0].mtu' $R)"
+SOCK_A=$(jq -r '.interfaces[0].socketPath' $R)
+DIR_A=$(dirname "$SOCK_A")
+case "$SOCK_A" in "$T/pods/"????????/vhost.sock) ok "socketPath $SOCK_A" ;;
+*) fail "socketPath $SOCK_A is not $T/pods/<8 hex>/vhost.sock" ;; esac
+[ -S "$SOCK_A" ] || fail "podwired did not create $SOCK_A"
+expect_eq "ips[0].interface" 0 "$(jq -r '.ips[0].interface' $R)"
+expect_eq "ips[0] has no version in 1.1.0" null "$(jq -r '.ips[0].version' $R)"
+IP_A=$(jq -r '.ips[0].address' $R)
+case "$IP_A" in 10.77.0.*/24) ok "IP from host-local: $IP_A" ;; *) fail "ips[0] is $IP_A" ;; esac
+expect_eq "gateway" 10.77.0.1 "$(jq -r '.ips[0].gateway' $R)"
+expect_eq "directory mode and group" "750 root daemon" "$(stat -c '%a %U %G' "$DIR_A")"
+expect_eq "podwire.json mode and group" "640 root daemon" "$(stat -c '%a %U %G' "$DIR_A/podwire.json")"
+devinfo_check "$DEVINFO/poda-net1-device.json"
+expect_eq "device-info mode" client "$(jq -r '.["vhost-user"].mode' "$DEVINFO/poda-net1-device.json")"
+expect_eq "device-info path is the pod's" "$T/podview/$(basename "$DIR_A")/vhost.sock" \
+	"$(jq -r '.["vhost-user"].path' "$DEVINFO/poda-net1-device.json")"
+PJ_A=$DIR_A/podwire.json
+PORT_A=$(jq -r .port "$PJ_A")
+expect_eq "podwire.json ips" "$IP_A" "$(jq -r '.ips[0]' "$PJ_A")"
+expect_eq "podwire.json mac" 02:00:00:77:00:0a "$(jq -r .mac "$PJ_A")"
+expect_eq "podwire.json hostSocket" "$SOCK_A" "$(jq -r .hostSocket "$PJ_A")"
+expect_eq "podwired port: network, type, mode, mac" "cninet vhost-user server 02:00:00:77:00:0a" \
+	"$(ctlj pw port show "$PORT_A" | jq -r '[.network, .type, .mode, .mac] | join(" ")')"
+[ ${#PORT_A} -le 63 ] || fail "port name $PORT_A is longer than 63"
+expect_eq "network created on demand" cninet "$(ctlj pw network list | jq -r '.networks[].name')"
+
+# ---- ADD pod B: memif, podwired creates the socket, CNI 0.4.0 -----------------
+cni_conf '.cniVersion = "0.4.0" | .iftype = "memif" | .mtu = 9000
+	| .runtimeConfig = {CNIDeviceInfoFile: "'"$DEVINFO"'/podb-net1-device.json",
+	                    mac: "02:00:00:77:00:0b"}' >"$T/b.json"
+cni ADD podb net1 "$T/b.json"
+cni_ok "ADD pod b (memif)"
+cp "$T/cni.out" "$T/b.result"
+R=$T/b.result
+expect_eq "0.4.0 result cniVersion" 0.4.0 "$(jq -r .cniVersion $R)"
+expect_eq "0.4.0 ips carry version" 4 "$(jq -r '.ips[0].version' $R)"
+expect_eq "0.4.0 interface has no socketPath/mtu" "null null" \
+	"$(jq -r '.interfaces[0] | "\(.socketPath) \(.mtu)"' $R)"
+expect_eq "mac from runtimeConfig" 02:00:00:77:00:0b "$(jq -r '.interfaces[0].mac' $R)"
+devinfo_check "$DEVINFO/podb-net1-device.json"
+expect_eq "memif role" slave "$(jq -r .memif.role "$DEVINFO/podb-net1-device.json")"
+PATH_B=$(jq -r .memif.path "$DEVINFO/podb-net1-device.json")
+[ -S "$PATH_B" ] || fail "memif socket $PATH_B is missing"
+PORT_B=$(jq -r .port "$(dirname "$PATH_B")/podwire.json")
+expect_eq "memif port mtu" 9000 "$(ctlj pw port show "$PORT_B" | jq -r .mtu)"
+[ "$(ipam_held | wc -l)" = 2 ] || fail "host-local should hold 2 IPs: $(ipam_held)"
+
+# ---- CHECK with prevResult ----------------------------------------------------
+jq --slurpfile r "$T/a.result" '. + {prevResult: $r[0]}' "$T/a.json" >"$T/a-prev.json"
+cni CHECK poda net1 "$T/a-prev.json"
+cni_ok "CHECK pod a"
+jq --slurpfile r "$T/b.result" '. + {prevResult: $r[0]}' "$T/b.json" >"$T/b-prev.json"
+cni CHECK podb net1 "$T/b-prev.json"
+cni_ok "CHECK pod b"
+
+# ---- two testpmd pods from podwire-vdev's arguments ---------------------------
+ARGS_A=$("$PODWIRE_VDEV" "$PJ_A")
+log "podwire-vdev podwire.json: $ARGS_A"
+case "$ARGS_A" in *" --single-file-segments") ;; *) fail "virtio-user args lack --single-file-segments" ;; esac
+VDEV_A=${ARGS_A#--vdev=}
+VDEV_A=${VDEV_A%% *}
+expect_eq "vdev of pod a" "net_virtio_user0,path=$T/podview/$(basename "$DIR_A")/vhost.sock,mac=02:00:00:77:00:0a,server=0" "$VDEV_A"
+# Pod b reads the network-status annotation Multus writes, through the
+# downward API's annotations file.
+jq -n --slurpfile d "$DEVINFO/podb-net1-device.json" --slurpfile r "$T/b.result" \
+	'[{name: "default/cninet", interface: "net1", mac: (" " + $r[0].interfaces[0].mac),
+	   ips: [$r[0].ips[0].address | sub("/.*"; "")], "device-info": $d[0]}]' >"$T/status.json"
+printf 'kubernetes.io/config.seen="x"\nk8s.v1.cni.cncf.io/network-status=%s\n' \
+	"$(jq -c . "$T/status.json" | jq -R .)" >"$T/annotations"
+ARGS_B=$("$PODWIRE_VDEV" --interface net1 "$T/annotations")
+log "podwire-vdev annotations: $ARGS_B"
+VDEV_B=${ARGS_B#--vdev=}
+expect_eq "vdev of pod b" "net_memif0,role=client,socket=$PATH_B,socket-abstract=no,mac=02:00:00:77:00:0b" "$VDEV_B"
+expect_eq "device-info file alone gives the same socket" \
+	"--vdev=net_memif0,role=client,socket=$PATH_B,socket-abstract=no" \
+	"$("$PODWIRE_VDEV" "$DEVINFO/podb-net1-device.json")"
+
+pod_up pw "$PORT_A" a "$VDEV_A" --eth-peer=0,02:00:00:77:00:0b
+pod_up pw "$PORT_B" b "$VDEV_B" --eth-peer=0,02:00:00:77:00:0a
+pod_send b 1
+wait_for 10 "a to receive b's 32 frames" pod_rx_ge a 32
+pod_send a 8
+wait_for 10 "b to receive 256 frames" pod_rx_ge b 256
+expect_eq "pod a rx" 32 "$(pod_rx a)"
+expect_eq "pod b rx" 256 "$(pod_rx b)"
+expect_eq "podwired $PORT_A rx" 256 "$(port_stat pw "$PORT_A" .rx_packets)"
+expect_eq "podwired $PORT_B rx" 32 "$(port_stat pw "$PORT_B" .rx_packets)"
+pod_stop a
+pod_stop b
+
+# ---- pod C: chained after another plugin, pod creates its socket, VLAN --------
+jq -n '{cniVersion: "1.0.0", interfaces: [{name: "eth0", sandbox: "/var/run/netns/podc"}],
+	ips: [{address: "192.168.50.2/24", interface: 0}], dns: {domain: "example.org"}}' >"$T/c.prev"
+cni_conf '.cniVersion = "1.0.0" | .network = "vlan42" | .vlan = 42 | .mode = "server"
+	| .ipam.subnet = "10.78.0.0/24"' |
+	jq --slurpfile p "$T/c.prev" '. + {prevResult: $p[0]}' >"$T/c.json"
+cni ADD podc net2 "$T/c.json"
+cni_ok "ADD pod c chained after eth0"
+R=$T/cni.out
+expect_eq "chained interfaces" "eth0 net2" "$(jq -r '[.interfaces[].name] | join(" ")' $R)"
+expect_eq "chained ips keep theirs, ours point at net2" "192.168.50.2/24:0 10.78.0.2/24:1" \
+	"$(jq -r '[.ips[] | "\(.address):\(.interface)"] | join(" ")' $R)"
+expect_eq "prevResult's dns kept" example.org "$(jq -r .dns.domain $R)"
+DIR_C=$(dirname "$(grep -l '"containerID":.*"podc"' "$T"/pods/*/podwire.json)")
+PORT_C=$(jq -r .port "$DIR_C/podwire.json")
+expect_eq "pod creates its socket: podwired connects" client "$(ctlj pw port show "$PORT_C" | jq -r .mode)"
+expect_eq "its directory is group-writable" 770 "$(stat -c %a "$DIR_C")"
+expect_eq "vdev server=1" "server=1" "$("$PODWIRE_VDEV" --vdev-only "$DIR_C/podwire.json" | grep -o 'server=1')"
+expect_eq "network vlan42 created with VLAN 42" 42 \
+	"$(ctlj pw network list | jq -r '.networks[] | select(.name == "vlan42") | .vlan')"
+cni_conf '.network = "vlan42" | .vlan = 43' >"$T/c43.json"
+cni ADD podd net1 "$T/c43.json"
+cni_err "ADD with another VLAN than the network's" 7 '"vlan" is 43 but podwired network "vlan42" already exists with VLAN 42'
+
+# ---- GC keeps a and b, removes c -----------------------------------------------
+cni_conf '. + {"cni.dev/valid-attachments": [{containerID: "poda", ifname: "net1"},
+	{containerID: "podb", ifname: "net1"}]}' >"$T/gc.json"
+cni GC "" "" "$T/gc.json"
+cni_ok "GC"
+ctl pw port show "$PORT_C" >/dev/null 2>&1 && fail "GC left port $PORT_C"
+[ ! -e "$DIR_C" ] || fail "GC left $DIR_C"
+ctl pw port show "$PORT_A" >/dev/null || fail "GC removed a valid attachment's port"
+# host-local keeps every subnet of network "cninet" in one directory.
+[ "$(ipam_held | wc -l)" = 2 ] || fail "after GC host-local should hold 2 IPs: $(ipam_held)"
+ok "GC removed pod c only"
+
+# ---- DEL (with prevResult, as libcni does), twice ------------------------------
+cni DEL poda net1 "$T/a-prev.json"
+cni_ok "DEL pod a"
+[ ! -e "$DEVINFO/poda-net1-device.json" ] || fail "DEL left the device-info file"
+cni DEL podb net1 "$T/b-prev.json"
+cni_ok "DEL pod b"
+cni DEL podb net1 "$T/b-prev.json"
+cni_ok "DEL pod b again (idempotent)"
+expect_clean "after DEL"
+ctl pw info >/dev/null || fail "podwired stopped serving"

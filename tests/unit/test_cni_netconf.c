@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of cni/netconf.c: the CNI environment and network config. */
+#include <errno.h>
+
+#include "netconf.h"
+#include "unit.h"
+
+/* Environments of a runtime, as "K=V" lists. */
+#define ENV_ADD                                                                                    \
+	"CNI_COMMAND=ADD", "CNI_CONTAINERID=3f6940ab5ab4", "CNI_NETNS=/var/run/netns/p1",          \
+	    "CNI_IFNAME=net1", "CNI_PATH=/opt/cni/bin"
+
+static struct cni_env env_add;
+
+static int parse_env(char *const envp[], struct cni_env *env, struct cni_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	return cni_env_parse(envp, env, err);
+}
+
+static int parse(const char *json, const struct cni_env *env, struct netconf *c,
+		 struct cni_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	return netconf_parse(json, strlen(json), env, c, err);
+}
+
+/* Parses a config expected to fail, and checks the code and message. */
+static void expect_bad(const char *json, int code, const char *needle)
+{
+	struct cni_error err;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse(json, &env_add, &c, &err), -1);
+	ASSERT_INT_EQ(err.code, code);
+	ASSERT_CONTAINS(err.msg, needle);
+	ASSERT_INT_EQ(c.root == NULL, 1);
+}
+
+static void test_env_ok(void)
+{
+	char *const envp[] = {"HOME=/root", ENV_ADD,
+			      "CNI_ARGS=IgnoreUnknown=1;MAC=02:AA:bb:00:00:01", NULL};
+	struct cni_error err;
+	struct cni_env env;
+
+	ASSERT_INT_EQ(parse_env(envp, &env, &err), 0);
+	ASSERT_INT_EQ(env.cmd, CMD_ADD);
+	ASSERT_STR_EQ(env.containerid, "3f6940ab5ab4");
+	ASSERT_STR_EQ(env.ifname, "net1");
+	ASSERT_STR_EQ(env.path, "/opt/cni/bin");
+	ASSERT_STR_EQ(env.args_mac, "02:aa:bb:00:00:01");
+}
+
+static void test_env_missing(void)
+{
+	static const char *const vars[] = {"CNI_CONTAINERID", "CNI_NETNS", "CNI_IFNAME",
+					   "CNI_PATH"};
+	char *const all[] = {ENV_ADD, NULL};
+	struct cni_error err;
+	struct cni_env env;
+
+	/* Each variable ADD needs, left out in turn. */
+	for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++) {
+		char *envp[8];
+		int k = 0;
+
+		for (int i = 0; all[i] != NULL; i++)
+			if (strncmp(all[i], vars[v], strlen(vars[v])) != 0)
+				envp[k++] = all[i];
+		envp[k] = NULL;
+		ASSERT_INT_EQ(parse_env(envp, &env, &err), -1);
+		ASSERT_INT_EQ(err.code, CNI_ERR_ENV);
+		ASSERT_CONTAINS(err.msg, vars[v]);
+		ASSERT_CONTAINS(err.msg, "is not set");
+	}
+	{
+		char *const envp[] = {"CNI_CONTAINERID=x", NULL};
+
+		ASSERT_INT_EQ(parse_env(envp, &env, &err), -1);
+		ASSERT_INT_EQ(err.code, CNI_ERR_ENV);
+		ASSERT_CONTAINS(err.msg, "CNI_COMMAND is not set");
+	}
+	{
+		/* DEL does without a netns; VERSION without anything. */
+		char *const del[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=c1", "CNI_IFNAME=net1",
+				     "CNI_PATH=/x", NULL};
+		char *const version[] = {"CNI_COMMAND=VERSION", NULL};
+
+		ASSERT_INT_EQ(parse_env(del, &env, &err), 0);
+		ASSERT_INT_EQ(parse_env(version, &env, &err), 0);
+		ASSERT_INT_EQ(env.cmd, CMD_VERSION);
+	}
+}
+
+static void test_env_bad_values(void)
+{
+	char *const cmd[] = {"CNI_COMMAND=FROB", NULL};
+	char *const cid[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=-abc", "CNI_IFNAME=net1",
+			     "CNI_PATH=/x", NULL};
+	char *const ifn[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=abc",
+			     "CNI_IFNAME=net1234567890abc", "CNI_PATH=/x", NULL};
+	char *const slash[] = {"CNI_COMMAND=DEL", "CNI_CONTAINERID=abc", "CNI_IFNAME=a/b",
+			       "CNI_PATH=/x", NULL};
+	char *const mac[] = {"CNI_COMMAND=DEL",
+			     "CNI_CONTAINERID=abc",
+			     "CNI_IFNAME=net1",
+			     "CNI_PATH=/x",
+			     "CNI_ARGS=MAC=01:00:00:00:00:01",
+			     NULL};
+	struct cni_error err;
+	struct cni_env env;
+
+	ASSERT_INT_EQ(parse_env(cmd, &env, &err), -1);
+	ASSERT_CONTAINS(err.msg, "CNI_COMMAND \"FROB\" is not known");
+	ASSERT_INT_EQ(parse_env(cid, &env, &err), -1);
+	ASSERT_CONTAINS(err.msg, "CNI_CONTAINERID \"-abc\" has '-' at offset 0");
+	ASSERT_INT_EQ(parse_env(ifn, &env, &err), -1);
+	ASSERT_CONTAINS(err.msg, "is 16 bytes, the limit is 15");
+	ASSERT_INT_EQ(parse_env(slash, &env, &err), -1);
+	ASSERT_CONTAINS(err.msg, "CNI_IFNAME \"a/b\"");
+	ASSERT_INT_EQ(parse_env(mac, &env, &err), -1);
+	ASSERT_INT_EQ(err.code, CNI_ERR_ENV);
+	ASSERT_CONTAINS(err.msg, "multicast");
+}
+
+static void test_defaults(void)
+{
+	struct cni_error err;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"net-a\",\"type\":\"podwire\"}",
+			    &env_add, &c, &err),
+		      0);
+	ASSERT_STR_EQ(c.cni_version, "1.1.0");
+	ASSERT_STR_EQ(c.network, "net-a"); /* the CNI name when "network" is absent */
+	ASSERT_INT_EQ(c.vlan, -1);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_VHOST);
+	ASSERT_STR_EQ(c.mode, "client");
+	ASSERT_INT_EQ(c.pod_creates_socket, 0);
+	ASSERT_INT_EQ(c.mtu, 1500);
+	ASSERT_STR_EQ(c.mac, "");
+	ASSERT_STR_EQ(c.socket_dir, CNI_DEFAULT_SOCKET_DIR);
+	ASSERT_STR_EQ(c.pod_socket_dir, CNI_DEFAULT_SOCKET_DIR);
+	ASSERT_STR_EQ(c.podwired_socket, PODWIRE_DEFAULT_SOCKET);
+	ASSERT_STR_EQ(c.data_dir, CNI_DEFAULT_DATA_DIR);
+	ASSERT_INT_EQ(c.socket_gid, 0);
+	ASSERT_INT_EQ(c.ipam == NULL, 1);
+	ASSERT_STR_EQ(c.devinfo_file, "");
+	netconf_free(&c);
+}
+
+static void test_full(void)
+{
+	static const char json[] =
+	    "{\"cniVersion\":\"0.4.0\",\"name\":\"n\",\"type\":\"podwire\",\"network\":\"fast\","
+	    "\"vlan\":100,\"iftype\":\"memif\",\"mode\":\"master\",\"mtu\":9000,"
+	    "\"mac\":\"02:00:00:00:00:01\",\"socketDir\":\"/run/pw/\","
+	    "\"podSocketDir\":\"/var/run/podwire\",\"podwiredSocket\":\"/run/pw.sock\","
+	    "\"dataDir\":\"/tmp/x\",\"socketGroup\":0,"
+	    "\"ipam\":{\"type\":\"host-local\",\"subnet\":\"10.1.0.0/24\"},"
+	    "\"runtimeConfig\":{\"CNIDeviceInfoFile\":\"/var/run/k8s.cni.cncf.io/devinfo/cni/"
+	    "x-net1-device.json\",\"mac\":\"02:00:00:00:00:03\"},"
+	    "\"prevResult\":{\"interfaces\":[]}}";
+	char *const envp[] = {ENV_ADD, "CNI_ARGS=MAC=02:00:00:00:00:02", NULL};
+	struct cni_error err;
+	struct cni_env env;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse_env(envp, &env, &err), 0);
+	ASSERT_INT_EQ(parse(json, &env, &c, &err), 0);
+	ASSERT_STR_EQ(c.network, "fast");
+	ASSERT_INT_EQ(c.vlan, 100);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_MEMIF);
+	ASSERT_STR_EQ(c.mode, "master");
+	ASSERT_INT_EQ(c.pod_creates_socket, 1);
+	ASSERT_INT_EQ(c.mtu, 9000);
+	/* runtimeConfig beats CNI_ARGS, which beats the config. */
+	ASSERT_STR_EQ(c.mac, "02:00:00:00:00:03");
+	ASSERT_STR_EQ(c.socket_dir, "/run/pw"); /* trailing '/' dropped */
+	ASSERT_STR_EQ(c.pod_socket_dir, "/var/run/podwire");
+	ASSERT_STR_EQ(c.podwired_socket, "/run/pw.sock");
+	ASSERT_STR_EQ(c.data_dir, "/tmp/x");
+	ASSERT_STR_EQ(c.ipam_type, "host-local");
+	ASSERT_CONTAINS(c.devinfo_file, "/devinfo/cni/x-net1-device.json");
+	ASSERT_INT_EQ(c.prev_result != NULL, 1);
+	netconf_free(&c);
+
+	/* Without runtimeConfig's, CNI_ARGS' MAC wins over the config's. */
+	ASSERT_INT_EQ(
+	    parse("{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"mac\":\"02:00:00:00:00:01\"}", &env,
+		  &c, &err),
+	    0);
+	ASSERT_STR_EQ(c.mac, "02:00:00:00:00:02");
+	netconf_free(&c);
+}
+
+static void test_json_and_version(void)
+{
+	expect_bad("{\"cniVersion\":\"1.1.0\",", CNI_ERR_DECODE, "not valid JSON");
+	expect_bad("[1,2]", CNI_ERR_DECODE, "must be a JSON object");
+	expect_bad("{\"name\":\"n\"}", CNI_ERR_VERSION, "\"cniVersion\" is missing");
+	expect_bad("{\"cniVersion\":\"0.2.0\",\"name\":\"n\"}", CNI_ERR_VERSION,
+		   "\"cniVersion\" \"0.2.0\" is not supported; use one of 0.3.0");
+	expect_bad("{\"cniVersion\":1,\"name\":\"n\"}", CNI_ERR_CONFIG,
+		   "\"cniVersion\" must be a string");
+	expect_bad("{\"cniVersion\":\"1.1.0\"}", CNI_ERR_CONFIG, "\"name\" is missing");
+}
+
+static void test_bad_fields(void)
+{
+#define CONF(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\"," extra "}"
+	expect_bad(CONF("\"iftype\":\"tap\""), CNI_ERR_CONFIG,
+		   "\"iftype\" is \"tap\"; use \"vhost-user\"");
+	expect_bad(CONF("\"mode\":\"master\""), CNI_ERR_CONFIG,
+		   "\"mode\" is \"master\", not a vhost-user mode; use \"client\"");
+	expect_bad(CONF("\"iftype\":\"memif\",\"mode\":\"client\""), CNI_ERR_CONFIG,
+		   "not a memif role; use \"slave\"");
+	expect_bad(CONF("\"mac\":\"02:00:00:00:00\""), CNI_ERR_CONFIG,
+		   "\"mac\": MAC \"02:00:00:00:00\" is not of the form");
+	expect_bad(CONF("\"runtimeConfig\":{\"mac\":\"03:00:00:00:00:01\"}"), CNI_ERR_CONFIG,
+		   "runtimeConfig \"mac\": MAC \"03:00:00:00:00:01\" is a multicast");
+	expect_bad(CONF("\"mtu\":9001"), CNI_ERR_CONFIG, "\"mtu\": MTU 9001 is out of range");
+	expect_bad(CONF("\"mtu\":\"1500\""), CNI_ERR_CONFIG, "\"mtu\" must be an integer");
+	expect_bad(CONF("\"vlan\":4095"), CNI_ERR_CONFIG, "\"vlan\": VLAN id 4095 is out of range");
+	expect_bad(CONF("\"network\":\"a b\""), CNI_ERR_CONFIG,
+		   "\"network\": network name \"a b\"");
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"my net\"}", CNI_ERR_CONFIG,
+		   "\"network\" is not set and the CNI network name \"my net\"");
+	expect_bad(CONF("\"socketDir\":\"run/pods\""), CNI_ERR_CONFIG,
+		   "\"socketDir\" is \"run/pods\", a relative path");
+	expect_bad(CONF("\"socketDir\":\"/run/../pods\""), CNI_ERR_CONFIG, "without \"..\"");
+	expect_bad(CONF("\"podwiredSocket\":\"pw.sock\""), CNI_ERR_CONFIG,
+		   "\"podwiredSocket\": socket path \"pw.sock\" is relative");
+	expect_bad(CONF("\"socketGroup\":\"no-such-group-pw\""), CNI_ERR_CONFIG,
+		   "\"socketGroup\": group \"no-such-group-pw\" does not exist");
+	expect_bad(CONF("\"ipam\":{\"subnet\":\"10.0.0.0/8\"}"), CNI_ERR_CONFIG,
+		   "\"ipam\" has no \"type\"");
+	expect_bad(CONF("\"ipam\":{\"type\":\"../x\"}"), CNI_ERR_CONFIG,
+		   "\"ipam.type\" is \"../x\"; give the plain name");
+	expect_bad(CONF("\"ipam\":\"host-local\""), CNI_ERR_CONFIG, "\"ipam\" must be an object");
+	expect_bad(CONF("\"runtimeConfig\":{\"CNIDeviceInfoFile\":\"rel/x.json\"}"), CNI_ERR_CONFIG,
+		   "\"CNIDeviceInfoFile\" is \"rel/x.json\"");
+	expect_bad(CONF("\"prevResult\":[]"), CNI_ERR_CONFIG, "\"prevResult\" must be an object");
+#undef CONF
+}
+
+/* socketDir/<8 hex>/vhost.sock must fit in 107 bytes: the limit is 87. */
+static void test_socket_dir_length(void)
+{
+	char dir[120], json[400];
+	struct cni_error err;
+	struct netconf c;
+
+	memset(dir, 'd', sizeof(dir));
+	dir[0] = '/';
+	dir[CNI_SOCKET_DIR_MAX] = '\0';
+	ASSERT_INT_EQ(CNI_SOCKET_DIR_MAX, 87);
+	snprintf(json, sizeof(json),
+		 "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"socketDir\":\"%s\"}", dir);
+	ASSERT_INT_EQ(parse(json, &env_add, &c, &err), 0);
+	netconf_free(&c);
+
+	dir[CNI_SOCKET_DIR_MAX] = 'd';
+	dir[CNI_SOCKET_DIR_MAX + 1] = '\0';
+	snprintf(json, sizeof(json),
+		 "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"socketDir\":\"%s\"}", dir);
+	expect_bad(json, CNI_ERR_CONFIG, "\"socketDir\" is 88 bytes, the limit is 87");
+	snprintf(json, sizeof(json),
+		 "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"podSocketDir\":\"%s\"}", dir);
+	expect_bad(json, CNI_ERR_CONFIG, "\"podSocketDir\" is 88 bytes");
+}
+
+static void test_verbs_need(void)
+{
+	char *const check_env[] = {"CNI_COMMAND=CHECK", "CNI_CONTAINERID=c", "CNI_NETNS=/n",
+				   "CNI_IFNAME=net1",	"CNI_PATH=/x",	     NULL};
+	char *const gc_env[] = {"CNI_COMMAND=GC", "CNI_PATH=/x", NULL};
+	struct cni_error err;
+	struct cni_env env;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse_env(check_env, &env, &err), 0);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"0.3.1\",\"name\":\"n\"}", &env, &c, &err), -1);
+	ASSERT_CONTAINS(err.msg, "CHECK needs cniVersion 0.4.0 or later");
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.0.0\",\"name\":\"n\"}", &env, &c, &err), -1);
+	ASSERT_CONTAINS(err.msg, "CHECK needs \"prevResult\"");
+
+	ASSERT_INT_EQ(parse_env(gc_env, &env, &err), 0);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.0.0\",\"name\":\"n\"}", &env, &c, &err), -1);
+	ASSERT_INT_EQ(err.code, CNI_ERR_VERSION);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env, &c, &err), -1);
+	ASSERT_CONTAINS(err.msg, "GC needs \"cni.dev/valid-attachments\"");
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"cni.dev/attachments\":"
+			    "[{\"containerID\":\"a\",\"ifname\":\"net1\"}]}",
+			    &env, &c, &err),
+		      0);
+	ASSERT_INT_EQ(cJSON_GetArraySize(c.valid_attachments), 1);
+	netconf_free(&c);
+	ASSERT_INT_EQ(
+	    parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"cni.dev/valid-attachments\":"
+		  "[{\"containerID\":\"a\"}]}",
+		  &env, &c, &err),
+	    -1);
+	ASSERT_CONTAINS(err.msg, "needs string \"containerID\" and \"ifname\"");
+}
+
+static void test_peek_version(void)
+{
+	char v[16];
+
+	ASSERT_STR_EQ(netconf_peek_version("{\"cniVersion\":\"0.4.0\"}", 22, v, sizeof(v)),
+		      "0.4.0");
+	ASSERT_STR_EQ(netconf_peek_version("{\"cniVersion\":\"9.9.9\"}", 22, v, sizeof(v)),
+		      "1.1.0");
+	ASSERT_STR_EQ(netconf_peek_version("junk", 4, v, sizeof(v)), "1.1.0");
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+	    {"env: ADD with CNI_ARGS MAC", test_env_ok},
+	    {"env: each required variable missing", test_env_missing},
+	    {"env: bad command, container id, ifname, MAC", test_env_bad_values},
+	    {"config: defaults", test_defaults},
+	    {"config: every field; MAC precedence", test_full},
+	    {"config: bad JSON and versions", test_json_and_version},
+	    {"config: bad fields name the field and the fix", test_bad_fields},
+	    {"config: socketDir length limit 87", test_socket_dir_length},
+	    {"config: CHECK and GC requirements", test_verbs_need},
+	    {"peek version", test_peek_version},
+	    {NULL, NULL},
+	};
+	char *const envp[] = {ENV_ADD, NULL};
+	struct cni_error err;
+
+	if (cni_env_parse(envp, &env_add, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	return unit_run("cni_netconf", tests);
+}
