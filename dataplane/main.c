@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -86,6 +87,19 @@ static int check_hugepages(void)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+/* Every port holds sockets and eventfds, and DPDK 22.11's net_memif keeps
+ * one listening socket per deleted server-role port (see README, known
+ * issues): use the hard limit, not the shell's default of 1024. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* The state dir lock says "this instance"; a live socket says "someone". */
@@ -283,6 +297,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);

@@ -2,8 +2,8 @@
 /*
  * memif ports on the net_memif PMD, ethernet mode, filesystem sockets.
  * The link is polled from the control thread; a client-role port whose
- * server is absent is restarted once a second, which makes it connect
- * again (the PMD connects only at start).
+ * server is absent (not there yet, or gone) is restarted once a second,
+ * which makes it connect again (the PMD connects only at start).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,23 +28,28 @@ struct memif_priv {
 	char vdev[32];
 };
 
-static int memif_start(struct port *p, struct memif_priv *m, char *msg, size_t len)
+static int memif_setup(struct port *p, struct memif_priv *m, char *msg, size_t len)
 {
 	struct rte_eth_conf conf;
 	int sock = (int)rte_eth_dev_socket_id(m->port_id);
+	unsigned int s = sock < 0 ? 0 : (unsigned int)sock;
 
 	memset(&conf, 0, sizeof(conf));
 	if (rte_eth_dev_configure(m->port_id, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(m->port_id, 0, MEMIF_RING, sock < 0 ? 0 : (unsigned)sock, NULL,
-				   pw_mbuf_pool) != 0 ||
-	    rte_eth_tx_queue_setup(m->port_id, 0, MEMIF_RING, sock < 0 ? 0 : (unsigned)sock,
-				   NULL) != 0 ||
-	    rte_eth_dev_start(m->port_id) != 0) {
+	    rte_eth_rx_queue_setup(m->port_id, 0, MEMIF_RING, s, NULL, pw_mbuf_pool) != 0 ||
+	    rte_eth_tx_queue_setup(m->port_id, 0, MEMIF_RING, s, NULL) != 0) {
+		snprintf(msg, len, "port \"%s\": cannot configure memif on %s", p->conf.name,
+			 p->conf.socket);
+		return -EIO;
+	}
+	/* A client whose server is not there yet fails to start: that is not
+	 * an error, poll_link starts it again once a second. */
+	m->started = rte_eth_dev_start(m->port_id) == 0;
+	if (!m->started && p->conf.role == PORT_ROLE_SERVER) {
 		snprintf(msg, len, "port \"%s\": cannot start memif on %s", p->conf.name,
 			 p->conf.socket);
 		return -EIO;
 	}
-	m->started = true;
 	return 0;
 }
 
@@ -78,7 +83,7 @@ static int memif_create(struct port *p, char *msg, size_t len)
 		p->priv = NULL;
 		return -EIO;
 	}
-	rc = memif_start(p, m, msg, len);
+	rc = memif_setup(p, m, msg, len);
 	if (rc != 0) {
 		p->ops->destroy(p);
 		return rc;
@@ -127,9 +132,9 @@ static void memif_poll_link(struct port *p)
 		/* Workers skip a port whose link is down; after a grace period
 		 * none is inside the PMD and it can be restarted. */
 		dp_wait();
-		rte_eth_dev_stop(m->port_id);
-		if (rte_eth_dev_start(m->port_id) != 0)
-			PW_LOG(WARNING, memif, "port \"%s\": restart failed", p->conf.name);
+		if (m->started)
+			rte_eth_dev_stop(m->port_id);
+		m->started = rte_eth_dev_start(m->port_id) == 0;
 		m->down_since = rte_get_tsc_cycles();
 	}
 }

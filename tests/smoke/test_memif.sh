@@ -67,3 +67,25 @@ pod_send c 1
 wait_for 10 "b to receive c's 32 frames" pod_rx_ge b $((256 + 32))
 expect_eq "podwired pod-c rx" 32 "$(port_stat pw pod-c .rx_packets)"
 expect_eq "pod b rx after c sent" $((256 + 32)) "$(pod_rx b)"
+
+# ---- podwired as the memif client ------------------------------------------
+# The port exists before the pod's server socket does; podwired keeps
+# trying and connects once the pod is there, and again after a pod restart.
+MAC_D=02:00:00:00:0d:01
+ctl pw port add pod-d --network net1 --type memif --socket "$T/d.sock" --mac $MAC_D --client
+[ ! -e "$T/d.sock" ] || fail "a client-role port must not create the socket"
+expect_eq "client-role link before the pod exists" down "$(port_link pw pod-d)"
+vdev_d="net_memif0,role=server,socket=$T/d.sock,socket-abstract=no,mac=$MAC_D"
+pod_up pw pod-d d "$vdev_d" --eth-peer=0,$MAC_B
+pod_send d 1
+wait_for 10 "b to receive d's 32 frames" pod_rx_ge b $((256 + 64))
+expect_eq "podwired pod-d rx" 32 "$(port_stat pw pod-d .rx_packets)"
+pod_kill d
+wait_link pw pod-d down
+# A killed memif server leaves its socket file; the restarted app must
+# remove it (DPDK's memif server does not), as a real pod would.
+rm -f "$T/d.sock"
+pod_up pw pod-d d "$vdev_d" --eth-peer=0,$MAC_B
+pod_send d 1
+wait_for 10 "b to receive d's frames after the pod restarted" pod_rx_ge b $((256 + 96))
+expect_eq "podwired pod-d rx after reconnect" 64 "$(port_stat pw pod-d .rx_packets)"
