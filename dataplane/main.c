@@ -102,6 +102,28 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* A path, or its nearest existing parent, that is not a directory. */
+static bool not_a_dir(const char *opt, const char *path)
+{
+	char buf[256], *slash;
+	struct stat st;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (;;) {
+		if (stat(buf, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				return false;
+			fprintf(stderr, "podwired: %s %s: %s is not a directory; pick another "
+				"path\n", opt, path, buf);
+			return true;
+		}
+		slash = strrchr(buf, '/');
+		if (slash == NULL || slash == buf)
+			return false;
+		*slash = '\0';
+	}
+}
+
 /* The state dir lock says "this instance"; a live socket says "someone". */
 static int check_single_instance(void)
 {
@@ -110,6 +132,8 @@ static int check_single_instance(void)
 	int fd, rc;
 
 	rc = mkdir_p(pw_cfg.state_dir, 0700);
+	if (not_a_dir("--state-dir", pw_cfg.state_dir))
+		return -ENOTDIR;
 	if (rc != 0 || access(pw_cfg.state_dir, W_OK) != 0) {
 		fprintf(stderr, "podwired: state dir %s cannot be created or written: %s; "
 			"fix it or pass --state-dir DIR\n", pw_cfg.state_dir,
@@ -135,6 +159,8 @@ static int check_single_instance(void)
 	slash = strrchr(dir, '/');
 	*(slash == dir ? slash + 1 : slash) = '\0';
 	rc = mkdir_p(dir, 0755);
+	if (not_a_dir("--socket", dir))
+		return -ENOTDIR;
 	if (rc != 0 || access(dir, W_OK | X_OK) != 0) {
 		fprintf(stderr, "podwired: socket dir %s cannot be created or written: %s; fix "
 			"its permissions or pass --socket PATH\n", dir, strerror(rc ? -rc : errno));
@@ -325,7 +351,9 @@ int main(int argc, char **argv)
 	if (stats_init(pw_cfg.n_worker_cores) != 0 ||
 	    dp_init(pw_cfg.n_worker_cores, pw_cfg.mac_capacity) != 0 ||
 	    workers_start(pw_cfg.worker_cores, pw_cfg.n_worker_cores) != 0) {
-		fprintf(stderr, "podwired: cannot start the datapath (out of memory?)\n");
+		fprintf(stderr, "podwired: cannot start the datapath: out of hugepage memory or a "
+			"worker core is busy\n");
+		workers_stop();
 		rte_eal_cleanup();
 		return 1;
 	}

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -71,6 +73,13 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 					PW_MAX_WORKERS);
 				return -EINVAL;
 			}
+			for (unsigned int j = 0; j < c->n_worker_cores; j++) {
+				if (c->worker_cores[j] == (unsigned int)i) {
+					fprintf(stderr, "podwired: %s: core %ld is listed twice; "
+						"list each core once\n", opt, i);
+					return -EINVAL;
+				}
+			}
 			c->worker_cores[c->n_worker_cores++] = (unsigned int)i;
 		}
 	}
@@ -79,6 +88,25 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The core must be one this process may run on. */
+static int check_core(const char *opt, unsigned int core)
+{
+	cpu_set_t set;
+	char avail[256] = "";
+	size_t off = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 ||
+	    (core < CPU_SETSIZE && CPU_ISSET(core, &set)))
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE && off < sizeof(avail) - 8; i++)
+		if (CPU_ISSET(i, &set))
+			off += (size_t)snprintf(avail + off, sizeof(avail) - off, "%s%d",
+						off ? "," : "", i);
+	fprintf(stderr, "podwired: %s: core %u is not available here; available cores: %s\n",
+		opt, core, avail);
+	return -EINVAL;
 }
 
 static int set_str(char *dst, size_t size, const char *opt, const char *val)
@@ -92,29 +120,64 @@ static int set_str(char *dst, size_t size, const char *opt, const char *val)
 	return 0;
 }
 
+static const char config_keys[] = "main_core, worker_cores, socket, socket_group, state_dir, "
+				  "log_level, mac_table_size, mac_aging_sec, mbufs";
+
+/* Reads a JSON object from path; prints why not and returns NULL. */
+static cJSON *read_config_object(const char *path)
+{
+	struct stat st;
+	cJSON *doc = NULL;
+	char *text = NULL;
+	FILE *f;
+
+	if (stat(path, &st) != 0) {
+		fprintf(stderr, "podwired: --config: %s %s; give the path of a JSON file\n", path,
+			errno == ENOENT ? "does not exist" : strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "podwired: --config: %s is a directory; give the path of a JSON "
+			"file\n", path);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+		fprintf(stderr, "podwired: --config: %s is not a regular file of at most 1 MiB; "
+			"give the path of a JSON file\n", path);
+		return NULL;
+	}
+	f = fopen(path, "r");
+	text = calloc(1, (size_t)st.st_size + 1);
+	if (f == NULL || text == NULL || fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		fprintf(stderr, "podwired: --config: cannot read %s\n", path);
+		goto out;
+	}
+	doc = cJSON_ParseWithOpts(text, NULL, true);
+	if (doc == NULL) {
+		fprintf(stderr, "podwired: --config: %s is not valid JSON (near byte %ld); fix "
+			"the file\n", path, (long)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0));
+	} else if (!cJSON_IsObject(doc)) {
+		fprintf(stderr, "podwired: --config: %s must hold a JSON object such as "
+			"{\"worker_cores\": \"1\"}; keys: %s\n", path, config_keys);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+out:
+	if (f != NULL)
+		fclose(f);
+	free(text);
+	return doc;
+}
+
 /* The configuration file: the same keys as the long options, with '_'. */
 static int load_config_file(const char *path, struct pw_config *c)
 {
-	char msg[512], dir[256], *slash;
 	const cJSON *v;
-	cJSON *doc;
+	cJSON *doc = read_config_object(path);
 	int rc;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		*slash = '\0';
-	rc = state_file_read(dir, slash ? slash + 1 : path, &doc, msg, sizeof(msg));
-	if (rc == -ENOENT) {
-		fprintf(stderr, "podwired: --config: %s does not exist\n", path);
-		return rc;
-	}
-	if (rc != 0) {
-		fprintf(stderr, "podwired: --config: %s\n", msg);
-		return rc;
-	}
+	if (doc == NULL)
+		return -EINVAL;
 	rc = -EINVAL;
 	cJSON_ArrayForEach(v, doc) {
 		char opt[80];
@@ -147,8 +210,8 @@ static int load_config_file(const char *path, struct pw_config *c)
 			   v->valuedouble >= 2048 && v->valuedouble <= (1 << 22)) {
 			c->mbufs = (uint32_t)v->valuedouble;
 		} else {
-			fprintf(stderr, "podwired: %s: unknown key or bad value; see the "
-				"configuration reference in README.md\n", opt);
+			fprintf(stderr, "podwired: %s: unknown key or bad value; keys: %s "
+				"(see the configuration reference in README.md)\n", opt, config_keys);
 			goto out;
 		}
 	}
@@ -267,6 +330,11 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 			"give --worker-cores\n", c->main_core);
 		return -EINVAL;
 	}
+	if (check_core("--main-core", (unsigned int)c->main_core) != 0)
+		return -EINVAL;
+	for (unsigned int i = 0; i < c->n_worker_cores; i++)
+		if (check_core("--worker-cores", c->worker_cores[i]) != 0)
+			return -EINVAL;
 	if (c->socket[0] != '/' || strlen(c->socket) > API_SOCKET_PATH_MAX) {
 		fprintf(stderr, "podwired: --socket: \"%s\" must be an absolute path of at most "
 			"%d bytes\n", c->socket, API_SOCKET_PATH_MAX);

@@ -151,7 +151,8 @@ int workers_start(const unsigned int *lcores, unsigned int n)
 void workers_stop(void)
 {
 	for (unsigned int i = 0; i < n_workers; i++)
-		workers[i]->stop = true;
+		if (workers[i] != NULL)
+			workers[i]->stop = true;
 	rte_eal_mp_wait_lcore();
 	for (unsigned int i = 0; i < n_workers; i++) {
 		rte_free(workers[i]);
