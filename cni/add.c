@@ -58,18 +58,7 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 {
 	const struct netconf *c = call->conf;
 	const struct cni_env *env = call->env;
-	struct ipam_call ic = {
-	    .type = c->ipam_type,
-	    .cni_path = env->path,
-	    .command = "ADD",
-	    .containerid = env->containerid,
-	    .netns = env->netns,
-	    .ifname = env->ifname,
-	    .args = env->args,
-	    .config = call->raw,
-	    .config_len = call->raw_len,
-	    .cache_dir = c->data_dir,
-	};
+	struct ipam_call ic = cni_ipam_call(call, "ADD");
 	cJSON *ipam_res = NULL, *ipam_norm = NULL, *prev = NULL, *internal = NULL, *pj;
 	bool ipam_done = false, devinfo_done = false;
 	struct cni_error rb_err;

@@ -118,18 +118,7 @@ int cmd_check(const struct cni_call *call, struct cni_error *err)
 	pw = pwd_connect(a.podwired, c->timeout_ms, err);
 	rc = pw == NULL ? -1 : check_pieces(pw, c, env, &a, err);
 	if (rc == 0 && c->ipam != NULL) {
-		struct ipam_call ic = {
-		    .type = c->ipam_type,
-		    .cni_path = env->path,
-		    .command = "CHECK",
-		    .containerid = env->containerid,
-		    .netns = env->netns,
-		    .ifname = env->ifname,
-		    .args = env->args,
-		    .config = call->raw,
-		    .config_len = call->raw_len,
-		    .cache_dir = c->data_dir,
-		};
+		struct ipam_call ic = cni_ipam_call(call, "CHECK");
 
 		rc = ipam_exec(&ic, NULL, err);
 	}

@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "errors.h"
+#include "ipam.h"
 #include "netconf.h"
 #include "record.h"
 
@@ -22,6 +23,27 @@ struct cni_call {
 	const char *raw; /* the config as read from stdin */
 	size_t raw_len;
 };
+
+/* The IPAM call for this CNI call's own attachment, config and command. */
+static inline struct ipam_call cni_ipam_call(const struct cni_call *call, const char *command)
+{
+	const struct netconf *c = call->conf;
+	const struct cni_env *env = call->env;
+	struct ipam_call ic = {
+	    .type = c->ipam_type,
+	    .cni_path = env->path,
+	    .command = command,
+	    .containerid = env->containerid,
+	    .netns = env->netns,
+	    .ifname = env->ifname,
+	    .args = env->args,
+	    .config = call->raw,
+	    .config_len = call->raw_len,
+	    .cache_dir = c->data_dir,
+	};
+
+	return ic;
+}
 
 /* ADD: on success *result is the result shaped for the config's version. */
 int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err);

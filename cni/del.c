@@ -91,18 +91,7 @@ int cmd_del(const struct cni_call *call, struct cni_error *err)
 	} else if (c->ipam != NULL) {
 		/* No record (never added, or deleted already): IPAM DEL is
 		 * idempotent, and releases an address an interrupted ADD took. */
-		struct ipam_call ic = {
-		    .type = c->ipam_type,
-		    .cni_path = env->path,
-		    .command = "DEL",
-		    .containerid = env->containerid,
-		    .netns = env->netns,
-		    .ifname = env->ifname,
-		    .args = env->args,
-		    .config = call->raw,
-		    .config_len = call->raw_len,
-		    .cache_dir = c->data_dir,
-		};
+		struct ipam_call ic = cni_ipam_call(call, "DEL");
 
 		rc = ipam_exec(&ic, NULL, err);
 	}

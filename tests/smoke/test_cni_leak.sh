@@ -1,0 +1,103 @@
+#!/bin/bash
+# 40 concurrent ADDs then DELs, then 1,000 vhost-user and 250 memif
+# ADD/DEL cycles of the podwire CNI plugin (host-local IPAM) leave nothing
+# behind: no port in podwired, no attachment directory, record, lock or IP,
+# no extra file descriptor in podwired and no extra hugepage memory mapped
+# by it (memif: beyond DPDK 22.11's own per-port leak, see the memif phase).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cni_lib.sh"
+
+CYCLES=${CNI_LEAK_CYCLES:-1000}
+
+daemon_start pw
+PID=${DAEMON_PID[pw]}
+cni_conf >"$T/vhost.json"
+cni_conf '.iftype = "memif"' >"$T/memif.json"
+
+fds() { ls "/proc/$PID/fd" | wc -l; }
+# Hugepage memory podwired has mapped, in kB.
+huge_kb() { awk '/^(Private|Shared)_Hugetlb:/ {s += $2} END {print s + 0}' "/proc/$PID/smaps_rollup"; }
+
+# cycle CONF N: one ADD and one DEL of attachment N.
+cycle() {
+	cni ADD "leak$2" net1 "$1"
+	[ "$CNI_RC" = 0 ] || fail "ADD #$2 failed: $(cat "$T/cni.out")"
+	cni DEL "leak$2" net1 "$1"
+	[ "$CNI_RC" = 0 ] || fail "DEL #$2 failed: $(cat "$T/cni.out")"
+}
+
+# phase KIND N [FDS_PER_CYCLE KB_PER_CYCLE]: N cycles of one port kind after
+# a warm-up (DPDK's allocators grow to their working size on the first
+# ports), then the checks; each kind is judged on its own so that a failure
+# names it. The optional allowances are for a leak known to be outside
+# podwire (see the memif phase below); without them nothing may grow.
+phase() {
+	local kind=$1 n=$2 fd_allow=${3:-0} kb_allow=${4:-0} conf=$T/$1.json fds0 huge0 huge1
+	local start ms i
+	for i in $(seq 1 20); do cycle "$conf" "$kind-w$i"; done
+	fds0=$(fds)
+	huge0=$(huge_kb)
+	start=$(date +%s%N)
+	for i in $(seq 1 "$n"); do
+		cycle "$conf" "$kind-$i"
+		if [ $((i % 250)) = 0 ]; then
+			[ "$(ctlj pw port list | jq '.ports | length')" = 0 ] ||
+				fail "$kind: ports left after $i cycles"
+			log "$kind: $i cycles, $(fds) fds (from $fds0), $(huge_kb) kB hugepage memory (from $huge0)"
+		fi
+	done
+	ms=$((($(date +%s%N) - start) / 1000000))
+	log "$kind: $n cycles in ${ms} ms ($((ms / n)) ms per ADD+DEL)"
+	expect_clean "$kind: after $n cycles"
+	left=$(find "$T/cnidata" "$T/pods" -mindepth 1 ! -name ipam-versions.json 2>/dev/null |
+		tr '\n' ' ' || true)
+	[ -z "$left" ] || fail "$kind: files or directories left: $left"
+	huge1=$(huge_kb)
+	# Hugepage memory is mapped 2 MiB at a time: two pages of slack with an
+	# allowance.
+	[ "$huge1" -le $((huge0 + n * kb_allow + (kb_allow ? 4096 : 0))) ] ||
+		fail "$kind: podwired's hugepage memory grew from $huge0 to $huge1 kB in $n cycles" \
+			"(allowed: $((n * kb_allow)) kB)"
+	ok "$kind: podwired's hugepage memory $huge0 kB after warm-up, $huge1 kB after $n cycles"
+	# With an allowance, a little slack too: a few of the driver's interrupt
+	# fds outlive their port by a moment.
+	[ "$(fds)" -le $((fds0 + n * fd_allow + (fd_allow ? 16 : 0))) ] ||
+		fail "$kind: podwired's fds grew from $fds0 to $(fds) in $n cycles" \
+			"(allowed: $((n * fd_allow)))"
+	ok "$kind: podwired fds $fds0 after warm-up, $(fds) after $n cycles"
+}
+
+# Concurrent ADDs and DELs of many pods (runtimes do run different pods
+# at once): all succeed, with distinct slots, ports and IPs.
+concurrent() {
+	local n=$1 verb=$2 i pids=()
+	for i in $(seq 1 "$n"); do
+		(
+			env -i PATH="$PATH" CNI_COMMAND="$verb" CNI_CONTAINERID="conc$i" \
+				CNI_NETNS="/var/run/netns/conc$i" CNI_IFNAME=net1 CNI_PATH="$CNI_PATH_ALL" \
+				"$PODWIRE_CNI" <"$T/vhost.json" >"$T/conc$i.out" 2>&1
+			echo $? >"$T/conc$i.rc"
+		) &
+		pids+=($!)
+	done
+	wait "${pids[@]}" # not podwired, a child too
+	for i in $(seq 1 "$n"); do
+		[ "$(cat "$T/conc$i.rc")" = 0 ] || fail "concurrent $verb #$i: $(cat "$T/conc$i.out")"
+	done
+}
+concurrent 40 ADD
+expect_eq "ports after 40 concurrent ADDs" 40 "$(ctlj pw port list | jq '.ports | length')"
+expect_eq "distinct IPs" 40 "$(cat "$T"/conc*.out | jq -r '.ips[0].address' | sort -u | wc -l)"
+concurrent 40 DEL
+expect_clean "after 40 concurrent ADDs and DELs"
+
+# vhost-user: the full count, and nothing may grow.
+phase vhost "$CYCLES"
+# memif: the plugin must leave nothing (ports, files, records, IPs are
+# checked as for vhost-user), but DPDK 22.11's net_memif itself keeps one
+# listening fd and about 60 KiB of hugepage memory per deleted server-role
+# port (README, known issues). Allow exactly that, so that any leak beyond
+# it still fails.
+phase memif $((CYCLES / 4)) 1 64
+expect_eq "podwired networks" 1 "$(ctlj pw network list | jq '.networks | length')"
+ctl pw info >/dev/null || fail "podwired stopped serving"
