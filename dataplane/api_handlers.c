@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
+
 #include "api_server.h"
 #include "network.h"
 #include "podwired.h"
@@ -103,6 +105,7 @@ static cJSON *h_system_info(const cJSON *params, int *code, char *msg, size_t le
 	cJSON_AddStringToObject(o, "state_dir", pw_cfg.state_dir);
 	cJSON_AddNumberToObject(o, "main_core", pw_cfg.main_core);
 	cJSON_AddNumberToObject(o, "uptime_sec", (double)(time(NULL) - pw_start_time));
+	cJSON_AddNumberToObject(o, "tsc_hz", (double)rte_get_tsc_hz());
 	cJSON_AddNumberToObject(o, "networks", network_count());
 	cJSON_AddNumberToObject(o, "ports", port_count());
 	cJSON_AddNumberToObject(o, "mac_entries", mac_table_count(dp_macs));

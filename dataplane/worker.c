@@ -110,9 +110,12 @@ static int worker_main(void *arg)
 				xconnect_input(w, v, p, pkts, n);
 			else
 				l2_bridge_input(w, v, p, net, pkts, n);
+			/* Flush per rx burst: frames leave while their data is
+			 * still in cache, and a peer waiting for them is not held
+			 * up by the polling of every other port. */
+			if (w->n_dirty != 0)
+				txb_flush_all(w, v);
 		}
-		if (w->n_dirty != 0)
-			txb_flush_all(w, v);
 		/* Past this point this worker holds nothing from v. */
 		rte_rcu_qsbr_quiescent(dp_qsbr, w->id);
 		t1 = rte_rdtsc();
