@@ -324,6 +324,11 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
+	/* Pod sockets (made by librte_vhost and net_memif with the umask) must
+	 * be connectable by the pods' group, whose access the directory (e.g.
+	 * the CNI plugin's 0750/0770 per-pod directory) decides; others get
+	 * nothing. The API socket and state file set their own modes. */
+	umask(0007);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);

@@ -12,6 +12,8 @@ ctl pw network add net1
 ctl pw port add pod-a --network net1 --type vhost-user --socket "$T/a.sock" --mac $MAC_A
 ctl pw port add pod-b --network net1 --type vhost-user --socket "$T/b.sock" --mac $MAC_B
 [ -S "$T/a.sock" ] && [ -S "$T/b.sock" ] || fail "sockets were not created"
+# Connectable by owner and group (the directory decides who gets there).
+expect_eq "pod socket mode" 770 "$(stat -c %a "$T/a.sock")"
 expect_eq "link before the pod connects" down "$(port_link pw pod-a)"
 
 pod_up pw pod-a a "$(vdev_virtio "$T/a.sock" $MAC_A)" --eth-peer=0,$MAC_B
