@@ -1,0 +1,740 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-bench: N pods in one process. Every ethdev the EAL creates
+ * (--vdev net_virtio_user..., net_memif...) is one pod; each pod sends
+ * stamped UDP frames from its own MAC(s) to the other pods through the
+ * datapath under test, and counts and times what comes back. Everything
+ * runs on the main lcore, so the generator costs one core.
+ *
+ *   podwire-bench [EAL options] -- [--size N|imix] [--flows N] [--macs N]
+ *       [--rate PPS] [--duration SEC] [--ndr] [--json]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "bench_hist.h"
+#include "bench_ndr.h"
+#include "bench_pkt.h"
+
+#define BURST	 32
+#define MAX_PODS 1024
+
+struct bench_opts {
+	uint16_t size; /* 0 = IMIX */
+	unsigned int flows;
+	unsigned int macs;
+	double rate; /* aggregate offered pps; 0 = as fast as possible */
+	double duration;
+	double warmup;
+	bool ndr;
+	double ndr_trial;
+	double ndr_resolution; /* fraction of the top rate */
+	bool json;
+	uint16_t ring;
+};
+
+struct pod {
+	uint16_t port;
+	struct rte_ether_addr mac;
+	uint64_t next; /* frames sent, for flow, MAC, destination and IMIX rotation */
+	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
+};
+
+/* One (source, destination) pair. */
+struct dir {
+	uint64_t tx, rx, rx_bytes, out_of_order, stale;
+	uint32_t seq_tx;
+	uint32_t seq_start; /* first sequence number of the current trial */
+	uint32_t seq_rx_next;
+};
+
+struct trial {
+	double seconds;
+	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad, out_of_order, stale;
+	struct bench_hist hist;
+};
+
+static struct bench_opts opt = {
+    .size = 64,
+    .flows = 1,
+    .macs = 1,
+    .duration = 10,
+    .warmup = 1,
+    .ndr_trial = 5,
+    .ndr_resolution = 0.01,
+    .ring = 1024,
+};
+static struct pod *pods;
+static struct dir *dirs; /* npods x npods */
+static uint16_t npods;
+static struct rte_mempool *pool;
+static volatile bool quit;
+static double tsc_ns;
+static double offered_pps; /* rate of the reported measurement, 0 = full speed */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	quit = true;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL options] -- [options]\n"
+		"  every ethdev (e.g. --vdev net_virtio_user0,path=SOCK,mac=MAC) is one pod\n"
+		"  --size N|imix     frame length in bytes (%u..%u, no FCS) or simple IMIX "
+		"(default 64)\n"
+		"  --flows N         UDP flows per pod (default 1)\n"
+		"  --macs N          source MACs per pod, the pod's own MAC first (default 1)\n"
+		"  --rate PPS        aggregate offered rate, all pods together (default: full "
+		"speed)\n"
+		"  --duration SEC    measured time (default 10)\n"
+		"  --warmup SEC      unmeasured traffic first, for learning (default 1)\n"
+		"  --ring N          rx and tx descriptors per port (default 1024)\n"
+		"  --ndr             search the no-drop (NDR) and 0.5%%-drop (PDR) rates, then\n"
+		"                    measure at the NDR; --rate is the top of the search\n"
+		"  --trial SEC       duration of one search trial (default 5)\n"
+		"  --resolution F    search resolution, a fraction of the top rate (default 0.01)\n"
+		"  --json            JSON on stdout instead of the summary\n",
+		prog, BENCH_PKT_MIN_LEN, BENCH_PKT_MAX_LEN);
+}
+
+static int parse_double(const char *name, const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= min) || isinf(v)) {
+		fprintf(stderr, "podwire-bench: %s \"%s\": expected a number >= %g\n", name, s,
+			min);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_uint(const char *name, const char *s, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "podwire-bench: %s \"%s\": expected an integer in %lu..%lu\n", name,
+			s, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+	    {"size", required_argument, NULL, 's'},
+	    {"flows", required_argument, NULL, 'f'},
+	    {"macs", required_argument, NULL, 'm'},
+	    {"rate", required_argument, NULL, 'r'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"warmup", required_argument, NULL, 'w'},
+	    {"ring", required_argument, NULL, 'R'},
+	    {"ndr", no_argument, NULL, 'n'},
+	    {"trial", required_argument, NULL, 't'},
+	    {"resolution", required_argument, NULL, 'e'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	unsigned long u;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (bench_size_parse(optarg, &opt.size) < 0) {
+				fprintf(stderr,
+					"podwire-bench: --size \"%s\": expected %u..%u or "
+					"\"imix\"\n",
+					optarg, BENCH_PKT_MIN_LEN, BENCH_PKT_MAX_LEN);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			if (parse_uint("--flows", optarg, 1, 65535, &u) < 0)
+				return -EINVAL;
+			opt.flows = (unsigned int)u;
+			break;
+		case 'm':
+			if (parse_uint("--macs", optarg, 1, 65536, &u) < 0)
+				return -EINVAL;
+			opt.macs = (unsigned int)u;
+			break;
+		case 'r':
+			if (parse_double("--rate", optarg, 0, &opt.rate) < 0)
+				return -EINVAL;
+			break;
+		case 'd':
+			if (parse_double("--duration", optarg, 0.1, &opt.duration) < 0)
+				return -EINVAL;
+			break;
+		case 'w':
+			if (parse_double("--warmup", optarg, 0, &opt.warmup) < 0)
+				return -EINVAL;
+			break;
+		case 'R':
+			if (parse_uint("--ring", optarg, 64, 32768, &u) < 0)
+				return -EINVAL;
+			opt.ring = (uint16_t)u;
+			break;
+		case 'n':
+			opt.ndr = true;
+			break;
+		case 't':
+			if (parse_double("--trial", optarg, 0.1, &opt.ndr_trial) < 0)
+				return -EINVAL;
+			break;
+		case 'e':
+			if (parse_double("--resolution", optarg, 0.0001, &opt.ndr_resolution) < 0)
+				return -EINVAL;
+			break;
+		case 'j':
+			opt.json = true;
+			break;
+		default:
+			usage(argv[0]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "podwire-bench: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int port_setup(uint16_t port)
+{
+	struct rte_eth_conf conf = {0};
+	struct rte_eth_dev_info info;
+	uint16_t nrx = opt.ring, ntx = opt.ring;
+	int rc;
+
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc < 0)
+		goto err;
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc < 0)
+		goto err;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
+	if (rc < 0)
+		goto err;
+	if (opt.size > 1518) {
+		uint16_t mtu = (uint16_t)(opt.size - BENCH_FCS_LEN - 14);
+
+		if (rte_eth_dev_set_mtu(port, mtu) < 0)
+			fprintf(stderr,
+				"podwire-bench: port %u (%s): cannot set MTU %u, frames "
+				"may be dropped\n",
+				port, info.device ? rte_dev_name(info.device) : "?", mtu);
+	}
+	rc = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port), NULL, pool);
+	if (rc < 0)
+		goto err;
+	rc = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+	if (rc < 0)
+		goto err;
+	rc = rte_eth_dev_start(port);
+	if (rc < 0)
+		goto err;
+	return 0;
+err:
+	fprintf(stderr, "podwire-bench: port %u: setup failed: %s\n", port, rte_strerror(-rc));
+	return rc;
+}
+
+/* The k-th source MAC of a pod: its own for k = 0, then locally
+ * administered addresses that carry the pod and k. */
+static void pod_mac(uint16_t pod, unsigned int k, uint8_t mac[6])
+{
+	if (k == 0) {
+		memcpy(mac, pods[pod].mac.addr_bytes, 6);
+		return;
+	}
+	mac[0] = 0x06;
+	mac[1] = (uint8_t)(pod >> 8);
+	mac[2] = (uint8_t)pod;
+	mac[3] = (uint8_t)(k >> 16);
+	mac[4] = (uint8_t)(k >> 8);
+	mac[5] = (uint8_t)k;
+}
+
+/* Builds and sends up to n frames from pod p; returns the number offered. */
+static unsigned int pod_send(uint16_t p, unsigned int n, bool count)
+{
+	struct rte_mbuf *m[BURST];
+	struct pod *pd = &pods[p];
+	struct bench_pkt_hdr h;
+	uint64_t now = rte_rdtsc();
+	uint16_t sent;
+
+	if (n > BURST)
+		n = BURST;
+	if (rte_pktmbuf_alloc_bulk(pool, m, n) < 0)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t k = pd->next++;
+		uint16_t len = opt.size ? opt.size : bench_imix_len(k);
+		uint16_t dst = (uint16_t)((p + 1 + k % (npods - 1)) % npods);
+		unsigned int mac = (unsigned int)(k / (npods - 1) % opt.macs);
+		struct dir *d = &dirs[p * npods + dst];
+		struct bench_stamp s = {
+		    .src_pod = p, .dst_pod = dst, .seq = d->seq_tx++, .tsc = now};
+		uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m[i], len - BENCH_FCS_LEN);
+
+		/* Destinations rotate over the peers' MACs too: they learned
+		 * them when the peers sent from them. */
+		pod_mac(dst, mac, h.dst_mac);
+		pod_mac(p, mac, h.src_mac);
+		h.src_ip = bench_pod_ip(p);
+		h.dst_ip = bench_pod_ip(dst);
+		h.src_port = (uint16_t)(1024 + k / ((uint64_t)(npods - 1) * opt.macs) % opt.flows);
+		h.dst_port = BENCH_UDP_DST_PORT;
+		bench_pkt_build(buf, len, &h);
+		bench_stamp_write(buf, &s);
+		if (count)
+			d->tx++;
+	}
+	sent = rte_eth_tx_burst(pd->port, 0, m, (uint16_t)n);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(&m[sent], n - sent);
+	if (count) {
+		pd->tx += n;
+		pd->tx_full += n - sent;
+	}
+	return n;
+}
+
+static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
+{
+	struct rte_mbuf *m[BURST];
+	uint64_t now;
+	uint16_t n;
+
+	n = rte_eth_rx_burst(pods[p].port, 0, m, BURST);
+	if (n == 0)
+		return;
+	now = rte_rdtsc();
+	for (uint16_t i = 0; i < n; i++) {
+		struct bench_stamp s;
+		struct dir *d;
+
+		if (!count)
+			continue;
+		if (bench_stamp_read(rte_pktmbuf_mtod(m[i], const uint8_t *),
+				     rte_pktmbuf_data_len(m[i]), &s) < 0 ||
+		    s.src_pod >= npods) {
+			pods[p].bad++;
+			continue;
+		}
+		if (s.dst_pod != p) {
+			/* Flooded (destination not learned) or misrouted. */
+			pods[p].misdelivered++;
+			continue;
+		}
+		d = &dirs[s.src_pod * npods + p];
+		/* Serial-number arithmetic: sequence numbers wrap. */
+		if ((int32_t)(s.seq - d->seq_start) < 0) {
+			/* Sent before this trial began: neither counted nor timed. */
+			d->stale++;
+			continue;
+		}
+		if ((int32_t)(s.seq - d->seq_rx_next) < 0)
+			d->out_of_order++;
+		else
+			d->seq_rx_next = s.seq + 1;
+		d->rx++;
+		/* Bytes of Ethernet frames with their FCS, as the frame size. */
+		d->rx_bytes += rte_pktmbuf_pkt_len(m[i]) + BENCH_FCS_LEN;
+		pods[p].rx++;
+		pods[p].rx_bytes += rte_pktmbuf_pkt_len(m[i]) + BENCH_FCS_LEN;
+		bench_hist_add(hist, (uint64_t)((double)(now - s.tsc) * tsc_ns));
+	}
+	rte_pktmbuf_free_bulk(m, n);
+}
+
+/* Receives on every pod for ms milliseconds: frames still in flight. */
+static void drain(unsigned int ms, bool count, struct bench_hist *hist)
+{
+	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_rdtsc() < end)
+		for (uint16_t p = 0; p < npods; p++)
+			pod_recv(p, count, hist);
+}
+
+/* Each pod sends one frame from each of its MACs to each peer, so that a
+ * learning bridge knows every address before anything is measured. */
+static void learn(void)
+{
+	for (uint16_t p = 0; p < npods; p++) {
+		unsigned int n = (unsigned int)(npods - 1) * opt.macs;
+
+		pods[p].next = 0;
+		while (n > 0) {
+			unsigned int k = n < BURST ? n : BURST;
+
+			pod_send(p, k, false);
+			n -= k;
+			drain(1, false, NULL);
+		}
+	}
+	drain(200, false, NULL);
+}
+
+static void counters_reset(void)
+{
+	for (uint16_t p = 0; p < npods; p++) {
+		pods[p].tx = pods[p].tx_full = pods[p].rx = pods[p].rx_bytes = 0;
+		pods[p].misdelivered = pods[p].bad = 0;
+	}
+	for (uint32_t i = 0; i < (uint32_t)npods * npods; i++) {
+		dirs[i].tx = dirs[i].rx = dirs[i].rx_bytes = dirs[i].out_of_order = 0;
+		dirs[i].stale = 0;
+		dirs[i].seq_start = dirs[i].seq_rx_next = dirs[i].seq_tx;
+	}
+}
+
+/* Offers rate pps (0 = as fast as possible), spread evenly over the pods,
+ * for seconds; counts only when count is set. */
+static void offer(double rate, double seconds, bool count, struct bench_hist *hist)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(seconds * hz);
+	uint64_t offered = 0, now;
+	uint16_t p = 0;
+
+	while (!quit && (now = rte_rdtsc()) < end) {
+		unsigned int n = BURST;
+
+		if (rate > 0) {
+			double due = (double)(now - start) / (double)hz * rate - (double)offered;
+
+			n = due >= BURST ? BURST : (unsigned int)due;
+		}
+		if (n > 0) {
+			offered += pod_send(p, n, count);
+			p = (uint16_t)((p + 1) % npods);
+		}
+		for (uint16_t q = 0; q < npods; q++)
+			pod_recv(q, count, hist);
+	}
+}
+
+static int run_trial(double rate, double seconds, struct trial *t)
+{
+	uint64_t t0, t1;
+
+	memset(t, 0, sizeof(*t));
+	bench_hist_reset(&t->hist);
+	counters_reset();
+	t0 = rte_rdtsc();
+	offer(rate, seconds, true, &t->hist);
+	t1 = rte_rdtsc();
+	/* What is still in the rings arrives late but is not lost. */
+	drain(100, true, &t->hist);
+	if (quit)
+		return -EINTR;
+	t->seconds = (double)(t1 - t0) / (double)rte_get_tsc_hz();
+	for (uint16_t p = 0; p < npods; p++) {
+		t->tx += pods[p].tx;
+		t->tx_full += pods[p].tx_full;
+		t->rx += pods[p].rx;
+		t->rx_bytes += pods[p].rx_bytes;
+		t->misdelivered += pods[p].misdelivered;
+		t->bad += pods[p].bad;
+	}
+	for (uint32_t i = 0; i < (uint32_t)npods * npods; i++) {
+		t->out_of_order += dirs[i].out_of_order;
+		t->stale += dirs[i].stale;
+	}
+	return 0;
+}
+
+static double loss_of(uint64_t tx, uint64_t rx)
+{
+	return tx == 0 || rx >= tx ? 0 : (double)(tx - rx) / (double)tx;
+}
+
+static int ndr_trial(double rate, double *loss, void *arg)
+{
+	struct trial *t = arg;
+	int rc = run_trial(rate, opt.ndr_trial, t);
+
+	if (rc < 0)
+		return rc;
+	*loss = loss_of(t->tx, t->rx);
+	if (!opt.json)
+		printf("  trial %.0f pps: loss %.4f%%\n", rate, *loss * 100);
+	return 0;
+}
+
+static void mac_str(const struct rte_ether_addr *a, char *buf, size_t len)
+{
+	rte_ether_format_addr(buf, (uint16_t)len, a);
+}
+
+static void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
+{
+	const struct bench_hist *h = &t->hist;
+	double s = t->seconds > 0 ? t->seconds : 1;
+	bool first = true;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	printf("{\n  \"pods\": %u,\n", npods);
+	if (opt.size)
+		printf("  \"frame_size\": %u,\n", opt.size);
+	else
+		printf("  \"frame_size\": \"imix\",\n");
+	printf("  \"flows_per_pod\": %u,\n  \"macs_per_pod\": %u,\n", opt.flows, opt.macs);
+	/* offered_pps: the rate of this measurement (the NDR with --ndr); 0 = full speed. */
+	printf("  \"target_pps\": %.0f,\n  \"offered_pps\": %.0f,\n  \"duration_s\": %.6f,\n",
+	       opt.rate, offered_pps, t->seconds);
+	printf("  \"tx_packets\": %" PRIu64 ",\n  \"tx_ring_full\": %" PRIu64 ",\n", t->tx,
+	       t->tx_full);
+	printf("  \"rx_packets\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64 ",\n", t->rx,
+	       t->rx_bytes);
+	printf("  \"lost\": %" PRIu64 ",\n  \"loss\": %.9f,\n", t->tx > t->rx ? t->tx - t->rx : 0,
+	       loss_of(t->tx, t->rx));
+	printf("  \"misdelivered\": %" PRIu64 ",\n  \"foreign\": %" PRIu64
+	       ",\n  \"out_of_order\": %" PRIu64 ",\n  \"stale\": %" PRIu64 ",\n",
+	       t->misdelivered, t->bad, t->out_of_order, t->stale);
+	printf("  \"tx_mpps\": %.6f,\n  \"rx_mpps\": %.6f,\n  \"rx_gbps\": %.6f,\n",
+	       (double)t->tx / s / 1e6, (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9);
+	printf("  \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %" PRIu64
+	       ", \"avg\": %.1f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64
+	       ", \"max\": %" PRIu64 "},\n",
+	       h->count, h->count ? h->min : 0, bench_hist_mean(h), bench_hist_percentile(h, 0.5),
+	       bench_hist_percentile(h, 0.99), bench_hist_percentile(h, 0.999), h->max);
+	printf("  \"per_pod\": [");
+	for (uint16_t p = 0; p < npods; p++) {
+		const struct pod *pd = &pods[p];
+
+		mac_str(&pd->mac, mac, sizeof(mac));
+		printf(
+		    "%s\n    {\"pod\": %u, \"port\": %u, \"mac\": \"%s\", \"tx_packets\": %" PRIu64
+		    ", \"rx_packets\": %" PRIu64 ", \"rx_mpps\": %.6f, \"rx_gbps\": %.6f}",
+		    p ? "," : "", p, pd->port, mac, pd->tx, pd->rx, (double)pd->rx / s / 1e6,
+		    (double)pd->rx_bytes * 8 / s / 1e9);
+	}
+	printf("\n  ],\n  \"directions\": [");
+	for (uint16_t a = 0; a < npods; a++)
+		for (uint16_t b = 0; b < npods; b++) {
+			const struct dir *d = &dirs[a * npods + b];
+
+			if (d->tx == 0)
+				continue;
+			printf("%s\n    {\"src\": %u, \"dst\": %u, \"tx_packets\": %" PRIu64
+			       ", \"rx_packets\": %" PRIu64 ", \"loss\": %.9f, \"rx_mpps\": %.6f, "
+			       "\"rx_gbps\": %.6f}",
+			       first ? "" : ",", a, b, d->tx, d->rx, loss_of(d->tx, d->rx),
+			       (double)d->rx / s / 1e6, (double)d->rx_bytes * 8 / s / 1e9);
+			first = false;
+		}
+	printf("\n  ]");
+	if (ndr != NULL)
+		printf(",\n  \"ndr\": {\"ndr_pps\": %.0f, \"ndr_loss\": %.9f, \"pdr_pps\": %.0f, "
+		       "\"pdr_loss\": %.9f, \"pdr_threshold\": %g, \"trials\": %u, "
+		       "\"trial_s\": %g, \"resolution\": %g}",
+		       ndr->ndr_pps, ndr->ndr_loss, ndr->pdr_pps, ndr->pdr_loss, BENCH_PDR_LOSS,
+		       ndr->trials, opt.ndr_trial, opt.ndr_resolution);
+	printf("\n}\n");
+}
+
+static void print_summary(const struct trial *t, const struct bench_ndr_result *ndr)
+{
+	const struct bench_hist *h = &t->hist;
+	double s = t->seconds > 0 ? t->seconds : 1;
+
+	printf("podwire-bench: %u pods, ", npods);
+	if (opt.size)
+		printf("%u-byte frames", opt.size);
+	else
+		printf("IMIX frames (mean %.1f bytes)", bench_size_mean(0));
+	printf(", %u flows and %u MACs per pod, ", opt.flows, opt.macs);
+	if (opt.rate > 0)
+		printf("offered %.0f pps\n", opt.rate);
+	else
+		printf("full speed\n");
+	if (ndr != NULL)
+		printf("NDR %.3f Mpps (loss %.6f%%), PDR(%.1f%%) %.3f Mpps (loss %.4f%%), %u "
+		       "trials of %g s\n",
+		       ndr->ndr_pps / 1e6, ndr->ndr_loss * 100, BENCH_PDR_LOSS * 100,
+		       ndr->pdr_pps / 1e6, ndr->pdr_loss * 100, ndr->trials, opt.ndr_trial);
+	printf("%.2f s: tx %" PRIu64 " (%.3f Mpps, %" PRIu64 " refused by a full ring), rx %" PRIu64
+	       " (%.3f Mpps, %.3f Gbit/s), loss %.4f%%\n",
+	       t->seconds, t->tx, (double)t->tx / s / 1e6, t->tx_full, t->rx,
+	       (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9,
+	       loss_of(t->tx, t->rx) * 100);
+	if (t->misdelivered || t->bad || t->out_of_order || t->stale)
+		printf("misdelivered (flooded) %" PRIu64 ", foreign %" PRIu64
+		       ", out of order %" PRIu64 ", from an earlier trial %" PRIu64 "\n",
+		       t->misdelivered, t->bad, t->out_of_order, t->stale);
+	printf("latency us: min %.2f avg %.2f p50 %.2f p99 %.2f p99.9 %.2f max %.2f (%" PRIu64
+	       " samples)\n",
+	       h->count ? (double)h->min / 1e3 : 0, bench_hist_mean(h) / 1e3,
+	       (double)bench_hist_percentile(h, 0.5) / 1e3,
+	       (double)bench_hist_percentile(h, 0.99) / 1e3,
+	       (double)bench_hist_percentile(h, 0.999) / 1e3, (double)h->max / 1e3, h->count);
+	if (npods <= 16)
+		for (uint16_t a = 0; a < npods; a++)
+			for (uint16_t b = 0; b < npods; b++) {
+				const struct dir *d = &dirs[a * npods + b];
+
+				if (d->tx == 0)
+					continue;
+				printf("  pod %u -> pod %u: tx %" PRIu64 " rx %" PRIu64
+				       " (%.3f Mpps, %.3f Gbit/s) loss %.4f%%\n",
+				       a, b, d->tx, d->rx, (double)d->rx / s / 1e6,
+				       (double)d->rx_bytes * 8 / s / 1e9,
+				       loss_of(d->tx, d->rx) * 100);
+			}
+}
+
+static int run(void)
+{
+	struct bench_ndr_result ndr_res;
+	struct trial *t;
+	double rate = opt.rate;
+	int rc;
+
+	t = rte_zmalloc("bench_trial", sizeof(*t), 0);
+	if (t == NULL)
+		return -ENOMEM;
+	learn();
+	if (opt.warmup > 0)
+		offer(opt.rate, opt.warmup, false, NULL);
+	drain(100, false, NULL);
+	if (opt.ndr) {
+		struct bench_ndr_conf conf = {.max_trials = 40};
+
+		if (rate <= 0) {
+			/* The top of the search: what the generator offers at full speed. */
+			rc = run_trial(0, opt.ndr_trial, t);
+			if (rc < 0)
+				goto out;
+			rate = (double)t->tx / t->seconds;
+		}
+		conf.max_rate = rate;
+		conf.min_rate = rate * opt.ndr_resolution;
+		conf.resolution = rate * opt.ndr_resolution;
+		rc = bench_ndr_pdr(&conf, ndr_trial, t, &ndr_res);
+		if (rc < 0)
+			goto out;
+		rate = ndr_res.ndr_pps;
+	}
+	offered_pps = rate;
+	rc = run_trial(rate, opt.duration, t);
+	if (rc < 0)
+		goto out;
+	if (opt.json)
+		print_json(t, opt.ndr ? &ndr_res : NULL);
+	else
+		print_summary(t, opt.ndr ? &ndr_res : NULL);
+	fflush(stdout);
+out:
+	if (rc == -EINTR)
+		fprintf(stderr, "podwire-bench: interrupted\n");
+	rte_free(t);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int nb_mbufs, room;
+	uint16_t port;
+	int rc, n;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "podwire-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	argv[0] = (char *)"podwire-bench";
+	rc = parse_args(argc, argv);
+	if (rc < 0)
+		goto out;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	tsc_ns = 1e9 / (double)rte_get_tsc_hz();
+
+	npods = rte_eth_dev_count_avail();
+	if (npods < 2 || npods > MAX_PODS) {
+		fprintf(stderr,
+			"podwire-bench: %u ports: need 2..%u pods, one per --vdev (e.g. "
+			"--vdev net_virtio_user0,path=SOCK,mac=MAC)\n",
+			npods, MAX_PODS);
+		rc = -EINVAL;
+		goto out;
+	}
+	pods = rte_zmalloc("bench_pods", sizeof(*pods) * npods, 0);
+	dirs = rte_zmalloc("bench_dirs", sizeof(*dirs) * npods * npods, 0);
+	/* Room for the largest frame plus what drivers add to the MTU (VLAN tags). */
+	room = (opt.size == 0 ? 1518u : opt.size) + RTE_PKTMBUF_HEADROOM + 64;
+	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
+		room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	nb_mbufs = npods * (2u * opt.ring + 2 * BURST) + 4096;
+	pool = rte_pktmbuf_pool_create("bench_pool", nb_mbufs, 256, 0, (uint16_t)room,
+				       (int)rte_socket_id());
+	if (pods == NULL || dirs == NULL || pool == NULL) {
+		fprintf(stderr,
+			"podwire-bench: out of memory for %u pods (%u mbufs of %u bytes); "
+			"lower --ring or add hugepages\n",
+			npods, nb_mbufs, room);
+		rc = -ENOMEM;
+		goto out;
+	}
+	n = 0;
+	RTE_ETH_FOREACH_DEV(port)
+	{
+		pods[n].port = port;
+		rte_eth_macaddr_get(port, &pods[n].mac);
+		rc = port_setup(port);
+		if (rc < 0)
+			goto out;
+		n++;
+	}
+	/* The DUT sees the link once the frontend is up; give it a moment. */
+	rte_delay_ms(500);
+	rc = run();
+out:
+	if (pods != NULL)
+		for (uint16_t p = 0; p < npods; p++) {
+			rte_eth_dev_stop(pods[p].port);
+			rte_eth_dev_close(pods[p].port);
+		}
+	rte_free(dirs);
+	rte_free(pods);
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_pkt.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+uint16_t bench_ipv4_cksum(const void *hdr, size_t len)
+{
+	const uint8_t *p = hdr;
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += get16(p + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+int bench_pkt_build(uint8_t *buf, size_t size, const struct bench_pkt_hdr *h)
+{
+	uint8_t *ip = buf + 14, *udp = ip + 20;
+	size_t len = size - BENCH_FCS_LEN;
+
+	if (size < BENCH_PKT_MIN_LEN || size > BENCH_PKT_MAX_LEN)
+		return -EINVAL;
+	memcpy(buf, h->dst_mac, 6);
+	memcpy(buf + 6, h->src_mac, 6);
+	put16(buf + 12, 0x0800);
+
+	ip[0] = 0x45;
+	ip[1] = 0;
+	put16(ip + 2, (uint16_t)(len - 14));
+	put16(ip + 4, 0);      /* id */
+	put16(ip + 6, 0x4000); /* DF */
+	ip[8] = 64;
+	ip[9] = 17;
+	put16(ip + 10, 0);
+	put32(ip + 12, h->src_ip);
+	put32(ip + 16, h->dst_ip);
+	put16(ip + 10, bench_ipv4_cksum(ip, 20));
+
+	put16(udp, h->src_port);
+	put16(udp + 2, h->dst_port);
+	put16(udp + 4, (uint16_t)(len - 34));
+	put16(udp + 6, 0); /* no UDP checksum: the payload changes per frame */
+	return 0;
+}
+
+/* The stamp is in host byte order: only this program reads it back. */
+void bench_stamp_write(uint8_t *frame, const struct bench_stamp *s)
+{
+	uint8_t *p = frame + BENCH_HDR_LEN;
+	uint32_t magic = BENCH_MAGIC;
+
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &s->seq, 4);
+	memcpy(p + 8, &s->tsc, 8);
+}
+
+int bench_stamp_read(const uint8_t *frame, size_t len, struct bench_stamp *s)
+{
+	const uint8_t *p = frame + BENCH_HDR_LEN;
+	uint32_t magic;
+
+	if (len < BENCH_HDR_LEN + BENCH_STAMP_LEN)
+		return -EMSGSIZE;
+	if (get16(frame + 12) != 0x0800 || frame[14 + 9] != 17 ||
+	    get16(frame + 34 + 2) != BENCH_UDP_DST_PORT)
+		return -EBADMSG;
+	memcpy(&magic, p, 4);
+	if (magic != BENCH_MAGIC)
+		return -EBADMSG;
+	s->src_pod = get16(frame + 14 + 13);
+	s->dst_pod = get16(frame + 14 + 17);
+	memcpy(&s->seq, p + 4, 4);
+	memcpy(&s->tsc, p + 8, 8);
+	return 0;
+}
+
+int bench_size_parse(const char *s, uint16_t *size)
+{
+	unsigned long v;
+	char *end;
+
+	if (strcmp(s, "imix") == 0) {
+		*size = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < BENCH_PKT_MIN_LEN ||
+	    v > BENCH_PKT_MAX_LEN)
+		return -EINVAL;
+	*size = (uint16_t)v;
+	return 0;
+}
+
+uint16_t bench_imix_len(uint64_t i)
+{
+	/* 7 x 64, 4 x 594, 1 x 1518, spread so that bursts stay mixed. */
+	static const uint16_t seq[BENCH_IMIX_PERIOD] = {64, 594, 64, 64,   594, 64,
+							64, 594, 64, 1518, 594, 64};
+
+	return seq[i % BENCH_IMIX_PERIOD];
+}
+
+double bench_size_mean(uint16_t size)
+{
+	double sum = 0;
+
+	if (size != 0)
+		return size;
+	for (unsigned int i = 0; i < BENCH_IMIX_PERIOD; i++)
+		sum += bench_imix_len(i);
+	return sum / BENCH_IMIX_PERIOD;
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# podwire-bench as two vhost-user pods on an L2 bridge network: a short run
+# at a modest fixed rate must produce well-formed JSON with the expected
+# keys and plausible values. It checks the output's shape, not its numbers.
+. "$(dirname "$0")/lib.sh"
+
+BENCH=$BUILD/podwire-bench
+[ -x "$BENCH" ] || fail "$BENCH is not built; run: ninja -C $BUILD"
+
+MAC_A=02:00:00:00:0a:01
+MAC_B=02:00:00:00:0b:01
+
+daemon_start pw
+ctl pw network add net1
+ctl pw port add pod-a --network net1 --type vhost-user --socket "$T/a.sock" --mac $MAC_A
+ctl pw port add pod-b --network net1 --type vhost-user --socket "$T/b.sock" --mac $MAC_B
+
+# The generator on core 0, beside podwired's control thread; the worker has core 1.
+"$BENCH" --lcores "0@$POD_CPU,1@$POD_CPU" --main-lcore 0 \
+	--file-prefix "pwt$$-bench" --in-memory --single-file-segments --no-pci \
+	--log-level '*:notice' \
+	--vdev "$(vdev_virtio "$T/a.sock" $MAC_A)" \
+	--vdev "net_virtio_user1,path=$T/b.sock,mac=$MAC_B,queues=1" \
+	-- --rate 100000 --duration 3 --warmup 0.5 --size 64 --flows 4 --json \
+	>"$T/bench.json" 2>"$T/pod-bench.log" &
+POD_PID[bench]=$!
+rc=0
+wait "${POD_PID[bench]}" || rc=$?
+unset "POD_PID[bench]"
+[ $rc -eq 0 ] || { cat "$T/pod-bench.log"; fail "podwire-bench exited with status $rc"; }
+
+jq -e . "$T/bench.json" >/dev/null || { cat "$T/bench.json"; fail "output is not JSON"; }
+ok "output is JSON"
+for k in pods frame_size duration_s tx_packets rx_packets loss rx_mpps rx_gbps \
+	latency_ns.min latency_ns.avg latency_ns.p50 latency_ns.p99 latency_ns.p999 \
+	latency_ns.max per_pod directions; do
+	jq -e ".$k != null" "$T/bench.json" >/dev/null || fail "key $k missing"
+done
+ok "every expected key is present"
+j() { jq -r "$1" "$T/bench.json"; }
+expect_eq "pods" 2 "$(j .pods)"
+expect_eq "frame size" 64 "$(j .frame_size)"
+expect_eq "directions" 2 "$(j '.directions | length')"
+jq -e '.rx_packets > 0 and .tx_packets > 0' "$T/bench.json" >/dev/null ||
+	fail "nothing received: $(j '[.tx_packets, .rx_packets]')"
+jq -e '.loss >= 0 and .loss <= 1' "$T/bench.json" >/dev/null || fail "loss $(j .loss) not in [0,1]"
+jq -e '.latency_ns | .min <= .p50 and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max' \
+	"$T/bench.json" >/dev/null || fail "latency percentiles out of order: $(j -c .latency_ns)"
+jq -e '.duration_s > 2 and .duration_s < 4' "$T/bench.json" >/dev/null ||
+	fail "duration $(j .duration_s) is not about 3 s"
+# 100k pps for 3 s is 300k frames offered; allow the pacing some slack.
+jq -e '.tx_packets > 250000 and .tx_packets < 350000' "$T/bench.json" >/dev/null ||
+	fail "tx $(j .tx_packets) is not about 300000 at 100k pps for 3 s"
+ok "plausible: tx $(j .tx_packets) rx $(j .rx_packets) loss $(j .loss) p50 $(j .latency_ns.p50) ns p99 $(j .latency_ns.p99) ns"
