@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 
 #include "api_server.h"
 #include "network.h"
@@ -106,6 +107,7 @@ static cJSON *h_system_info(const cJSON *params, int *code, char *msg, size_t le
 	cJSON_AddNumberToObject(o, "main_core", pw_cfg.main_core);
 	cJSON_AddNumberToObject(o, "uptime_sec", (double)(time(NULL) - pw_start_time));
 	cJSON_AddNumberToObject(o, "tsc_hz", (double)rte_get_tsc_hz());
+	cJSON_AddStringToObject(o, "dpdk_runtime_dir", rte_eal_get_runtime_dir());
 	cJSON_AddNumberToObject(o, "networks", network_count());
 	cJSON_AddNumberToObject(o, "ports", port_count());
 	cJSON_AddNumberToObject(o, "mac_entries", mac_table_count(dp_macs));
