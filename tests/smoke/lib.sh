@@ -196,7 +196,22 @@ pod_up() {
 	shift 3
 	pod_start "$name" "$@"
 	wait_link "$daemon" "$port" up
+	# The pod's own side may come up a little later (memif finishes its
+	# handshake on the pod's interrupt thread): frames sent before that
+	# would be dropped by the pod itself.
+	wait_for 20 "pod $name to see its link up" pod_link_up "$name"
 	pod_cmd "$name" start
+}
+
+_pod_link_count() { grep -c 'Link status:' "$T/pod-$1.log" || true; }
+_pod_link_more() { [ "$(_pod_link_count "$1")" -gt "$2" ]; }
+# pod_link_up NAME: asks the pod for its port's link status; true when up.
+pod_link_up() {
+	local n
+	n=$(_pod_link_count "$1")
+	pod_cmd "$1" "show port info 0"
+	wait_for 10 "port info of pod $1" _pod_link_more "$1" "$n"
+	grep 'Link status:' "$T/pod-$1.log" | tail -n 1 | grep -q 'up'
 }
 
 # pod_send NAME BURSTS: the pod sends BURSTS x 32 frames (64 bytes, to its
