@@ -1,0 +1,43 @@
+#!/bin/bash
+# perf/suite.sh --quick on a tiny subset (one testpmd and one podwired cell,
+# 2-pod scaling, latency at 50% of NDR, OVS at 64 B or the line saying it
+# is skipped): the summary must be
+# JSON with the expected keys, and every cell's file must be podwire-bench
+# JSON. It checks the output's shape, not its numbers.
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$BUILD/podwire-bench" ] || fail "$BUILD/podwire-bench is not built; run: ninja -C $BUILD"
+
+RES=$T/results
+PODWIRE_BUILD=$BUILD timeout 120 "$ROOT/perf/suite.sh" --quick --out "$RES" \
+	--only 'main:vhost:testpmd:64,main:vhost:bridge:64,scale:2,latency:50,ovs:64' \
+	>"$T/suite.out" 2>&1 || { cat "$T/suite.out"; fail "perf/suite.sh failed"; }
+S=$RES/summary.json
+jq -e . "$S" >/dev/null || { cat "$S"; fail "summary.json is not JSON"; }
+ok "summary.json is JSON"
+
+for k in date host quick duration_s cores main scaling latency ovs ovs.note; do
+	jq -e ".$k != null" "$S" >/dev/null || fail "summary key $k missing"
+done
+# OVS, when installed, adds its row to main.
+rows=$(jq 'if .ovs.skipped then 2 else 3 end' "$S")
+expect_eq "main rows" "$rows" "$(jq '.main | length' "$S")"
+expect_eq "scaling rows" 1 "$(jq '.scaling | length' "$S")"
+expect_eq "latency rows (NDR + 50%)" 2 "$(jq '.latency | length' "$S")"
+for k in iface system size mpps gbps loss p50_ns p99_ns ratio_to_testpmd; do
+	jq -e --arg k "$k" '.main | all(has($k))' "$S" >/dev/null || fail "main rows lack $k"
+done
+jq -e '.scaling[0].pods == 2 and (.latency | map(.pct) | sort == [50, 100])' "$S" >/dev/null ||
+	fail "scaling or latency rows are not the ones asked for: $(jq -c '[.scaling, .latency]' "$S")"
+jq -e '.main | map(select(.error != null)) | length == 0' "$S" >/dev/null ||
+	fail "a cell failed: $(jq -c .main "$S")"
+for f in "$RES"/cells/*.json; do
+	jq -e '.rx_mpps != null and .latency_ns.p99 != null' "$f" >/dev/null ||
+		fail "$(basename "$f") is not podwire-bench output"
+done
+ok "$(find "$RES/cells" -name '*.json' | wc -l) cell files are podwire-bench JSON"
+if ! grep -q '^IFACE' "$T/suite.out" || ! grep -q '^ovs: ' "$T/suite.out"; then
+	cat "$T/suite.out"
+	fail "the table or the OVS line is missing"
+fi
+ok "table printed; $(grep '^ovs: ' "$T/suite.out")"
