@@ -304,6 +304,11 @@ static void shutdown_all(void)
 	while ((p = TAILQ_FIRST(&port_all)) != NULL)
 		port_destroy(p);
 	pthread_mutex_unlock(&ctl_lock);
+	/* net_memif frees a closed port's control channel from DPDK's
+	 * interrupt thread, later (rte_intr_callback_unregister_pending);
+	 * tearing EAL down under it crashed podwired on exit now and then.
+	 * Give that thread a moment to finish. */
+	usleep(200 * 1000);
 	workers_stop();
 	dp_fini();
 	stats_fini();
