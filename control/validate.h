@@ -20,8 +20,8 @@ int validate_mac(const char *obj, const char *text, uint8_t mac[6], char *msg,
 /* Absolute, at most API_SOCKET_PATH_MAX bytes, no "..", not ending in '/'. */
 int validate_socket_path_shape(const char *obj, const char *path, char *msg, size_t len);
 
-/* The shape above, and: absolute, at most API_SOCKET_PATH_MAX bytes, no "..", parent directory
- * exists (and is writable when need_write). */
+/* The shape above, and: the parent directory exists (and is writable when
+ * need_write); the path, if it exists, is a socket. */
 int validate_socket_path(const char *obj, const char *path, int need_write,
 			 char *msg, size_t len);
 

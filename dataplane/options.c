@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -126,46 +125,21 @@ static const char config_keys[] = "main_core, worker_cores, socket, socket_group
 /* Reads a JSON object from path; prints why not and returns NULL. */
 static cJSON *read_config_object(const char *path)
 {
-	struct stat st;
-	cJSON *doc = NULL;
-	char *text = NULL;
-	FILE *f;
+	char why[768];
+	cJSON *doc;
+	int rc = json_file_read(path, 1 << 20, &doc, why, sizeof(why));
 
-	if (stat(path, &st) != 0) {
-		fprintf(stderr, "podwired: --config: %s %s; give the path of a JSON file\n", path,
-			errno == ENOENT ? "does not exist" : strerror(errno));
+	if (rc != 0) {
+		fprintf(stderr, "podwired: --config: %s; %s\n", why,
+			rc == -EBADMSG ? "fix the file" : "give the path of a JSON file");
 		return NULL;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "podwired: --config: %s is a directory; give the path of a JSON "
-			"file\n", path);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
-		fprintf(stderr, "podwired: --config: %s is not a regular file of at most 1 MiB; "
-			"give the path of a JSON file\n", path);
-		return NULL;
-	}
-	f = fopen(path, "r");
-	text = calloc(1, (size_t)st.st_size + 1);
-	if (f == NULL || text == NULL || fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		fprintf(stderr, "podwired: --config: cannot read %s\n", path);
-		goto out;
-	}
-	doc = cJSON_ParseWithOpts(text, NULL, true);
-	if (doc == NULL) {
-		fprintf(stderr, "podwired: --config: %s is not valid JSON (near byte %ld); fix "
-			"the file\n", path, (long)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0));
-	} else if (!cJSON_IsObject(doc)) {
+	if (!cJSON_IsObject(doc)) {
 		fprintf(stderr, "podwired: --config: %s must hold a JSON object such as "
 			"{\"worker_cores\": \"1\"}; keys: %s\n", path, config_keys);
 		cJSON_Delete(doc);
-		doc = NULL;
+		return NULL;
 	}
-out:
-	if (f != NULL)
-		fclose(f);
-	free(text);
 	return doc;
 }
 

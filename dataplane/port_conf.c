@@ -208,26 +208,29 @@ err:
 	return rc;
 }
 
-int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, size_t len)
+int json_file_read(const char *path, size_t max, cJSON **doc, char *msg, size_t len)
 {
-	char path[512];
 	const char *end = NULL;
-	char *text;
 	struct stat st;
+	char *text;
 	ssize_t r;
-	int fd;
+	int fd, rc;
 
 	*doc = NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		snprintf(msg, len, "state: cannot open %s: %s", path, strerror(errno));
-		return -errno;
+		rc = -errno;
+		snprintf(msg, len, "%s %s", path,
+			 rc == -ENOENT ? "does not exist" : strerror(-rc));
+		return rc;
 	}
-	if (fstat(fd, &st) != 0 || st.st_size > (64 << 20)) {
-		snprintf(msg, len, "state: %s is unreadable or larger than 64 MiB", path);
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+		snprintf(msg, len, "%s is a directory", path);
+		close(fd);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		snprintf(msg, len, "%s is not a regular file of at most %zu MiB", path, max >> 20);
 		close(fd);
 		return -EFBIG;
 	}
@@ -235,7 +238,7 @@ int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, s
 	r = text ? read(fd, text, (size_t)st.st_size) : -1;
 	close(fd);
 	if (r != st.st_size) {
-		snprintf(msg, len, "state: short read of %s", path);
+		snprintf(msg, len, "cannot read %s", path);
 		free(text);
 		return -EIO;
 	}
@@ -247,11 +250,28 @@ int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, s
 		cJSON_Delete(*doc);
 		*doc = NULL;
 	}
-	free(text);
 	if (*doc == NULL) {
-		snprintf(msg, len, "state: %s is not valid JSON; move it aside to start empty",
-			 path);
+		const char *err = cJSON_GetErrorPtr();
+		long at = end != NULL ? end - text :
+			  err != NULL && err >= text && err <= text + st.st_size ? err - text : 0;
+
+		snprintf(msg, len, "%s is not valid JSON (near byte %ld)", path, at);
+		free(text);
 		return -EBADMSG;
 	}
+	free(text);
 	return 0;
+}
+
+int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, size_t len)
+{
+	char path[512], why[768];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	rc = json_file_read(path, 64 << 20, doc, why, sizeof(why));
+	if (rc != 0 && rc != -ENOENT)
+		snprintf(msg, len, "state: %s%s", why,
+			 rc == -EBADMSG ? "; move it aside to start empty" : "");
+	return rc;
 }

@@ -30,6 +30,12 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret);
  * Mode 0600. Returns 0 or -errno with msg. */
 int state_file_write(const char *dir, const char *name, const cJSON *doc,
 		     char *msg, size_t len);
+/* Reads a JSON document of at most max bytes from path. Returns 0 and
+ * *doc, or -ENOENT, -EISDIR, -EFBIG, -EIO, -EBADMSG (not JSON, or bytes
+ * after the document) with a message naming path, for the caller to prefix. */
+int json_file_read(const char *path, size_t max, cJSON **doc, char *msg,
+		   size_t len);
+
 /* Reads dir/name. Returns 0 and *doc, -ENOENT when absent, or another
  * -errno with msg (e.g. not JSON). */
 int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg,
