@@ -6,54 +6,48 @@
 #include "api.h"
 
 static const struct api_field no_params[] = {{NULL}};
-#define SYSTEM_INFO_params no_params
+#define SYSTEM_INFO_params  no_params
 #define NETWORK_LIST_params no_params
 
 static const struct api_field NETWORK_CREATE_params[] = {
-	{API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
-	{API_F_MODE, API_T_STRING, false, "\"bridge\" (default) or \"xconnect\""},
-	{API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094, or 0 for none"},
-	{NULL}};
+    {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
+    {API_F_MODE, API_T_STRING, false, "\"bridge\" (default) or \"xconnect\""},
+    {API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094, or 0 for none"},
+    {NULL}};
 
 static const struct api_field name_only_params[] = {
-	{API_F_NAME, API_T_STRING, true, "the name of an existing object"},
-	{NULL}};
+    {API_F_NAME, API_T_STRING, true, "the name of an existing object"}, {NULL}};
 #define NETWORK_DELETE_params name_only_params
-#define PORT_DELETE_params name_only_params
-#define PORT_GET_params name_only_params
-
+#define PORT_DELETE_params    name_only_params
+#define PORT_GET_params	      name_only_params
 
 static const struct api_field PORT_CREATE_params[] = {
-	{API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
-	{API_F_NETWORK, API_T_STRING, true, "the name of an existing network"},
-	{API_F_TYPE, API_T_STRING, true, "\"vhost-user\", \"memif\" or \"null\""},
-	{API_F_SOCKET, API_T_STRING, false,
-	 "an absolute path of at most 107 bytes in an existing directory"},
-	{API_F_MODE, API_T_STRING, false,
-	 "\"server\" (podwired creates the socket, default) or \"client\""},
-	{API_F_MAC, API_T_STRING, false, "a unicast MAC such as 02:00:00:00:00:01"},
-	{API_F_MTU, API_T_INT, false, "68-9000 (default 1500)"},
-	{API_F_SECRET, API_T_STRING, false, "memif secret, at most 24 characters"},
-	{NULL}};
+    {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
+    {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"},
+    {API_F_TYPE, API_T_STRING, true, "\"vhost-user\", \"memif\" or \"null\""},
+    {API_F_SOCKET, API_T_STRING, false,
+     "an absolute path of at most 107 bytes in an existing directory"},
+    {API_F_MODE, API_T_STRING, false,
+     "\"server\" (podwired creates the socket, default) or \"client\""},
+    {API_F_MAC, API_T_STRING, false, "a unicast MAC such as 02:00:00:00:00:01"},
+    {API_F_MTU, API_T_INT, false, "68-9000 (default 1500)"},
+    {API_F_SECRET, API_T_STRING, false, "memif secret, at most 24 characters"},
+    {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
-	{API_F_NETWORK, API_T_STRING, false, "the name of an existing network"},
-	{NULL}};
+    {API_F_NETWORK, API_T_STRING, false, "the name of an existing network"}, {NULL}};
 
 static const struct api_field stats_params[] = {
-	{API_F_PORT, API_T_STRING, false, "the name of an existing port"},
-	{NULL}};
-#define STATS_GET_params stats_params
+    {API_F_PORT, API_T_STRING, false, "the name of an existing port"}, {NULL}};
+#define STATS_GET_params   stats_params
 #define STATS_CLEAR_params stats_params
 
-
 static const struct api_field MAC_LIST_params[] = {
-	{API_F_NETWORK, API_T_STRING, true, "the name of an existing network"},
-	{NULL}};
+    {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"}, {NULL}};
 
 const struct api_method_desc api_methods[API_METHOD_COUNT] = {
 #define API_DESC(id, wire, summary) [API_M_##id] = {wire, summary, id##_params},
-	API_METHODS(API_DESC)
+    API_METHODS(API_DESC)
 #undef API_DESC
 };
 
@@ -93,8 +87,8 @@ static bool type_matches(const cJSON *v, enum api_type t)
 	return false;
 }
 
-int api_check_params(enum api_method m, const cJSON *params, char *msg,
-		     size_t msglen, const char **field)
+int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t msglen,
+		     const char **field)
 {
 	const struct api_method_desc *d = &api_methods[m];
 	const struct api_field *f;
@@ -105,7 +99,7 @@ int api_check_params(enum api_method m, const cJSON *params, char *msg,
 		snprintf(msg, msglen, "%s: \"params\" must be an object", d->name);
 		return API_ERR_INVALID_PARAMS;
 	}
-	cJSON_ArrayForEach(item, params) {
+	cJSON_ArrayForEach (item, params) {
 		for (f = d->params; f->name != NULL; f++)
 			if (strcmp(f->name, item->string) == 0)
 				break;
@@ -117,22 +111,22 @@ int api_check_params(enum api_method m, const cJSON *params, char *msg,
 				off += snprintf(known + off, sizeof(known) - off, "%s%s",
 						off ? ", " : "", f->name);
 			*field = item->string;
-			snprintf(msg, msglen, "%s: unknown field \"%s\"; known fields: %s",
-				 d->name, item->string, off ? known : "none");
+			snprintf(msg, msglen, "%s: unknown field \"%s\"; known fields: %s", d->name,
+				 item->string, off ? known : "none");
 			return API_ERR_INVALID_PARAMS;
 		}
 		if (!type_matches(item, f->type)) {
 			*field = f->name;
-			snprintf(msg, msglen, "%s: field \"%s\" must be %s (%s)", d->name,
-				 f->name, type_name(f->type), f->help);
+			snprintf(msg, msglen, "%s: field \"%s\" must be %s (%s)", d->name, f->name,
+				 type_name(f->type), f->help);
 			return API_ERR_INVALID_PARAMS;
 		}
 	}
 	for (f = d->params; f->name != NULL; f++) {
 		if (f->required && cJSON_GetObjectItemCaseSensitive(params, f->name) == NULL) {
 			*field = f->name;
-			snprintf(msg, msglen, "%s: field \"%s\" is required (%s)", d->name,
-				 f->name, f->help);
+			snprintf(msg, msglen, "%s: field \"%s\" is required (%s)", d->name, f->name,
+				 f->help);
 			return API_ERR_INVALID_PARAMS;
 		}
 	}

@@ -17,8 +17,8 @@
 
 #include <cjson/cJSON.h>
 
-#define PODWIRE_VERSION "0.1.0"
-#define PODWIRE_DEFAULT_SOCKET "/run/podwire/podwired.sock"
+#define PODWIRE_VERSION		  "0.1.0"
+#define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
 /* Longest request or response line, newline included. */
@@ -27,70 +27,70 @@
 #define API_NAME_MAX 63
 /* sun_path holds 108 bytes; one is the NUL. */
 #define API_SOCKET_PATH_MAX 107
-#define API_SECRET_MAX 24
-#define API_MTU_MIN 68
-#define API_MTU_MAX 9000
-#define API_MTU_DEFAULT 1500
-#define API_VLAN_MAX 4094
+#define API_SECRET_MAX	    24
+#define API_MTU_MIN	    68
+#define API_MTU_MAX	    9000
+#define API_MTU_DEFAULT	    1500
+#define API_VLAN_MAX	    4094
 
 /* Stable error codes. The JSON-RPC ones keep their standard meaning. */
 enum api_error {
-	API_ERR_PARSE = -32700,           /* not JSON */
+	API_ERR_PARSE = -32700,		  /* not JSON */
 	API_ERR_INVALID_REQUEST = -32600, /* not a JSON-RPC request */
-	API_ERR_NO_METHOD = -32601,       /* unknown method */
+	API_ERR_NO_METHOD = -32601,	  /* unknown method */
 	API_ERR_INVALID_PARAMS = -32602,  /* a field is missing, unknown or bad */
 	API_ERR_INTERNAL = -32603,
-	API_ERR_NOT_FOUND = 1001,  /* unknown network or port */
-	API_ERR_EXISTS = 1002,     /* the name is taken */
-	API_ERR_IN_USE = 1003,     /* network still has ports, socket in use */
-	API_ERR_PATH = 1004,       /* socket directory missing or not writable */
-	API_ERR_RESOURCE = 1005,   /* DPDK or a limit refused the request */
-	API_ERR_NOT_READY = 1006,  /* the daemon is starting or stopping */
+	API_ERR_NOT_FOUND = 1001, /* unknown network or port */
+	API_ERR_EXISTS = 1002,	  /* the name is taken */
+	API_ERR_IN_USE = 1003,	  /* network still has ports, socket in use */
+	API_ERR_PATH = 1004,	  /* socket directory missing or not writable */
+	API_ERR_RESOURCE = 1005,  /* DPDK or a limit refused the request */
+	API_ERR_NOT_READY = 1006, /* the daemon is starting or stopping */
 };
 
 /* Every method: X(enum suffix, wire name, one-line summary). */
-#define API_METHODS(X)                                                         \
-	X(SYSTEM_INFO, "system.info", "daemon version, cores, workers, counts")    \
-	X(NETWORK_CREATE, "network.create", "create an L2 network")                \
-	X(NETWORK_DELETE, "network.delete", "delete a network with no ports")      \
-	X(NETWORK_LIST, "network.list", "list networks")                           \
-	X(PORT_CREATE, "port.create", "create a pod port on a network")            \
-	X(PORT_DELETE, "port.delete", "delete a port and its socket")              \
-	X(PORT_GET, "port.get", "one port with link state and counters")           \
-	X(PORT_LIST, "port.list", "list ports")                                    \
-	X(STATS_GET, "stats.get", "port and worker counters")                      \
-	X(STATS_CLEAR, "stats.clear", "reset counters as seen by stats.get")       \
+#define API_METHODS(X)                                                                             \
+	X(SYSTEM_INFO, "system.info", "daemon version, cores, workers, counts")                    \
+	X(NETWORK_CREATE, "network.create", "create an L2 network")                                \
+	X(NETWORK_DELETE, "network.delete", "delete a network with no ports")                      \
+	X(NETWORK_LIST, "network.list", "list networks")                                           \
+	X(PORT_CREATE, "port.create", "create a pod port on a network")                            \
+	X(PORT_DELETE, "port.delete", "delete a port and its socket")                              \
+	X(PORT_GET, "port.get", "one port with link state and counters")                           \
+	X(PORT_LIST, "port.list", "list ports")                                                    \
+	X(STATS_GET, "stats.get", "port and worker counters")                                      \
+	X(STATS_CLEAR, "stats.clear", "reset counters as seen by stats.get")                       \
 	X(MAC_LIST, "mac.list", "learned MAC addresses of a network")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
 	API_METHODS(API_ENUM)
 #undef API_ENUM
-	API_METHOD_COUNT
+	    API_METHOD_COUNT
 };
 
 /* Field names, shared by requests, results and the state file. */
-#define API_F_NAME "name"
+#define API_F_NAME    "name"
 #define API_F_NETWORK "network"
-#define API_F_MODE "mode"        /* network: bridge|xconnect; port: server|client */
-#define API_F_VLAN "vlan"
-#define API_F_TYPE "type"
-#define API_F_SOCKET "socket"
-#define API_F_MAC "mac"
-#define API_F_MTU "mtu"
-#define API_F_SECRET "secret"
-#define API_F_PORT "port"
-#define API_F_LINK "link"
-#define API_F_WORKER "worker"
+#define API_F_MODE    "mode" /* network: bridge|xconnect; port: server|client */
+#define API_F_VLAN    "vlan"
+#define API_F_TYPE    "type"
+#define API_F_SOCKET  "socket"
+#define API_F_MAC     "mac"
+#define API_F_MTU     "mtu"
+#define API_F_SECRET  "secret"
+#define API_F_PORT    "port"
+#define API_F_LINK    "link"
+#define API_F_WORKER  "worker"
 
 /* Values of the enumerated fields. */
-#define API_NET_BRIDGE "bridge"
+#define API_NET_BRIDGE	 "bridge"
 #define API_NET_XCONNECT "xconnect"
-#define API_PORT_VHOST "vhost-user"
-#define API_PORT_MEMIF "memif"
-#define API_PORT_NULL "null"
-#define API_ROLE_SERVER "server" /* podwired creates the socket */
-#define API_ROLE_CLIENT "client" /* podwired connects to the pod's socket */
+#define API_PORT_VHOST	 "vhost-user"
+#define API_PORT_MEMIF	 "memif"
+#define API_PORT_NULL	 "null"
+#define API_ROLE_SERVER	 "server" /* podwired creates the socket */
+#define API_ROLE_CLIENT	 "client" /* podwired connects to the pod's socket */
 
 enum api_type { API_T_STRING, API_T_INT, API_T_BOOL };
 
@@ -120,14 +120,13 @@ int api_method_lookup(const char *name);
  * returns API_ERR_INVALID_PARAMS and writes a message naming the field and
  * the fix, and the field name, into the buffers (field may be NULL).
  */
-int api_check_params(enum api_method m, const cJSON *params, char *msg,
-		     size_t msglen, const char **field);
+int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t msglen,
+		     const char **field);
 
 /* Builders used by both sides. The caller owns what they return. */
 cJSON *api_request_new(int id, const char *method, cJSON *params);
 cJSON *api_result_new(const cJSON *id, cJSON *result);
-cJSON *api_error_new(const cJSON *id, int code, const char *msg,
-		     const char *field);
+cJSON *api_error_new(const cJSON *id, int code, const char *msg, const char *field);
 
 /* Accessors that tolerate a missing field. */
 const char *api_get_str(const cJSON *obj, const char *field, const char *dflt);

@@ -28,11 +28,10 @@ struct pw_client {
 	size_t cap;
 };
 
-static void set_error(struct pw_error *err, int code, const char *field,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void set_error(struct pw_error *err, int code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-static void set_error(struct pw_error *err, int code, const char *field,
-		      const char *fmt, ...)
+static void set_error(struct pw_error *err, int code, const char *field, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -97,8 +96,7 @@ static int wait_fd(int fd, short events, long long deadline)
 	}
 }
 
-struct pw_client *pw_client_connect(const char *path, int timeout_ms,
-				    struct pw_error *err)
+struct pw_client *pw_client_connect(const char *path, int timeout_ms, struct pw_error *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct pw_client *c;
@@ -111,9 +109,10 @@ struct pw_client *pw_client_connect(const char *path, int timeout_ms,
 	}
 	plen = strlen(path);
 	if (plen > API_SOCKET_PATH_MAX) {
-		set_error(err, 0, NULL,
-			  "podwired socket path %s is %zu bytes, the limit is %d; use a shorter path",
-			  path, plen, API_SOCKET_PATH_MAX);
+		set_error(
+		    err, 0, NULL,
+		    "podwired socket path %s is %zu bytes, the limit is %d; use a shorter path",
+		    path, plen, API_SOCKET_PATH_MAX);
 		return NULL;
 	}
 	memcpy(sa.sun_path, path, plen + 1);
@@ -135,8 +134,8 @@ struct pw_client *pw_client_connect(const char *path, int timeout_ms,
 				e = errno;
 		}
 		if (e != 0) {
-			set_error(err, 0, NULL, "cannot connect to podwired at %s: %s%s",
-				  path, strerror(e), connect_hint(e));
+			set_error(err, 0, NULL, "cannot connect to podwired at %s: %s%s", path,
+				  strerror(e), connect_hint(e));
 			close(fd);
 			return NULL;
 		}
@@ -175,8 +174,8 @@ static void client_break(struct pw_client *c)
 	c->len = 0;
 }
 
-static int send_all(struct pw_client *c, const char *method, const char *data,
-		    size_t len, long long deadline, struct pw_error *err)
+static int send_all(struct pw_client *c, const char *method, const char *data, size_t len,
+		    long long deadline, struct pw_error *err)
 {
 	while (len > 0) {
 		ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -195,15 +194,16 @@ static int send_all(struct pw_client *c, const char *method, const char *data,
 				continue;
 			if (r == 0)
 				set_error(err, 0, NULL,
-					  "podwired at %s did not accept %s within %d ms; is it stuck? (check its log, or raise --timeout)",
+					  "podwired at %s did not accept %s within %d ms; is it "
+					  "stuck? (check its log, or raise --timeout)",
 					  c->path, method, c->timeout_ms);
 			else
 				set_error(err, 0, NULL, "cannot send %s to podwired at %s: %s",
 					  method, c->path, strerror(-r));
 			return -1;
 		}
-		set_error(err, 0, NULL, "cannot send %s to podwired at %s: %s%s", method,
-			  c->path, strerror(errno),
+		set_error(err, 0, NULL, "cannot send %s to podwired at %s: %s%s", method, c->path,
+			  strerror(errno),
 			  errno == EPIPE ? "; podwired closed the connection, check its log" : "");
 		return -1;
 	}
@@ -228,7 +228,8 @@ static ssize_t recv_line(struct pw_client *c, const char *method, long long dead
 		scanned = c->len;
 		if (c->len >= API_MAX_LINE) {
 			set_error(err, 0, NULL,
-				  "podwired at %s answered %s with a line longer than %d bytes; check that %s is a podwired socket",
+				  "podwired at %s answered %s with a line longer than %d bytes; "
+				  "check that %s is a podwired socket",
 				  c->path, method, API_MAX_LINE, c->path);
 			return -1;
 		}
@@ -240,7 +241,8 @@ static ssize_t recv_line(struct pw_client *c, const char *method, long long dead
 				cap = API_MAX_LINE;
 			b = realloc(c->buf, cap);
 			if (b == NULL) {
-				set_error(err, 0, NULL, "reading the answer to %s: out of memory", method);
+				set_error(err, 0, NULL, "reading the answer to %s: out of memory",
+					  method);
 				return -1;
 			}
 			c->buf = b;
@@ -253,7 +255,8 @@ static ssize_t recv_line(struct pw_client *c, const char *method, long long dead
 		}
 		if (n == 0) {
 			set_error(err, 0, NULL,
-				  "podwired at %s closed the connection before answering %s; check its log",
+				  "podwired at %s closed the connection before answering %s; check "
+				  "its log",
 				  c->path, method);
 			return -1;
 		}
@@ -266,11 +269,12 @@ static ssize_t recv_line(struct pw_client *c, const char *method, long long dead
 				continue;
 			if (r == 0)
 				set_error(err, 0, NULL,
-					  "podwired at %s did not answer %s within %d ms; is it stuck? (check its log, or raise --timeout)",
+					  "podwired at %s did not answer %s within %d ms; is it "
+					  "stuck? (check its log, or raise --timeout)",
 					  c->path, method, c->timeout_ms);
 			else
-				set_error(err, 0, NULL, "waiting for podwired at %s: %s",
-					  c->path, strerror(-r));
+				set_error(err, 0, NULL, "waiting for podwired at %s: %s", c->path,
+					  strerror(-r));
 			return -1;
 		}
 		set_error(err, 0, NULL, "cannot read the answer to %s from podwired at %s: %s",
@@ -280,14 +284,15 @@ static ssize_t recv_line(struct pw_client *c, const char *method, long long dead
 }
 
 /* Turns a parsed response into a result or an error. Returns 0 or -1. */
-static int parse_response(struct pw_client *c, const char *method, cJSON *resp,
-			  int id, cJSON **result, struct pw_error *err)
+static int parse_response(struct pw_client *c, const char *method, cJSON *resp, int id,
+			  cJSON **result, struct pw_error *err)
 {
 	const cJSON *rid = cJSON_GetObjectItemCaseSensitive(resp, "id");
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(resp, "error");
 
 	if (!cJSON_IsObject(resp)) {
-		set_error(err, 0, NULL, "podwired at %s answered %s with something other than a JSON object",
+		set_error(err, 0, NULL,
+			  "podwired at %s answered %s with something other than a JSON object",
 			  c->path, method);
 		return -1;
 	}
@@ -295,7 +300,8 @@ static int parse_response(struct pw_client *c, const char *method, cJSON *resp,
 	if (!(cJSON_IsNumber(rid) && rid->valuedouble == id) &&
 	    !(cJSON_IsNull(rid) && cJSON_IsObject(e))) {
 		set_error(err, 0, NULL,
-			  "podwired at %s answered %s with the wrong id; is another client sharing the connection?",
+			  "podwired at %s answered %s with the wrong id; is another client sharing "
+			  "the connection?",
 			  c->path, method);
 		client_break(c);
 		return -1;
@@ -314,15 +320,16 @@ static int parse_response(struct pw_client *c, const char *method, cJSON *resp,
 	}
 	*result = cJSON_DetachItemFromObjectCaseSensitive(resp, "result");
 	if (*result == NULL) {
-		set_error(err, 0, NULL, "podwired at %s answered %s with neither \"result\" nor \"error\"",
+		set_error(err, 0, NULL,
+			  "podwired at %s answered %s with neither \"result\" nor \"error\"",
 			  c->path, method);
 		return -1;
 	}
 	return 0;
 }
 
-int pw_client_call(struct pw_client *c, const char *method, cJSON *params,
-		   cJSON **result, struct pw_error *err)
+int pw_client_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
+		   struct pw_error *err)
 {
 	long long deadline = -1;
 	cJSON *req, *resp;
@@ -359,8 +366,10 @@ int pw_client_call(struct pw_client *c, const char *method, cJSON *params,
 	/* cJSON escapes control characters, so the only newline is ours. */
 	len = strlen(text);
 	if (len + 1 > API_MAX_LINE) {
-		set_error(err, 0, NULL, "the %s request is %zu bytes, the limit is %d; send fewer or shorter values",
-			  method, len + 1, API_MAX_LINE);
+		set_error(
+		    err, 0, NULL,
+		    "the %s request is %zu bytes, the limit is %d; send fewer or shorter values",
+		    method, len + 1, API_MAX_LINE);
 		free(text);
 		return -1;
 	}
@@ -388,7 +397,9 @@ int pw_client_call(struct pw_client *c, const char *method, cJSON *params,
 	c->len -= (size_t)line + 1;
 	memmove(c->buf, c->buf + line + 1, c->len);
 	if (resp == NULL) {
-		set_error(err, 0, NULL, "podwired at %s answered %s with invalid JSON; check that %s is a podwired socket",
+		set_error(err, 0, NULL,
+			  "podwired at %s answered %s with invalid JSON; check that %s is a "
+			  "podwired socket",
 			  c->path, method, c->path);
 		client_break(c);
 		return -1;

@@ -21,8 +21,7 @@ struct pw_error {
 /* Connects to the daemon's socket. Returns NULL and fills err on failure
  * (e.g. "cannot connect to podwired at PATH: No such file or directory;
  * is podwired running?"). timeout_ms bounds each call (0: no limit). */
-struct pw_client *pw_client_connect(const char *path, int timeout_ms,
-				    struct pw_error *err);
+struct pw_client *pw_client_connect(const char *path, int timeout_ms, struct pw_error *err);
 void pw_client_close(struct pw_client *c);
 
 /*
@@ -30,7 +29,7 @@ void pw_client_close(struct pw_client *c);
  * *result owns the "result" member (caller frees). On failure returns -1 and
  * fills err; *result is NULL.
  */
-int pw_client_call(struct pw_client *c, const char *method, cJSON *params,
-		   cJSON **result, struct pw_error *err);
+int pw_client_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
+		   struct pw_error *err);
 
 #endif

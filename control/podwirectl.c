@@ -32,7 +32,7 @@ static const char *prog = "podwirectl";
 enum col_kind {
 	COL_STR,     /* "-" when empty */
 	COL_INT,     /* "-" when missing or negative (a port with no worker) */
-	COL_ID,      /* "-" when 0 or less (no VLAN) */
+	COL_ID,	     /* "-" when 0 or less (no VLAN) */
 	COL_U64,     /* a counter */
 	COL_LIST,    /* an array of names, comma separated */
 	COL_DROPS,   /* sum of a drops object */
@@ -84,18 +84,18 @@ static void format_cell(char *buf, size_t len, const cJSON *obj, const struct co
 		snprintf(buf, len, "%llu", u64(v));
 		break;
 	case COL_LIST:
-		cJSON_ArrayForEach(e, v)
+		cJSON_ArrayForEach (e, v)
 			if (cJSON_IsString(e) && off < len)
 				off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
 						e->valuestring);
 		break;
 	case COL_DROPS:
-		cJSON_ArrayForEach(e, v)
+		cJSON_ArrayForEach (e, v)
 			sum += u64(e);
 		snprintf(buf, len, "%llu", sum);
 		break;
 	case COL_REASONS:
-		cJSON_ArrayForEach(e, v)
+		cJSON_ArrayForEach (e, v)
 			if (u64(e) > 0 && off < len)
 				off += snprintf(buf + off, len - off, "%s%s=%llu", off ? " " : "",
 						e->string, u64(e));
@@ -137,14 +137,14 @@ static void print_table(const cJSON *rows, const struct column *cols)
 
 	for (c = 0; cols[c].header != NULL; c++) {
 		width[c] = (int)strlen(cols[c].header);
-		cJSON_ArrayForEach(row, rows) {
+		cJSON_ArrayForEach (row, rows) {
 			format_cell(buf, sizeof(buf), row, &cols[c]);
 			if ((int)strlen(buf) > width[c])
 				width[c] = (int)strlen(buf);
 		}
 	}
 	print_line(NULL, cols, width);
-	cJSON_ArrayForEach(row, rows)
+	cJSON_ArrayForEach (row, rows)
 		print_line(row, cols, width);
 }
 
@@ -166,43 +166,50 @@ static void print_fields(const cJSON *obj, const struct column *cols)
 	}
 }
 
-static const struct column network_cols[] = {
-	{"NAME", API_F_NAME, COL_STR}, {"MODE", API_F_MODE, COL_STR},
-	{"VLAN", API_F_VLAN, COL_ID}, {"PORTS", "ports", COL_LIST}, {NULL}};
+static const struct column network_cols[] = {{"NAME", API_F_NAME, COL_STR},
+					     {"MODE", API_F_MODE, COL_STR},
+					     {"VLAN", API_F_VLAN, COL_ID},
+					     {"PORTS", "ports", COL_LIST},
+					     {NULL}};
 
 static const struct column port_cols[] = {
-	{"NAME", API_F_NAME, COL_STR},     {"NETWORK", API_F_NETWORK, COL_STR},
-	{"TYPE", API_F_TYPE, COL_STR},     {"MODE", API_F_MODE, COL_STR},
-	{"MAC", API_F_MAC, COL_STR},       {"MTU", API_F_MTU, COL_INT},
-	{"LINK", API_F_LINK, COL_STR},     {"WORKER", API_F_WORKER, COL_INT},
-	{"SOCKET", API_F_SOCKET, COL_STR}, {NULL}};
+    {"NAME", API_F_NAME, COL_STR},     {"NETWORK", API_F_NETWORK, COL_STR},
+    {"TYPE", API_F_TYPE, COL_STR},     {"MODE", API_F_MODE, COL_STR},
+    {"MAC", API_F_MAC, COL_STR},       {"MTU", API_F_MTU, COL_INT},
+    {"LINK", API_F_LINK, COL_STR},     {"WORKER", API_F_WORKER, COL_INT},
+    {"SOCKET", API_F_SOCKET, COL_STR}, {NULL}};
 
-static const struct column stats_cols[] = {
-	{"PORT", API_F_NAME, COL_STR},     {"RX-PKTS", "rx_packets", COL_U64},
-	{"RX-BYTES", "rx_bytes", COL_U64}, {"TX-PKTS", "tx_packets", COL_U64},
-	{"TX-BYTES", "tx_bytes", COL_U64}, {"DROPS", "drops", COL_DROPS},
-	{NULL}};
+static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
+					   {"RX-PKTS", "rx_packets", COL_U64},
+					   {"RX-BYTES", "rx_bytes", COL_U64},
+					   {"TX-PKTS", "tx_packets", COL_U64},
+					   {"TX-BYTES", "tx_bytes", COL_U64},
+					   {"DROPS", "drops", COL_DROPS},
+					   {NULL}};
 
 static const struct column reasons_col[] = {{"DROP-REASONS", "drops", COL_REASONS}, {NULL}};
 
 /* stats.get workers carry no port list, system.info ones do. */
-#define WORKER_COLS                                                                \
-	{"LCORE", "lcore", COL_INT}, {"BUSY-CYCLES", "busy_cycles", COL_U64},      \
-		{"IDLE-CYCLES", "idle_cycles", COL_U64}, {"BUSY", NULL, COL_BUSY}
+#define WORKER_COLS                                                                                \
+	{"LCORE", "lcore", COL_INT}, {"BUSY-CYCLES", "busy_cycles", COL_U64},                      \
+	    {"IDLE-CYCLES", "idle_cycles", COL_U64},                                               \
+	{                                                                                          \
+		"BUSY", NULL, COL_BUSY                                                             \
+	}
 static const struct column worker_cols[] = {WORKER_COLS, {NULL}};
-static const struct column info_worker_cols[] = {
-	WORKER_COLS, {"PORTS", "ports", COL_LIST}, {NULL}};
+static const struct column info_worker_cols[] = {WORKER_COLS, {"PORTS", "ports", COL_LIST}, {NULL}};
 
 static const struct column info_fields[] = {
-	{"VERSION", "version", COL_STR},         {"PID", "pid", COL_INT},
-	{"SOCKET", "socket", COL_STR},           {"STATE-DIR", "state_dir", COL_STR},
-	{"MAIN-LCORE", "main_core", COL_INT},    {"UPTIME-SEC", "uptime_sec", COL_U64},
-	{"NETWORKS", "networks", COL_U64},       {"PORTS", "ports", COL_U64},
-	{"MAC-ENTRIES", "mac_entries", COL_U64}, {NULL}};
+    {"VERSION", "version", COL_STR},	     {"PID", "pid", COL_INT},
+    {"SOCKET", "socket", COL_STR},	     {"STATE-DIR", "state_dir", COL_STR},
+    {"MAIN-LCORE", "main_core", COL_INT},    {"UPTIME-SEC", "uptime_sec", COL_U64},
+    {"NETWORKS", "networks", COL_U64},	     {"PORTS", "ports", COL_U64},
+    {"MAC-ENTRIES", "mac_entries", COL_U64}, {NULL}};
 
-static const struct column mac_cols[] = {
-	{"MAC", API_F_MAC, COL_STR}, {"PORT", API_F_PORT, COL_STR},
-	{"AGE-SEC", "age_sec", COL_U64}, {NULL}};
+static const struct column mac_cols[] = {{"MAC", API_F_MAC, COL_STR},
+					 {"PORT", API_F_PORT, COL_STR},
+					 {"AGE-SEC", "age_sec", COL_U64},
+					 {NULL}};
 
 struct reply {
 	const struct command *cmd;
@@ -224,7 +231,7 @@ struct command {
 	const char *words; /* "network add" */
 	const char *args;  /* for the usage text */
 	enum api_method method;
-	const char *pos;   /* field filled by the positional argument, if any */
+	const char *pos; /* field filled by the positional argument, if any */
 	bool pos_required;
 	const struct opt *opts;
 	void (*print)(const struct reply *r); /* NULL: print_table(list, cols) */
@@ -281,7 +288,7 @@ static void print_stats(const struct reply *r)
 	char reasons[512];
 
 	print_table(ports, stats_cols);
-	cJSON_ArrayForEach(p, ports) {
+	cJSON_ArrayForEach (p, ports) {
 		format_cell(reasons, sizeof(reasons), p, reasons_col);
 		if (strcmp(reasons, "-") != 0)
 			printf("  %s drops: %s\n", str(p, API_F_NAME), reasons);
@@ -308,44 +315,40 @@ static void print_info(const struct reply *r)
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {
-	{"--vlan", "ID", OPT_INT, API_F_VLAN},
-	{"--mode", "MODE", OPT_STR, API_F_MODE},
-	{NULL}};
+    {"--vlan", "ID", OPT_INT, API_F_VLAN}, {"--mode", "MODE", OPT_STR, API_F_MODE}, {NULL}};
 
-static const struct opt port_add_opts[] = {
-	{"--network", "NET", OPT_STR, API_F_NETWORK, true},
-	{"--type", "TYPE", OPT_STR, API_F_TYPE, true},
-	{"--socket", "PATH", OPT_STR, API_F_SOCKET},
-	{"--server", API_ROLE_SERVER, OPT_FLAG, API_F_MODE},
-	{"--client", API_ROLE_CLIENT, OPT_FLAG, API_F_MODE},
-	{"--mac", "MAC", OPT_STR, API_F_MAC},
-	{"--mtu", "N", OPT_INT, API_F_MTU},
-	{"--secret", "S", OPT_STR, API_F_SECRET},
-	{NULL}};
+static const struct opt port_add_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK, true},
+					   {"--type", "TYPE", OPT_STR, API_F_TYPE, true},
+					   {"--socket", "PATH", OPT_STR, API_F_SOCKET},
+					   {"--server", API_ROLE_SERVER, OPT_FLAG, API_F_MODE},
+					   {"--client", API_ROLE_CLIENT, OPT_FLAG, API_F_MODE},
+					   {"--mac", "MAC", OPT_STR, API_F_MAC},
+					   {"--mtu", "N", OPT_INT, API_F_MTU},
+					   {"--secret", "S", OPT_STR, API_F_SECRET},
+					   {NULL}};
 
 static const struct opt port_list_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK}, {NULL}};
 static const struct opt no_opts[] = {{NULL}};
 
 /* Two-word commands come before the one-word command they extend. */
 static const struct command commands[] = {
-	{"network add", "NAME [--vlan ID] [--mode bridge|xconnect]", API_M_NETWORK_CREATE,
-	 API_F_NAME, true, network_add_opts, print_network},
-	{"network del", "NAME", API_M_NETWORK_DELETE, API_F_NAME, true, no_opts, print_deleted},
-	{"network list", "", API_M_NETWORK_LIST, NULL, false, no_opts, NULL, "networks",
-	 network_cols},
-	{"port add",
-	 "NAME --network NET --type vhost-user|memif|null [--socket PATH]\n"
-	 "           [--server|--client] [--mac MAC] [--mtu N] [--secret S]",
-	 API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
-	{"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
-	{"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL,
-	 "ports", port_cols},
-	{"port show", "NAME", API_M_PORT_GET, API_F_NAME, true, no_opts, print_port},
-	{"stats clear", "[PORT]", API_M_STATS_CLEAR, API_F_PORT, false, no_opts, print_cleared},
-	{"stats", "[PORT]", API_M_STATS_GET, API_F_PORT, false, no_opts, print_stats},
-	{"info", "", API_M_SYSTEM_INFO, NULL, false, no_opts, print_info},
-	{"mac list", "NETWORK", API_M_MAC_LIST, API_F_NETWORK, true, no_opts, NULL, "entries",
-	 mac_cols},
+    {"network add", "NAME [--vlan ID] [--mode bridge|xconnect]", API_M_NETWORK_CREATE, API_F_NAME,
+     true, network_add_opts, print_network},
+    {"network del", "NAME", API_M_NETWORK_DELETE, API_F_NAME, true, no_opts, print_deleted},
+    {"network list", "", API_M_NETWORK_LIST, NULL, false, no_opts, NULL, "networks", network_cols},
+    {"port add",
+     "NAME --network NET --type vhost-user|memif|null [--socket PATH]\n"
+     "           [--server|--client] [--mac MAC] [--mtu N] [--secret S]",
+     API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
+    {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
+    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL, "ports",
+     port_cols},
+    {"port show", "NAME", API_M_PORT_GET, API_F_NAME, true, no_opts, print_port},
+    {"stats clear", "[PORT]", API_M_STATS_CLEAR, API_F_PORT, false, no_opts, print_cleared},
+    {"stats", "[PORT]", API_M_STATS_GET, API_F_PORT, false, no_opts, print_stats},
+    {"info", "", API_M_SYSTEM_INFO, NULL, false, no_opts, print_info},
+    {"mac list", "NETWORK", API_M_MAC_LIST, API_F_NETWORK, true, no_opts, NULL, "entries",
+     mac_cols},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -354,16 +357,18 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: %s [--socket PATH] [--json] [--timeout MS] COMMAND ...\n\nCommands:\n",
 		prog);
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %s%s%s\n      %s\n", commands[i].words, commands[i].args[0] ? " " : "",
-			commands[i].args, api_methods[commands[i].method].summary);
-	fprintf(f, "  help\n\n"
-		   "port add --server: podwired creates the socket (default);\n"
-		   "         --client: podwired connects to a socket the pod created.\n\n"
-		   "Global options, before COMMAND:\n"
-		   "  --socket PATH  podwired socket (default $PODWIRE_SOCKET, else %s)\n"
-		   "  --json         print the daemon's result as JSON\n"
-		   "  --timeout MS   give up after MS milliseconds (default %d, 0: wait forever)\n"
-		   "  --help, --version\n",
+		fprintf(f, "  %s%s%s\n      %s\n", commands[i].words,
+			commands[i].args[0] ? " " : "", commands[i].args,
+			api_methods[commands[i].method].summary);
+	fprintf(f,
+		"  help\n\n"
+		"port add --server: podwired creates the socket (default);\n"
+		"         --client: podwired connects to a socket the pod created.\n\n"
+		"Global options, before COMMAND:\n"
+		"  --socket PATH  podwired socket (default $PODWIRE_SOCKET, else %s)\n"
+		"  --json         print the daemon's result as JSON\n"
+		"  --timeout MS   give up after MS milliseconds (default %d, 0: wait forever)\n"
+		"  --help, --version\n",
 		PODWIRE_DEFAULT_SOCKET, CTL_TIMEOUT_MS_DEFAULT);
 }
 
@@ -386,11 +391,10 @@ static bool is_help(const char *a)
 }
 
 /* Global options land in a JSON object too, under these keys. */
-static const struct opt global_opts[] = {
-	{"--socket", "PATH", OPT_STR, "socket"},
-	{"--timeout", "MS", OPT_INT, "timeout"},
-	{"--json", "true", OPT_FLAG, "json"},
-	{NULL}};
+static const struct opt global_opts[] = {{"--socket", "PATH", OPT_STR, "socket"},
+					 {"--timeout", "MS", OPT_INT, "timeout"},
+					 {"--json", "true", OPT_FLAG, "json"},
+					 {NULL}};
 
 /* Matches "--opt" and "--opt=VALUE". */
 static const struct opt *find_opt(const struct opt *opts, const char *arg)
@@ -407,8 +411,8 @@ static const struct opt *find_opt(const struct opt *opts, const char *arg)
 /* Adds the option at argv[*i] ("--opt VALUE" or "--opt=VALUE") to params and
  * moves *i past its value. where ("port add", "global") is for messages.
  * Returns 0 or EXIT_USAGE. */
-static int add_option(const struct opt *opts, const char *where, int argc, char **argv,
-		      int *i, cJSON *params)
+static int add_option(const struct opt *opts, const char *where, int argc, char **argv, int *i,
+		      cJSON *params)
 {
 	const char *arg = argv[*i], *val = NULL;
 	const struct opt *o = find_opt(opts, arg);
@@ -416,8 +420,8 @@ static int add_option(const struct opt *opts, const char *where, int argc, char 
 	long n;
 
 	if (o == NULL && opts != global_opts && find_opt(global_opts, arg) != NULL)
-		return usage_error("%s is a global option; put it before the command: %s %s %s", arg,
-				   prog, arg, where);
+		return usage_error("%s is a global option; put it before the command: %s %s %s",
+				   arg, prog, arg, where);
 	if (o == NULL)
 		return usage_error("unknown %s option \"%s\"", where, arg);
 	if (o->kind == OPT_FLAG) {
@@ -467,7 +471,8 @@ static int build_params(const struct command *cmd, int argc, char **argv, cJSON 
 				   cmd->args);
 	for (const struct opt *o = cmd->opts; o->name != NULL; o++)
 		if (o->required && member(params, o->field) == NULL)
-			return usage_error("%s: %s %s is required", cmd->words, o->name, o->metavar);
+			return usage_error("%s: %s %s is required", cmd->words, o->name,
+					   o->metavar);
 	return 0;
 }
 

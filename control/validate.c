@@ -13,13 +13,13 @@ int validate_name(const char *what, const char *name, char *msg, size_t len)
 	size_t n = name ? strlen(name) : 0;
 
 	if (n == 0) {
-		snprintf(msg, len, "%s name is empty; give 1-%d characters of [A-Za-z0-9._-]",
-			 what, API_NAME_MAX);
+		snprintf(msg, len, "%s name is empty; give 1-%d characters of [A-Za-z0-9._-]", what,
+			 API_NAME_MAX);
 		return -EINVAL;
 	}
 	if (n > API_NAME_MAX) {
-		snprintf(msg, len, "%s name \"%.20s...\" is %zu bytes, the limit is %d",
-			 what, name, n, API_NAME_MAX);
+		snprintf(msg, len, "%s name \"%.20s...\" is %zu bytes, the limit is %d", what, name,
+			 n, API_NAME_MAX);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -70,13 +70,17 @@ int validate_mac(const char *obj, const char *text, uint8_t mac[6], char *msg, s
 		p += 3;
 	}
 	if (mac[0] & 1) {
-		snprintf(msg, len, "%s: MAC \"%s\" is a multicast address; use a unicast one "
-			 "(first byte even, e.g. 02:...)", obj, text);
+		snprintf(msg, len,
+			 "%s: MAC \"%s\" is a multicast address; use a unicast one "
+			 "(first byte even, e.g. 02:...)",
+			 obj, text);
 		return -EINVAL;
 	}
 	if (zero) {
-		snprintf(msg, len, "%s: MAC 00:00:00:00:00:00 is not usable; give a unicast "
-			 "MAC or leave it out to have one generated", obj);
+		snprintf(msg, len,
+			 "%s: MAC 00:00:00:00:00:00 is not usable; give a unicast "
+			 "MAC or leave it out to have one generated",
+			 obj);
 		return -EINVAL;
 	}
 	return 0;
@@ -90,30 +94,31 @@ int validate_socket_path_shape(const char *obj, const char *path, char *msg, siz
 	size_t n = strlen(path);
 
 	if (path[0] != '/') {
-		snprintf(msg, len, "%s: socket path \"%s\" is relative; give an absolute path",
-			 obj, path);
+		snprintf(msg, len, "%s: socket path \"%s\" is relative; give an absolute path", obj,
+			 path);
 		return -EINVAL;
 	}
 	if (n > API_SOCKET_PATH_MAX) {
-		snprintf(msg, len, "%s: socket path is %zu bytes, the limit is %d; "
-			 "use a shorter directory or name", obj, n, API_SOCKET_PATH_MAX);
+		snprintf(msg, len,
+			 "%s: socket path is %zu bytes, the limit is %d; "
+			 "use a shorter directory or name",
+			 obj, n, API_SOCKET_PATH_MAX);
 		return -EINVAL;
 	}
 	if (strstr(path, "/../") != NULL || (n >= 3 && strcmp(path + n - 3, "/..") == 0)) {
-		snprintf(msg, len, "%s: socket path \"%s\" contains \"..\"; give a plain path",
-			 obj, path);
+		snprintf(msg, len, "%s: socket path \"%s\" contains \"..\"; give a plain path", obj,
+			 path);
 		return -EINVAL;
 	}
 	if (path[n - 1] == '/') {
-		snprintf(msg, len, "%s: socket path \"%s\" names a directory; add a file name",
-			 obj, path);
+		snprintf(msg, len, "%s: socket path \"%s\" names a directory; add a file name", obj,
+			 path);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int validate_socket_path(const char *obj, const char *path, int need_write, char *msg,
-			 size_t len)
+int validate_socket_path(const char *obj, const char *path, int need_write, char *msg, size_t len)
 {
 	char dir[4096];
 	struct stat st;
@@ -129,23 +134,29 @@ int validate_socket_path(const char *obj, const char *path, int need_write, char
 	else
 		*slash = '\0';
 	if (stat(dir, &st) != 0) {
-		snprintf(msg, len, "%s: socket directory %s does not exist; create it first",
-			 obj, dir);
+		snprintf(msg, len, "%s: socket directory %s does not exist; create it first", obj,
+			 dir);
 		return -ENOENT;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(msg, len, "%s: %s is not a directory, so it cannot hold the socket; "
-			 "pick another path", obj, dir);
+		snprintf(msg, len,
+			 "%s: %s is not a directory, so it cannot hold the socket; "
+			 "pick another path",
+			 obj, dir);
 		return -ENOTDIR;
 	}
 	if (need_write && access(dir, W_OK | X_OK) != 0) {
-		snprintf(msg, len, "%s: socket directory %s is not writable by podwired; "
-			 "fix its permissions", obj, dir);
+		snprintf(msg, len,
+			 "%s: socket directory %s is not writable by podwired; "
+			 "fix its permissions",
+			 obj, dir);
 		return -EACCES;
 	}
 	if (stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-		snprintf(msg, len, "%s: %s exists and is not a socket; remove it or pick "
-			 "another path", obj, path);
+		snprintf(msg, len,
+			 "%s: %s exists and is not a socket; remove it or pick "
+			 "another path",
+			 obj, path);
 		return -EEXIST;
 	}
 	return 0;
@@ -154,8 +165,8 @@ int validate_socket_path(const char *obj, const char *path, int need_write, char
 int validate_mtu(const char *obj, long mtu, char *msg, size_t len)
 {
 	if (mtu < API_MTU_MIN || mtu > API_MTU_MAX) {
-		snprintf(msg, len, "%s: MTU %ld is out of range; give %d-%d", obj, mtu,
-			 API_MTU_MIN, API_MTU_MAX);
+		snprintf(msg, len, "%s: MTU %ld is out of range; give %d-%d", obj, mtu, API_MTU_MIN,
+			 API_MTU_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -164,8 +175,8 @@ int validate_mtu(const char *obj, long mtu, char *msg, size_t len)
 int validate_vlan(const char *obj, long vlan, char *msg, size_t len)
 {
 	if (vlan < 0 || vlan > API_VLAN_MAX) {
-		snprintf(msg, len, "%s: VLAN id %ld is out of range; give 1-%d, or 0 for none",
-			 obj, vlan, API_VLAN_MAX);
+		snprintf(msg, len, "%s: VLAN id %ld is out of range; give 1-%d, or 0 for none", obj,
+			 vlan, API_VLAN_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -173,6 +184,6 @@ int validate_vlan(const char *obj, long vlan, char *msg, size_t len)
 
 void format_mac(const uint8_t mac[6], char *buf)
 {
-	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
-		 mac[4], mac[5]);
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
 }

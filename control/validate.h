@@ -14,16 +14,14 @@
 int validate_name(const char *what, const char *name, char *msg, size_t len);
 
 /* Parses "aa:bb:cc:dd:ee:ff" (or '-' separated); rejects multicast and zero. */
-int validate_mac(const char *obj, const char *text, uint8_t mac[6], char *msg,
-		 size_t len);
+int validate_mac(const char *obj, const char *text, uint8_t mac[6], char *msg, size_t len);
 
 /* Absolute, at most API_SOCKET_PATH_MAX bytes, no "..", not ending in '/'. */
 int validate_socket_path_shape(const char *obj, const char *path, char *msg, size_t len);
 
 /* The shape above, and: the parent directory exists (and is writable when
  * need_write); the path, if it exists, is a socket. */
-int validate_socket_path(const char *obj, const char *path, int need_write,
-			 char *msg, size_t len);
+int validate_socket_path(const char *obj, const char *path, int need_write, char *msg, size_t len);
 
 int validate_mtu(const char *obj, long mtu, char *msg, size_t len);
 int validate_vlan(const char *obj, long vlan, char *msg, size_t len);

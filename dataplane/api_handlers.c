@@ -18,20 +18,20 @@
 #include "validate.h"
 #include "worker.h"
 
-#define FAIL(c, f, ...)                                                        \
-	do {                                                                   \
-		*code = (c);                                                   \
-		*field = (f);                                                  \
-		snprintf(msg, len, __VA_ARGS__);                               \
-		return NULL;                                                   \
+#define FAIL(c, f, ...)                                                                            \
+	do {                                                                                       \
+		*code = (c);                                                                       \
+		*field = (f);                                                                      \
+		snprintf(msg, len, __VA_ARGS__);                                                   \
+		return NULL;                                                                       \
 	} while (0)
 
 /* The message is already in msg. */
-#define FAIL_KEEP(c, f)                                                        \
-	do {                                                                   \
-		*code = (c);                                                   \
-		*field = (f);                                                  \
-		return NULL;                                                   \
+#define FAIL_KEEP(c, f)                                                                            \
+	do {                                                                                       \
+		*code = (c);                                                                       \
+		*field = (f);                                                                      \
+		return NULL;                                                                       \
 	} while (0)
 
 static struct network *need_network(const char *name, int *code, char *msg, size_t len,
@@ -42,8 +42,10 @@ static struct network *need_network(const char *name, int *code, char *msg, size
 	if (n == NULL) {
 		*code = API_ERR_NOT_FOUND;
 		*field = fname;
-		snprintf(msg, len, "network \"%s\" does not exist; create it with `podwirectl "
-			 "network add %s`", name, name);
+		snprintf(msg, len,
+			 "network \"%s\" does not exist; create it with `podwirectl "
+			 "network add %s`",
+			 name, name);
 	}
 	return n;
 }
@@ -56,8 +58,10 @@ static struct port *need_port(const char *name, int *code, char *msg, size_t len
 	if (p == NULL) {
 		*code = API_ERR_NOT_FOUND;
 		*field = fname;
-		snprintf(msg, len, "port \"%s\" does not exist; `podwirectl port list` shows the "
-			 "ports", name);
+		snprintf(msg, len,
+			 "port \"%s\" does not exist; `podwirectl port list` shows the "
+			 "ports",
+			 name);
 	}
 	return p;
 }
@@ -80,11 +84,11 @@ static cJSON *workers_json(void)
 	cJSON *a = stats_workers_json(), *w;
 	unsigned int i = 0;
 
-	cJSON_ArrayForEach(w, a) {
+	cJSON_ArrayForEach (w, a) {
 		cJSON *ports = cJSON_CreateArray();
 		struct port *p;
 
-		TAILQ_FOREACH(p, &port_all, next)
+		TAILQ_FOREACH (p, &port_all, next)
 			if (p->worker == i)
 				cJSON_AddItemToArray(ports, cJSON_CreateString(p->conf.name));
 		cJSON_AddNumberToObject(w, "lcore", workers[i]->lcore);
@@ -135,8 +139,10 @@ static cJSON *h_network_create(const cJSON *params, int *code, char *msg, size_t
 	else if (strcmp(mode, API_NET_XCONNECT) == 0)
 		m = NET_XCONNECT;
 	else
-		FAIL(API_ERR_INVALID_PARAMS, API_F_MODE, "%s: mode \"%s\" is not valid; use "
-		     "\"bridge\" or \"xconnect\"", obj, mode);
+		FAIL(API_ERR_INVALID_PARAMS, API_F_MODE,
+		     "%s: mode \"%s\" is not valid; use "
+		     "\"bridge\" or \"xconnect\"",
+		     obj, mode);
 	if (validate_vlan(obj, vlan, msg, len) != 0)
 		FAIL_KEEP(API_ERR_INVALID_PARAMS, API_F_VLAN);
 	if (network_create(name, m, (uint16_t)vlan, &n, code, msg, len) != 0) {
@@ -181,7 +187,7 @@ static cJSON *h_network_list(const cJSON *params, int *code, char *msg, size_t l
 	struct network *n;
 
 	(void)params, (void)code, (void)msg, (void)len, (void)field;
-	TAILQ_FOREACH(n, &network_all, next)
+	TAILQ_FOREACH (n, &network_all, next)
 		cJSON_AddItemToArray(a, network_to_json(n));
 	return o;
 }
@@ -201,8 +207,9 @@ static cJSON *h_port_create(const cJSON *params, int *code, char *msg, size_t le
 	if (n == NULL)
 		return NULL;
 	if (port_create(&conf, n, &p, code, msg, len) != 0) {
-		*field = *code == API_ERR_EXISTS ? API_F_NAME :
-			 *code == API_ERR_IN_USE && conf.socket[0] ? API_F_SOCKET : NULL;
+		*field = *code == API_ERR_EXISTS		     ? API_F_NAME
+			 : *code == API_ERR_IN_USE && conf.socket[0] ? API_F_SOCKET
+								     : NULL;
 		return NULL;
 	}
 	if (state_save(smsg, sizeof(smsg)) != 0) {
@@ -215,8 +222,8 @@ static cJSON *h_port_create(const cJSON *params, int *code, char *msg, size_t le
 static cJSON *h_port_delete(const cJSON *params, int *code, char *msg, size_t len,
 			    const char **field)
 {
-	struct port *p = need_port(api_get_str(params, API_F_NAME, ""), code, msg, len, field,
-				   API_F_NAME);
+	struct port *p =
+	    need_port(api_get_str(params, API_F_NAME, ""), code, msg, len, field, API_F_NAME);
 	char smsg[512];
 
 	if (p == NULL)
@@ -227,17 +234,15 @@ static cJSON *h_port_delete(const cJSON *params, int *code, char *msg, size_t le
 	return cJSON_CreateObject();
 }
 
-static cJSON *h_port_get(const cJSON *params, int *code, char *msg, size_t len,
-			 const char **field)
+static cJSON *h_port_get(const cJSON *params, int *code, char *msg, size_t len, const char **field)
 {
-	struct port *p = need_port(api_get_str(params, API_F_NAME, ""), code, msg, len, field,
-				   API_F_NAME);
+	struct port *p =
+	    need_port(api_get_str(params, API_F_NAME, ""), code, msg, len, field, API_F_NAME);
 
 	return p == NULL ? NULL : port_json(p, true);
 }
 
-static cJSON *h_port_list(const cJSON *params, int *code, char *msg, size_t len,
-			  const char **field)
+static cJSON *h_port_list(const cJSON *params, int *code, char *msg, size_t len, const char **field)
 {
 	const char *net = api_get_str(params, API_F_NETWORK, NULL);
 	cJSON *o, *a;
@@ -247,14 +252,13 @@ static cJSON *h_port_list(const cJSON *params, int *code, char *msg, size_t len,
 		return NULL;
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "ports");
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		if (net == NULL || strcmp(p->conf.network, net) == 0)
 			cJSON_AddItemToArray(a, port_json(p, false));
 	return o;
 }
 
-static cJSON *h_stats_get(const cJSON *params, int *code, char *msg, size_t len,
-			  const char **field)
+static cJSON *h_stats_get(const cJSON *params, int *code, char *msg, size_t len, const char **field)
 {
 	const char *name = api_get_str(params, API_F_PORT, NULL);
 	struct port *one = NULL, *p;
@@ -264,7 +268,7 @@ static cJSON *h_stats_get(const cJSON *params, int *code, char *msg, size_t len,
 		return NULL;
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "ports");
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		if (one == NULL || p == one)
 			cJSON_AddItemToArray(a, stats_port_json(p));
 	cJSON_AddItemToObject(o, "workers", workers_json());
@@ -281,7 +285,7 @@ static cJSON *h_stats_clear(const cJSON *params, int *code, char *msg, size_t le
 
 	if (name != NULL && (one = need_port(name, code, msg, len, field, API_F_PORT)) == NULL)
 		return NULL;
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		if (one == NULL || p == one) {
 			stats_clear_port(p->idx);
 			n++;
@@ -308,8 +312,7 @@ static void mac_entry_json(uint16_t net, const uint8_t mac[6], uint16_t port, ui
 	cJSON_AddItemToArray(arg, e);
 }
 
-static cJSON *h_mac_list(const cJSON *params, int *code, char *msg, size_t len,
-			 const char **field)
+static cJSON *h_mac_list(const cJSON *params, int *code, char *msg, size_t len, const char **field)
 {
 	const char *name = api_get_str(params, API_F_NETWORK, "");
 	struct network *n = need_network(name, code, msg, len, field, API_F_NETWORK);
@@ -324,15 +327,15 @@ static cJSON *h_mac_list(const cJSON *params, int *code, char *msg, size_t len,
 }
 
 const api_handler_fn api_handlers[API_METHOD_COUNT] = {
-	[API_M_SYSTEM_INFO] = h_system_info,
-	[API_M_NETWORK_CREATE] = h_network_create,
-	[API_M_NETWORK_DELETE] = h_network_delete,
-	[API_M_NETWORK_LIST] = h_network_list,
-	[API_M_PORT_CREATE] = h_port_create,
-	[API_M_PORT_DELETE] = h_port_delete,
-	[API_M_PORT_GET] = h_port_get,
-	[API_M_PORT_LIST] = h_port_list,
-	[API_M_STATS_GET] = h_stats_get,
-	[API_M_STATS_CLEAR] = h_stats_clear,
-	[API_M_MAC_LIST] = h_mac_list,
+    [API_M_SYSTEM_INFO] = h_system_info,
+    [API_M_NETWORK_CREATE] = h_network_create,
+    [API_M_NETWORK_DELETE] = h_network_delete,
+    [API_M_NETWORK_LIST] = h_network_list,
+    [API_M_PORT_CREATE] = h_port_create,
+    [API_M_PORT_DELETE] = h_port_delete,
+    [API_M_PORT_GET] = h_port_get,
+    [API_M_PORT_LIST] = h_port_list,
+    [API_M_STATS_GET] = h_stats_get,
+    [API_M_STATS_CLEAR] = h_stats_clear,
+    [API_M_MAC_LIST] = h_mac_list,
 };

@@ -46,9 +46,9 @@ char *api_server_handle_line(const char *line, size_t len)
 
 	req = cJSON_ParseWithLength(line, len);
 	if (req == NULL) {
-		resp = api_error_new(NULL, API_ERR_PARSE,
-				     "request is not valid JSON; send one JSON-RPC 2.0 object per line",
-				     NULL);
+		resp = api_error_new(
+		    NULL, API_ERR_PARSE,
+		    "request is not valid JSON; send one JSON-RPC 2.0 object per line", NULL);
 		goto out;
 	}
 	id = cJSON_GetObjectItemCaseSensitive(req, "id");
@@ -60,13 +60,16 @@ char *api_server_handle_line(const char *line, size_t len)
 	    !cJSON_IsString(method)) {
 		resp = api_error_new(id, API_ERR_INVALID_REQUEST,
 				     "not a JSON-RPC 2.0 request; it needs \"jsonrpc\":\"2.0\", "
-				     "\"method\" and \"id\"", NULL);
+				     "\"method\" and \"id\"",
+				     NULL);
 		goto out;
 	}
 	m = api_method_lookup(method->valuestring);
 	if (m < 0) {
-		snprintf(msg, sizeof(msg), "unknown method \"%.64s\"; `podwirectl --help` lists "
-			 "what the daemon offers", method->valuestring);
+		snprintf(msg, sizeof(msg),
+			 "unknown method \"%.64s\"; `podwirectl --help` lists "
+			 "what the daemon offers",
+			 method->valuestring);
 		resp = api_error_new(id, API_ERR_NO_METHOD, msg, NULL);
 		goto out;
 	}
@@ -220,7 +223,8 @@ static void accept_clients(void)
 			}
 		c = slot < 0 ? NULL : calloc(1, sizeof(*c));
 		if (c == NULL) {
-			PW_LOG(WARNING, api, "too many API clients (%d); refusing one", MAX_CLIENTS);
+			PW_LOG(WARNING, api, "too many API clients (%d); refusing one",
+			       MAX_CLIENTS);
 			close(fd);
 			continue;
 		}
@@ -271,7 +275,8 @@ int api_server_open(int epfd, const char *path, gid_t gid)
 	    chmod(path, 0660) != 0 || (gid != (gid_t)-1 && chown(path, 0, gid) != 0) ||
 	    listen(srv.fd, 64) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, srv.fd, &ev) != 0) {
 		PW_LOG(ERR, api, "cannot serve the API on %s: %s", path, strerror(errno));
-		fprintf(stderr, "podwired: cannot serve the API on %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "podwired: cannot serve the API on %s: %s\n", path,
+			strerror(errno));
 		return -errno;
 	}
 	return 0;

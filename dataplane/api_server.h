@@ -13,8 +13,8 @@
 
 /* A method implementation: returns the result, or NULL with *code, msg and
  * *field set. Runs on the control thread. */
-typedef cJSON *(*api_handler_fn)(const cJSON *params, int *code, char *msg,
-				 size_t len, const char **field);
+typedef cJSON *(*api_handler_fn)(const cJSON *params, int *code, char *msg, size_t len,
+				 const char **field);
 extern const api_handler_fn api_handlers[API_METHOD_COUNT];
 
 /* Binds path (mode 0660, group gid when not -1) and adds it to epfd. */

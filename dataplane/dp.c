@@ -49,7 +49,7 @@ static struct dp_view *view_build(void)
 		if (v->poll[w] == NULL)
 			goto fail;
 	}
-	TAILQ_FOREACH(net, &network_all, next) {
+	TAILQ_FOREACH (net, &network_all, next) {
 		struct dp_net *dn;
 		struct port *first = NULL;
 		uint16_t k = 0;
@@ -61,7 +61,7 @@ static struct dp_view *view_build(void)
 			goto fail;
 		dn->mode = net->mode;
 		dn->vlan = net->vlan;
-		TAILQ_FOREACH(p, &net->ports, net_next) {
+		TAILQ_FOREACH (p, &net->ports, net_next) {
 			dn->ports[k++] = p->idx;
 			v->ports[p->idx] = p;
 			v->nets[p->idx] = dn;

@@ -26,11 +26,11 @@ struct dp_net {
 };
 
 struct dp_view {
-	struct port *ports[PW_MAX_PORTS]; /* by index; NULL when unused */
+	struct port *ports[PW_MAX_PORTS];  /* by index; NULL when unused */
 	struct dp_net *nets[PW_MAX_PORTS]; /* by port index: its network */
-	uint16_t xc_peer[PW_MAX_PORTS];     /* cross-connect peer or UINT16_MAX */
+	uint16_t xc_peer[PW_MAX_PORTS];	   /* cross-connect peer or UINT16_MAX */
 	uint16_t n_poll[PW_MAX_WORKERS];
-	uint16_t *poll[PW_MAX_WORKERS];     /* port indexes each worker polls */
+	uint16_t *poll[PW_MAX_WORKERS]; /* port indexes each worker polls */
 };
 
 extern struct dp_view *volatile dp_current;

@@ -11,9 +11,8 @@
 PW_LOG_MODULES(PW_LOG_DECL)
 #undef PW_LOG_DECL
 
-#define PW_LOG(level, mod, fmt, ...)                                           \
-	rte_log(RTE_LOG_##level, pw_logtype_##mod,                             \
-		"podwire." #mod ": " fmt "\n", ##__VA_ARGS__)
+#define PW_LOG(level, mod, fmt, ...)                                                               \
+	rte_log(RTE_LOG_##level, pw_logtype_##mod, "podwire." #mod ": " fmt "\n", ##__VA_ARGS__)
 
 /* Sets every podwire.* type to level ("debug", "info", "warning", ...);
  * returns -EINVAL for an unknown level. */

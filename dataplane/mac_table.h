@@ -31,15 +31,13 @@ enum mac_learn_result {
 };
 
 /* Learns mac on port at time now (seconds). Any thread. */
-enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net,
-				      const uint8_t mac[6], uint16_t port,
-				      uint32_t now);
+enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
+				      uint16_t port, uint32_t now);
 
 /* Looks up n MACs of one network; ports[i] is the port or MAC_TABLE_MISS.
  * Any thread, lock-free. */
-void mac_table_lookup_bulk(const struct mac_table *t, uint16_t net,
-			   const uint8_t *const macs[], unsigned int n,
-			   uint16_t ports[]);
+void mac_table_lookup_bulk(const struct mac_table *t, uint16_t net, const uint8_t *const macs[],
+			   unsigned int n, uint16_t ports[]);
 
 /* Removes entries not seen for max_age seconds; returns how many. */
 unsigned int mac_table_age(struct mac_table *t, uint32_t now, uint32_t max_age);
@@ -49,11 +47,10 @@ unsigned int mac_table_flush_net(struct mac_table *t, uint16_t net);
 
 unsigned int mac_table_count(const struct mac_table *t);
 
-typedef void (*mac_table_walk_cb)(uint16_t net, const uint8_t mac[6],
-				  uint16_t port, uint32_t seen, void *arg);
+typedef void (*mac_table_walk_cb)(uint16_t net, const uint8_t mac[6], uint16_t port, uint32_t seen,
+				  void *arg);
 /* Calls cb for each entry (of net, or all when net is UINT16_MAX).
  * Control thread only; entries may change under it. */
-void mac_table_walk(const struct mac_table *t, uint16_t net,
-		    mac_table_walk_cb cb, void *arg);
+void mac_table_walk(const struct mac_table *t, uint16_t net, mac_table_walk_cb cb, void *arg);
 
 #endif

@@ -73,16 +73,19 @@ static int check_hugepages(void)
 		fclose(f);
 	if (total == 0) {
 		fprintf(stderr, "podwired: no hugepages are reserved; reserve some with "
-			"`echo 1024 > /proc/sys/vm/nr_hugepages` (2 MiB pages)\n");
+				"`echo 1024 > /proc/sys/vm/nr_hugepages` (2 MiB pages)\n");
 		return -ENOMEM;
 	}
 	if (free_pages < 64) {
-		fprintf(stderr, "podwired: only %ld of %ld hugepages are free, podwired needs at "
-			"least 64; stop what holds them or reserve more\n", free_pages, total);
+		fprintf(stderr,
+			"podwired: only %ld of %ld hugepages are free, podwired needs at "
+			"least 64; stop what holds them or reserve more\n",
+			free_pages, total);
 		return -ENOMEM;
 	}
 	if (!mounted) {
-		fprintf(stderr, "podwired: hugetlbfs is not mounted; mount it with "
+		fprintf(stderr,
+			"podwired: hugetlbfs is not mounted; mount it with "
 			"`mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages`\n");
 		return -ENOENT;
 	}
@@ -113,8 +116,10 @@ static bool not_a_dir(const char *opt, const char *path)
 		if (stat(buf, &st) == 0) {
 			if (S_ISDIR(st.st_mode))
 				return false;
-			fprintf(stderr, "podwired: %s %s: %s is not a directory; pick another "
-				"path\n", opt, path, buf);
+			fprintf(stderr,
+				"podwired: %s %s: %s is not a directory; pick another "
+				"path\n",
+				opt, path, buf);
 			return true;
 		}
 		slash = strrchr(buf, '/');
@@ -135,9 +140,10 @@ static int check_single_instance(void)
 	if (not_a_dir("--state-dir", pw_cfg.state_dir))
 		return -ENOTDIR;
 	if (rc != 0 || access(pw_cfg.state_dir, W_OK) != 0) {
-		fprintf(stderr, "podwired: state dir %s cannot be created or written: %s; "
-			"fix it or pass --state-dir DIR\n", pw_cfg.state_dir,
-			strerror(rc ? -rc : errno));
+		fprintf(stderr,
+			"podwired: state dir %s cannot be created or written: %s; "
+			"fix it or pass --state-dir DIR\n",
+			pw_cfg.state_dir, strerror(rc ? -rc : errno));
 		return -EACCES;
 	}
 	snprintf(path, sizeof(path), "%s/podwired.lock", pw_cfg.state_dir);
@@ -147,9 +153,10 @@ static int check_single_instance(void)
 
 		if (lock_fd >= 0 && read(lock_fd, pid, sizeof(pid) - 1) > 0)
 			pid[strcspn(pid, "\n")] = '\0';
-		fprintf(stderr, "podwired: another podwired (pid %s) uses state dir %s; stop it "
-			"or give this one its own --state-dir and --socket\n", pid,
-			pw_cfg.state_dir);
+		fprintf(stderr,
+			"podwired: another podwired (pid %s) uses state dir %s; stop it "
+			"or give this one its own --state-dir and --socket\n",
+			pid, pw_cfg.state_dir);
 		return -EBUSY;
 	}
 	if (ftruncate(lock_fd, 0) == 0)
@@ -162,16 +169,20 @@ static int check_single_instance(void)
 	if (not_a_dir("--socket", dir))
 		return -ENOTDIR;
 	if (rc != 0 || access(dir, W_OK | X_OK) != 0) {
-		fprintf(stderr, "podwired: socket dir %s cannot be created or written: %s; fix "
-			"its permissions or pass --socket PATH\n", dir, strerror(rc ? -rc : errno));
+		fprintf(stderr,
+			"podwired: socket dir %s cannot be created or written: %s; fix "
+			"its permissions or pass --socket PATH\n",
+			dir, strerror(rc ? -rc : errno));
 		return -EACCES;
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", pw_cfg.socket);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
 		close(fd);
-		fprintf(stderr, "podwired: another podwired already serves %s; stop it or pass "
-			"--socket PATH and --state-dir DIR\n", pw_cfg.socket);
+		fprintf(stderr,
+			"podwired: another podwired already serves %s; stop it or pass "
+			"--socket PATH and --state-dir DIR\n",
+			pw_cfg.socket);
 		return -EADDRINUSE;
 	}
 	if (fd >= 0)
@@ -207,8 +218,10 @@ static int eal_start(const char *prog)
 	eal_argv[n++] = "--log-level=*:notice";
 	eal_argv[n] = NULL;
 	if (rte_eal_init(n, eal_argv) < 0) {
-		fprintf(stderr, "podwired: DPDK initialisation failed: %s; check the cores "
-			"(--main-core, --worker-cores) and hugepages\n", rte_strerror(rte_errno));
+		fprintf(stderr,
+			"podwired: DPDK initialisation failed: %s; check the cores "
+			"(--main-core, --worker-cores) and hugepages\n",
+			rte_strerror(rte_errno));
 		return -1;
 	}
 	return 0;
@@ -226,7 +239,7 @@ static void housekeeping(void)
 		last_age = dp_clock;
 		mac_table_age(dp_macs, dp_clock, pw_cfg.mac_aging_sec);
 	}
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		if (p->ops->poll_link != NULL)
 			p->ops->poll_link(p);
 }
@@ -258,7 +271,8 @@ static int control_loop(void)
 				struct signalfd_siginfo si;
 
 				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					PW_LOG(NOTICE, main, "signal %u: shutting down", si.ssi_signo);
+					PW_LOG(NOTICE, main, "signal %u: shutting down",
+					       si.ssi_signo);
 					pthread_mutex_unlock(&ctl_lock);
 					goto out;
 				}
@@ -344,8 +358,10 @@ int main(int argc, char **argv)
 	if (eal_start(argv[0]) != 0)
 		return 1;
 	if (pw_log_set_level(pw_cfg.log_level) != 0) {
-		fprintf(stderr, "podwired: --log-level: unknown level \"%s\"; use error, warning, "
-			"notice, info or debug\n", pw_cfg.log_level);
+		fprintf(stderr,
+			"podwired: --log-level: unknown level \"%s\"; use error, warning, "
+			"notice, info or debug\n",
+			pw_cfg.log_level);
 		rte_eal_cleanup();
 		return 2;
 	}
@@ -362,7 +378,7 @@ int main(int argc, char **argv)
 	    dp_init(pw_cfg.n_worker_cores, pw_cfg.mac_capacity) != 0 ||
 	    workers_start(pw_cfg.worker_cores, pw_cfg.n_worker_cores) != 0) {
 		fprintf(stderr, "podwired: cannot start the datapath: out of hugepage memory or a "
-			"worker core is busy\n");
+				"worker core is busy\n");
 		workers_stop();
 		rte_eal_cleanup();
 		return 1;

@@ -16,7 +16,7 @@ struct network *network_find(const char *name)
 {
 	struct network *n;
 
-	TAILQ_FOREACH(n, &network_all, next)
+	TAILQ_FOREACH (n, &network_all, next)
 		if (strcmp(n->name, name) == 0)
 			return n;
 	return NULL;
@@ -40,8 +40,10 @@ int network_create(const char *name, enum net_mode mode, uint16_t vlan, struct n
 
 	if (network_find(name) != NULL) {
 		*code = API_ERR_EXISTS;
-		snprintf(msg, len, "network \"%s\" already exists; delete it first or pick "
-			 "another name", name);
+		snprintf(msg, len,
+			 "network \"%s\" already exists; delete it first or pick "
+			 "another name",
+			 name);
 		return -EEXIST;
 	}
 	for (int i = 0; i < PW_MAX_NETWORKS; i++)
@@ -78,8 +80,10 @@ int network_delete(struct network *n, int *code, char *msg, size_t len)
 		struct port *p = TAILQ_FIRST(&n->ports);
 
 		*code = API_ERR_IN_USE;
-		snprintf(msg, len, "network \"%s\" still has %u port(s) (\"%s\"%s); delete them "
-			 "first", n->name, n->n_ports, p->conf.name, n->n_ports > 1 ? ", ..." : "");
+		snprintf(msg, len,
+			 "network \"%s\" still has %u port(s) (\"%s\"%s); delete them "
+			 "first",
+			 n->name, n->n_ports, p->conf.name, n->n_ports > 1 ? ", ..." : "");
 		return -EBUSY;
 	}
 	TAILQ_REMOVE(&network_all, n, next);
@@ -100,7 +104,7 @@ cJSON *network_to_json(const struct network *n)
 	cJSON_AddStringToObject(o, API_F_MODE, network_mode_name(n->mode));
 	cJSON_AddNumberToObject(o, API_F_VLAN, n->vlan);
 	ports = cJSON_AddArrayToObject(o, "ports");
-	TAILQ_FOREACH(p, &n->ports, net_next)
+	TAILQ_FOREACH (p, &n->ports, net_next)
 		cJSON_AddItemToArray(ports, cJSON_CreateString(p->conf.name));
 	return o;
 }

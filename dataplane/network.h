@@ -29,8 +29,8 @@ extern struct network_list network_all;
 struct network *network_find(const char *name);
 unsigned int network_count(void);
 /* Creates a network; on failure *code and msg say why. */
-int network_create(const char *name, enum net_mode mode, uint16_t vlan,
-		   struct network **out, int *code, char *msg, size_t len);
+int network_create(const char *name, enum net_mode mode, uint16_t vlan, struct network **out,
+		   int *code, char *msg, size_t len);
 /* Fails with API_ERR_IN_USE while the network has ports. */
 int network_delete(struct network *n, int *code, char *msg, size_t len);
 const char *network_mode_name(enum net_mode m);

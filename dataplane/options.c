@@ -59,7 +59,8 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 
 		if (dash) {
 			*dash = '\0';
-			if (parse_int(opt, tok, 0, 1023, &lo) || parse_int(opt, dash + 1, lo, 1023, &hi))
+			if (parse_int(opt, tok, 0, 1023, &lo) ||
+			    parse_int(opt, dash + 1, lo, 1023, &hi))
 				return -EINVAL;
 		} else {
 			if (parse_int(opt, tok, 0, 1023, &lo))
@@ -74,8 +75,10 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 			}
 			for (unsigned int j = 0; j < c->n_worker_cores; j++) {
 				if (c->worker_cores[j] == (unsigned int)i) {
-					fprintf(stderr, "podwired: %s: core %ld is listed twice; "
-						"list each core once\n", opt, i);
+					fprintf(stderr,
+						"podwired: %s: core %ld is listed twice; "
+						"list each core once\n",
+						opt, i);
 					return -EINVAL;
 				}
 			}
@@ -103,8 +106,8 @@ static int check_core(const char *opt, unsigned int core)
 		if (CPU_ISSET(i, &set))
 			off += (size_t)snprintf(avail + off, sizeof(avail) - off, "%s%d",
 						off ? "," : "", i);
-	fprintf(stderr, "podwired: %s: core %u is not available here; available cores: %s\n",
-		opt, core, avail);
+	fprintf(stderr, "podwired: %s: core %u is not available here; available cores: %s\n", opt,
+		core, avail);
 	return -EINVAL;
 }
 
@@ -135,8 +138,10 @@ static cJSON *read_config_object(const char *path)
 		return NULL;
 	}
 	if (!cJSON_IsObject(doc)) {
-		fprintf(stderr, "podwired: --config: %s must hold a JSON object such as "
-			"{\"worker_cores\": \"1\"}; keys: %s\n", path, config_keys);
+		fprintf(stderr,
+			"podwired: --config: %s must hold a JSON object such as "
+			"{\"worker_cores\": \"1\"}; keys: %s\n",
+			path, config_keys);
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -153,7 +158,7 @@ static int load_config_file(const char *path, struct pw_config *c)
 	if (doc == NULL)
 		return -EINVAL;
 	rc = -EINVAL;
-	cJSON_ArrayForEach(v, doc) {
+	cJSON_ArrayForEach (v, doc) {
 		char opt[80];
 
 		snprintf(opt, sizeof(opt), "%s: \"%s\"", path, v->string);
@@ -184,8 +189,10 @@ static int load_config_file(const char *path, struct pw_config *c)
 			   v->valuedouble >= 2048 && v->valuedouble <= (1 << 22)) {
 			c->mbufs = (uint32_t)v->valuedouble;
 		} else {
-			fprintf(stderr, "podwired: %s: unknown key or bad value; keys: %s "
-				"(see the configuration reference in README.md)\n", opt, config_keys);
+			fprintf(stderr,
+				"podwired: %s: unknown key or bad value; keys: %s "
+				"(see the configuration reference in README.md)\n",
+				opt, config_keys);
 			goto out;
 		}
 	}
@@ -214,19 +221,28 @@ static void set_defaults(struct pw_config *c)
 
 int options_parse(int argc, char **argv, struct pw_config *c)
 {
-	enum { O_CONFIG = 256, O_MAIN, O_WORKERS, O_SOCKET, O_GROUP, O_STATE, O_LOG, O_HELP,
-	       O_VERSION };
+	enum {
+		O_CONFIG = 256,
+		O_MAIN,
+		O_WORKERS,
+		O_SOCKET,
+		O_GROUP,
+		O_STATE,
+		O_LOG,
+		O_HELP,
+		O_VERSION
+	};
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, O_CONFIG},
-		{"main-core", required_argument, NULL, O_MAIN},
-		{"worker-cores", required_argument, NULL, O_WORKERS},
-		{"socket", required_argument, NULL, O_SOCKET},
-		{"socket-group", required_argument, NULL, O_GROUP},
-		{"state-dir", required_argument, NULL, O_STATE},
-		{"log-level", required_argument, NULL, O_LOG},
-		{"help", no_argument, NULL, O_HELP},
-		{"version", no_argument, NULL, O_VERSION},
-		{NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, O_CONFIG},
+	    {"main-core", required_argument, NULL, O_MAIN},
+	    {"worker-cores", required_argument, NULL, O_WORKERS},
+	    {"socket", required_argument, NULL, O_SOCKET},
+	    {"socket-group", required_argument, NULL, O_GROUP},
+	    {"state-dir", required_argument, NULL, O_STATE},
+	    {"log-level", required_argument, NULL, O_LOG},
+	    {"help", no_argument, NULL, O_HELP},
+	    {"version", no_argument, NULL, O_VERSION},
+	    {NULL, 0, NULL, 0},
 	};
 	bool workers_given = false;
 	long v;
@@ -257,7 +273,8 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 				return -EINVAL;
 			break;
 		case O_GROUP:
-			if (set_str(c->socket_group, sizeof(c->socket_group), "--socket-group", optarg))
+			if (set_str(c->socket_group, sizeof(c->socket_group), "--socket-group",
+				    optarg))
 				return -EINVAL;
 			break;
 		case O_STATE:
@@ -294,14 +311,18 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 	}
 	for (unsigned int i = 0; i < c->n_worker_cores; i++) {
 		if ((int)c->worker_cores[i] == c->main_core) {
-			fprintf(stderr, "podwired: --worker-cores: core %d is the main core; "
-				"pick another main core with --main-core\n", c->main_core);
+			fprintf(stderr,
+				"podwired: --worker-cores: core %d is the main core; "
+				"pick another main core with --main-core\n",
+				c->main_core);
 			return -EINVAL;
 		}
 	}
 	if (c->n_worker_cores == 0) {
-		fprintf(stderr, "podwired: no worker core left besides main core %d; "
-			"give --worker-cores\n", c->main_core);
+		fprintf(stderr,
+			"podwired: no worker core left besides main core %d; "
+			"give --worker-cores\n",
+			c->main_core);
 		return -EINVAL;
 	}
 	if (check_core("--main-core", (unsigned int)c->main_core) != 0)
@@ -310,16 +331,20 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 		if (check_core("--worker-cores", c->worker_cores[i]) != 0)
 			return -EINVAL;
 	if (c->socket[0] != '/' || strlen(c->socket) > API_SOCKET_PATH_MAX) {
-		fprintf(stderr, "podwired: --socket: \"%s\" must be an absolute path of at most "
-			"%d bytes\n", c->socket, API_SOCKET_PATH_MAX);
+		fprintf(stderr,
+			"podwired: --socket: \"%s\" must be an absolute path of at most "
+			"%d bytes\n",
+			c->socket, API_SOCKET_PATH_MAX);
 		return -EINVAL;
 	}
 	if (c->socket_group[0] != '\0') {
 		struct group *g = getgrnam(c->socket_group);
 
 		if (g == NULL) {
-			fprintf(stderr, "podwired: --socket-group: no group \"%s\"; create it or "
-				"leave the option out\n", c->socket_group);
+			fprintf(stderr,
+				"podwired: --socket-group: no group \"%s\"; create it or "
+				"leave the option out\n",
+				c->socket_group);
 			return -EINVAL;
 		}
 		c->socket_gid = g->gr_gid;

@@ -53,7 +53,7 @@ struct port *port_find(const char *name)
 {
 	struct port *p;
 
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		if (strcmp(p->conf.name, name) == 0)
 			return p;
 	return NULL;
@@ -73,7 +73,7 @@ static struct port *port_by_socket(const char *path)
 {
 	struct port *p;
 
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		if (p->conf.socket[0] != '\0' && strcmp(p->conf.socket, path) == 0)
 			return p;
 	return NULL;
@@ -109,13 +109,17 @@ int port_clear_stale_socket(const struct port *p, char *msg, size_t len)
 	if (stat(p->conf.socket, &st) != 0)
 		return 0;
 	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(msg, len, "port \"%s\": %s exists and is not a socket; remove it or "
-			 "pick another path", p->conf.name, p->conf.socket);
+		snprintf(msg, len,
+			 "port \"%s\": %s exists and is not a socket; remove it or "
+			 "pick another path",
+			 p->conf.name, p->conf.socket);
 		return -EEXIST;
 	}
 	if (socket_is_listened(p->conf.socket)) {
-		snprintf(msg, len, "port \"%s\": socket %s is in use by another process; pick "
-			 "another path", p->conf.name, p->conf.socket);
+		snprintf(msg, len,
+			 "port \"%s\": socket %s is in use by another process; pick "
+			 "another path",
+			 p->conf.name, p->conf.socket);
 		return -EADDRINUSE;
 	}
 	unlink(p->conf.socket);
@@ -137,22 +141,27 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	}
 	if (port_find(conf->name) != NULL) {
 		*code = API_ERR_EXISTS;
-		snprintf(msg, len, "port \"%s\" already exists; delete it first or pick another "
-			 "name", conf->name);
+		snprintf(msg, len,
+			 "port \"%s\" already exists; delete it first or pick another "
+			 "name",
+			 conf->name);
 		return -EEXIST;
 	}
 	other = conf->socket[0] ? port_by_socket(conf->socket) : NULL;
 	if (other != NULL) {
 		*code = API_ERR_IN_USE;
-		snprintf(msg, len, "port \"%s\": socket %s is already used by port \"%s\"; pick "
-			 "another path", conf->name, conf->socket, other->conf.name);
+		snprintf(msg, len,
+			 "port \"%s\": socket %s is already used by port \"%s\"; pick "
+			 "another path",
+			 conf->name, conf->socket, other->conf.name);
 		return -EADDRINUSE;
 	}
 	if (net->mode == NET_XCONNECT && net->n_ports >= 2) {
 		*code = API_ERR_IN_USE;
-		snprintf(msg, len, "port \"%s\": cross-connect network \"%s\" already has two "
-			 "ports; use a bridge network or another cross-connect", conf->name,
-			 net->name);
+		snprintf(msg, len,
+			 "port \"%s\": cross-connect network \"%s\" already has two "
+			 "ports; use a bridge network or another cross-connect",
+			 conf->name, net->name);
 		return -ENOSPC;
 	}
 	for (int i = 0; i < PW_MAX_PORTS; i++)
@@ -187,8 +196,9 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 
 	rc = ops->create(p, msg, len);
 	if (rc != 0) {
-		*code = rc == -ENOENT || rc == -EACCES ? API_ERR_PATH :
-			rc == -EADDRINUSE ? API_ERR_IN_USE : API_ERR_RESOURCE;
+		*code = rc == -ENOENT || rc == -EACCES ? API_ERR_PATH
+			: rc == -EADDRINUSE	       ? API_ERR_IN_USE
+						       : API_ERR_RESOURCE;
 		rte_free(p);
 		return rc;
 	}
@@ -199,7 +209,8 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	net->n_ports++;
 	if (dp_publish() != 0) {
 		*code = API_ERR_RESOURCE;
-		snprintf(msg, len, "port \"%s\": out of memory publishing the datapath", conf->name);
+		snprintf(msg, len, "port \"%s\": out of memory publishing the datapath",
+			 conf->name);
 		port_destroy(p);
 		return -ENOMEM;
 	}

@@ -21,7 +21,7 @@
 #include "api.h"
 
 #define PW_MAX_PORTS 1024
-#define PW_BURST 32
+#define PW_BURST     32
 
 struct network;
 
@@ -45,7 +45,7 @@ struct port_conf {
 struct port;
 
 struct port_ops {
-	const char *kind;      /* API type name */
+	const char *kind; /* API type name */
 	bool needs_socket;
 	/* Makes the kind's private state; 0 or -errno with msg filled. */
 	int (*create)(struct port *p, char *msg, size_t len);
@@ -99,8 +99,8 @@ unsigned int port_count(void);
  * registers it and publishes a new view. On failure nothing is left behind
  * and *code/msg say why (API error code).
  */
-int port_create(const struct port_conf *conf, struct network *net,
-		struct port **out, int *code, char *msg, size_t len);
+int port_create(const struct port_conf *conf, struct network *net, struct port **out, int *code,
+		char *msg, size_t len);
 /* Removes the port from the datapath, waits for workers, then frees it. */
 void port_destroy(struct port *p);
 

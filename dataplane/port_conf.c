@@ -18,8 +18,8 @@ static int fail(const char **field, const char *name, int code)
 	return code;
 }
 
-static int parse_type(const char *type, const char *const known[], struct port_conf *c,
-		      char *msg, size_t len)
+static int parse_type(const char *type, const char *const known[], struct port_conf *c, char *msg,
+		      size_t len)
 {
 	char list[128] = "";
 	size_t off = 0;
@@ -33,8 +33,7 @@ static int parse_type(const char *type, const char *const known[], struct port_c
 		if (off >= sizeof(list))
 			break;
 	}
-	snprintf(msg, len, "port \"%s\": unknown type \"%s\"; use one of: %s", c->name, type,
-		 list);
+	snprintf(msg, len, "port \"%s\": unknown type \"%s\"; use one of: %s", c->name, type, list);
 	return -EINVAL;
 }
 
@@ -73,21 +72,26 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 	} else if (strcmp(mode, API_ROLE_CLIENT) == 0) {
 		c->role = PORT_ROLE_CLIENT;
 	} else {
-		snprintf(msg, len, "%s: mode \"%s\" is not valid; use \"server\" (podwired "
-			 "creates the socket) or \"client\" (podwired connects to it)", what, mode);
+		snprintf(msg, len,
+			 "%s: mode \"%s\" is not valid; use \"server\" (podwired "
+			 "creates the socket) or \"client\" (podwired connects to it)",
+			 what, mode);
 		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
 	}
 
 	if (strcmp(c->type, API_PORT_NULL) != 0) {
 		if (sock == NULL) {
-			snprintf(msg, len, "%s: a %s port needs \"socket\", an absolute path of "
-				 "at most %d bytes", what, c->type, API_SOCKET_PATH_MAX);
+			snprintf(msg, len,
+				 "%s: a %s port needs \"socket\", an absolute path of "
+				 "at most %d bytes",
+				 what, c->type, API_SOCKET_PATH_MAX);
 			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 		}
 		if (validate_socket_path_shape(what, sock, msg, len) != 0)
 			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 		if (check_dirs) {
-			rc = validate_socket_path(what, sock, c->role == PORT_ROLE_SERVER, msg, len);
+			rc =
+			    validate_socket_path(what, sock, c->role == PORT_ROLE_SERVER, msg, len);
 			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
 				return fail(field, API_F_SOCKET, API_ERR_PATH);
 			if (rc != 0)
@@ -119,14 +123,18 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 
 	if (secret != NULL) {
 		if (strcmp(c->type, API_PORT_MEMIF) != 0) {
-			snprintf(msg, len, "%s: \"secret\" applies to memif ports only; leave it "
-				 "out for a %s port", what, c->type);
+			snprintf(msg, len,
+				 "%s: \"secret\" applies to memif ports only; leave it "
+				 "out for a %s port",
+				 what, c->type);
 			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
 		}
 		if (strlen(secret) == 0 || strlen(secret) > API_SECRET_MAX ||
 		    strpbrk(secret, ",=") != NULL) {
-			snprintf(msg, len, "%s: memif secret must be 1-%d characters without ',' "
-				 "or '='", what, API_SECRET_MAX);
+			snprintf(msg, len,
+				 "%s: memif secret must be 1-%d characters without ',' "
+				 "or '='",
+				 what, API_SECRET_MAX);
 			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
 		}
 		snprintf(c->secret, sizeof(c->secret), "%s", secret);
@@ -146,9 +154,8 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 	if (c->socket[0] != '\0')
 		cJSON_AddStringToObject(o, API_F_SOCKET, c->socket);
 	if (c->socket[0] != '\0')
-		cJSON_AddStringToObject(o, API_F_MODE, c->role == PORT_ROLE_SERVER ?
-							       API_ROLE_SERVER :
-							       API_ROLE_CLIENT);
+		cJSON_AddStringToObject(
+		    o, API_F_MODE, c->role == PORT_ROLE_SERVER ? API_ROLE_SERVER : API_ROLE_CLIENT);
 	cJSON_AddStringToObject(o, API_F_MAC, mac);
 	cJSON_AddNumberToObject(o, API_F_MTU, c->mtu);
 	if (with_secret && c->secret[0] != '\0')
@@ -220,8 +227,7 @@ int json_file_read(const char *path, size_t max, cJSON **doc, char *msg, size_t 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(msg, len, "%s %s", path,
-			 rc == -ENOENT ? "does not exist" : strerror(-rc));
+		snprintf(msg, len, "%s %s", path, rc == -ENOENT ? "does not exist" : strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -252,8 +258,9 @@ int json_file_read(const char *path, size_t max, cJSON **doc, char *msg, size_t 
 	}
 	if (*doc == NULL) {
 		const char *err = cJSON_GetErrorPtr();
-		long at = end != NULL ? end - text :
-			  err != NULL && err >= text && err <= text + st.st_size ? err - text : 0;
+		long at = end != NULL						   ? end - text
+			  : err != NULL && err >= text && err <= text + st.st_size ? err - text
+										   : 0;
 
 		snprintf(msg, len, "%s is not valid JSON (near byte %ld)", path, at);
 		free(text);

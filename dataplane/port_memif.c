@@ -77,8 +77,10 @@ static int memif_create(struct port *p, char *msg, size_t len)
 		snprintf(args + off, sizeof(args) - (size_t)off, ",secret=%s", p->conf.secret);
 	if (rte_vdev_init(m->vdev, args) != 0 ||
 	    rte_eth_dev_get_port_by_name(m->vdev, &m->port_id) != 0) {
-		snprintf(msg, len, "port \"%s\": the memif driver refused %s; check the "
-			 "socket directory", p->conf.name, p->conf.socket);
+		snprintf(msg, len,
+			 "port \"%s\": the memif driver refused %s; check the "
+			 "socket directory",
+			 p->conf.name, p->conf.socket);
 		free(m);
 		p->priv = NULL;
 		return -EIO;
@@ -154,13 +156,13 @@ static uint16_t memif_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static const struct port_ops memif_port_ops = {
-	.kind = API_PORT_MEMIF,
-	.needs_socket = true,
-	.create = memif_create,
-	.destroy = memif_destroy,
-	.rx_burst = memif_rx,
-	.tx_burst = memif_tx,
-	.poll_link = memif_poll_link,
+    .kind = API_PORT_MEMIF,
+    .needs_socket = true,
+    .create = memif_create,
+    .destroy = memif_destroy,
+    .rx_burst = memif_rx,
+    .tx_burst = memif_tx,
+    .poll_link = memif_poll_link,
 };
 
 RTE_INIT(port_memif_register)

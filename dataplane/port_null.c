@@ -34,12 +34,12 @@ static uint16_t null_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static const struct port_ops null_ops = {
-	.kind = API_PORT_NULL,
-	.needs_socket = false,
-	.create = null_create,
-	.destroy = null_destroy,
-	.rx_burst = null_rx,
-	.tx_burst = null_tx,
+    .kind = API_PORT_NULL,
+    .needs_socket = false,
+    .create = null_create,
+    .destroy = null_destroy,
+    .rx_burst = null_rx,
+    .tx_burst = null_tx,
 };
 
 RTE_INIT(port_null_register)

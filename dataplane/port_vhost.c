@@ -96,18 +96,17 @@ static int vring_state_changed(int vid, uint16_t queue, int enable)
 }
 
 static const struct rte_vhost_device_ops vhost_ops = {
-	.new_device = new_device,
-	.destroy_device = destroy_device,
-	.vring_state_changed = vring_state_changed,
+    .new_device = new_device,
+    .destroy_device = destroy_device,
+    .vring_state_changed = vring_state_changed,
 };
 
 static int vhost_create(struct port *p, char *msg, size_t len)
 {
-	const uint64_t no_offloads = 1ULL << VIRTIO_NET_F_HOST_TSO4 |
-				     1ULL << VIRTIO_NET_F_HOST_TSO6 | 1ULL << VIRTIO_NET_F_CSUM |
-				     1ULL << VIRTIO_NET_F_GUEST_CSUM |
-				     1ULL << VIRTIO_NET_F_GUEST_TSO4 |
-				     1ULL << VIRTIO_NET_F_GUEST_TSO6;
+	const uint64_t no_offloads =
+	    1ULL << VIRTIO_NET_F_HOST_TSO4 | 1ULL << VIRTIO_NET_F_HOST_TSO6 |
+	    1ULL << VIRTIO_NET_F_CSUM | 1ULL << VIRTIO_NET_F_GUEST_CSUM |
+	    1ULL << VIRTIO_NET_F_GUEST_TSO4 | 1ULL << VIRTIO_NET_F_GUEST_TSO6;
 	uint64_t flags = 0;
 	struct vhost_priv *v;
 	int rc;
@@ -132,17 +131,20 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 	pthread_mutex_unlock(&map_lock);
 
 	if (rte_vhost_driver_register(p->conf.socket, flags) != 0) {
-		snprintf(msg, len, "port \"%s\": cannot register vhost-user socket %s; check "
-			 "the directory and that no other port uses it", p->conf.name,
-			 p->conf.socket);
+		snprintf(msg, len,
+			 "port \"%s\": cannot register vhost-user socket %s; check "
+			 "the directory and that no other port uses it",
+			 p->conf.name, p->conf.socket);
 		goto fail;
 	}
 	v->registered = true;
 	if (rte_vhost_driver_disable_features(p->conf.socket, no_offloads) != 0 ||
 	    rte_vhost_driver_callback_register(p->conf.socket, &vhost_ops) != 0 ||
 	    rte_vhost_driver_start(p->conf.socket) != 0) {
-		snprintf(msg, len, "port \"%s\": cannot start vhost-user on %s (%s); check that "
-			 "the directory is writable", p->conf.name, p->conf.socket,
+		snprintf(msg, len,
+			 "port \"%s\": cannot start vhost-user on %s (%s); check that "
+			 "the directory is writable",
+			 p->conf.name, p->conf.socket,
 			 p->conf.role == PORT_ROLE_SERVER ? "bind failed" : "setup failed");
 		goto fail;
 	}
@@ -197,12 +199,12 @@ static uint16_t vhost_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static const struct port_ops vhost_port_ops = {
-	.kind = API_PORT_VHOST,
-	.needs_socket = true,
-	.create = vhost_create,
-	.destroy = vhost_destroy,
-	.rx_burst = vhost_rx,
-	.tx_burst = vhost_tx,
+    .kind = API_PORT_VHOST,
+    .needs_socket = true,
+    .create = vhost_create,
+    .destroy = vhost_destroy,
+    .rx_burst = vhost_rx,
+    .tx_burst = vhost_tx,
 };
 
 RTE_INIT(port_vhost_register)

@@ -11,7 +11,7 @@
 #include "podwired.h"
 #include "port_conf.h"
 
-#define STATE_FILE "state.json"
+#define STATE_FILE    "state.json"
 #define STATE_VERSION 1
 
 int state_save(char *msg, size_t len)
@@ -23,7 +23,7 @@ int state_save(char *msg, size_t len)
 
 	cJSON_AddNumberToObject(doc, "version", STATE_VERSION);
 	nets = cJSON_AddArrayToObject(doc, "networks");
-	TAILQ_FOREACH(n, &network_all, next) {
+	TAILQ_FOREACH (n, &network_all, next) {
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, API_F_NAME, n->name);
@@ -32,7 +32,7 @@ int state_save(char *msg, size_t len)
 		cJSON_AddItemToArray(nets, o);
 	}
 	ports = cJSON_AddArrayToObject(doc, "ports");
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		cJSON_AddItemToArray(ports, port_conf_to_json(&p->conf, true));
 	rc = state_file_write(pw_cfg.state_dir, STATE_FILE, doc, msg, len);
 	if (rc != 0)
@@ -73,19 +73,20 @@ int state_restore(void)
 	}
 	nets = cJSON_GetObjectItemCaseSensitive(doc, "networks");
 	ports = cJSON_GetObjectItemCaseSensitive(doc, "ports");
-	cJSON_ArrayForEach(item, nets) {
+	cJSON_ArrayForEach (item, nets) {
 		const char *name = api_get_str(item, API_F_NAME, "");
 		const char *mode = api_get_str(item, API_F_MODE, API_NET_BRIDGE);
 		long vlan = api_get_int(item, API_F_VLAN, 0);
 		struct network *n;
 
-		if (network_create(name, strcmp(mode, API_NET_XCONNECT) == 0 ? NET_XCONNECT :
-			   NET_BRIDGE, (uint16_t)vlan, &n, &code, msg, sizeof(msg)) != 0) {
+		if (network_create(name,
+				   strcmp(mode, API_NET_XCONNECT) == 0 ? NET_XCONNECT : NET_BRIDGE,
+				   (uint16_t)vlan, &n, &code, msg, sizeof(msg)) != 0) {
 			PW_LOG(ERR, state, "restoring network \"%s\": %s", name, msg);
 			failed++;
 		}
 	}
-	cJSON_ArrayForEach(item, ports) {
+	cJSON_ArrayForEach (item, ports) {
 		struct port_conf conf;
 		struct network *n;
 		struct port *p;
@@ -107,9 +108,8 @@ int state_restore(void)
 		}
 		ok++;
 	}
-	PW_LOG(NOTICE, state, "restored %u network(s) and %d port(s) from %s/%s%s",
-	       network_count(), ok, pw_cfg.state_dir, STATE_FILE,
-	       failed ? " (some failed, see above)" : "");
+	PW_LOG(NOTICE, state, "restored %u network(s) and %d port(s) from %s/%s%s", network_count(),
+	       ok, pw_cfg.state_dir, STATE_FILE, failed ? " (some failed, see above)" : "");
 	cJSON_Delete(doc);
 	return failed ? -EIO : 0;
 }

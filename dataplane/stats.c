@@ -9,7 +9,7 @@
 
 const char *const drop_names[DROP_MAX] = {
 #define DROP_NAME(id, name) [DROP_##id] = name,
-	DROP_REASONS(DROP_NAME)
+    DROP_REASONS(DROP_NAME)
 #undef DROP_NAME
 };
 
@@ -23,8 +23,8 @@ int stats_init(unsigned int n)
 {
 	nw = n;
 	for (unsigned int w = 0; w < n; w++) {
-		stats_ports[w] = rte_zmalloc("pw_stats", PW_MAX_PORTS * sizeof(struct port_counters),
-					     RTE_CACHE_LINE_SIZE);
+		stats_ports[w] = rte_zmalloc(
+		    "pw_stats", PW_MAX_PORTS * sizeof(struct port_counters), RTE_CACHE_LINE_SIZE);
 		if (stats_ports[w] == NULL)
 			return -ENOMEM;
 	}

@@ -14,20 +14,20 @@
 
 #include "port.h"
 
-#define DROP_REASONS(X)                                                        \
-	X(LINK_DOWN, "link_down")       /* the peer is not connected */           \
-	X(TX_FULL, "tx_full")           /* the peer's ring is full */             \
-	X(MTU, "mtu_exceeded")          /* frame larger than the port's MTU */    \
-	X(VLAN, "vlan_mismatch")        /* tagged frame on an access port */      \
-	X(SAME_PORT, "same_port")       /* destination learned on ingress port */ \
-	X(RUNT, "runt")                 /* shorter than an Ethernet header */     \
-	X(NO_ROUTE, "no_route")         /* nowhere to send (alone on network) */
+#define DROP_REASONS(X)                                                                            \
+	X(LINK_DOWN, "link_down") /* the peer is not connected */                                  \
+	X(TX_FULL, "tx_full")	  /* the peer's ring is full */                                    \
+	X(MTU, "mtu_exceeded")	  /* frame larger than the port's MTU */                           \
+	X(VLAN, "vlan_mismatch")  /* tagged frame on an access port */                             \
+	X(SAME_PORT, "same_port") /* destination learned on ingress port */                        \
+	X(RUNT, "runt")		  /* shorter than an Ethernet header */                            \
+	X(NO_ROUTE, "no_route")	  /* nowhere to send (alone on network) */
 
 enum drop_reason {
 #define DROP_ENUM(id, name) DROP_##id,
 	DROP_REASONS(DROP_ENUM)
 #undef DROP_ENUM
-	DROP_MAX
+	    DROP_MAX
 };
 
 extern const char *const drop_names[DROP_MAX];

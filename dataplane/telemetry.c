@@ -23,7 +23,7 @@ static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d
 	RTE_SET_USED(params);
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	pthread_mutex_lock(&ctl_lock);
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		rte_tel_data_add_array_string(d, p->conf.name);
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;

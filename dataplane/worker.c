@@ -168,7 +168,7 @@ unsigned int worker_pick(void)
 	unsigned int load[PW_MAX_WORKERS] = {0}, best = 0;
 	struct port *p;
 
-	TAILQ_FOREACH(p, &port_all, next)
+	TAILQ_FOREACH (p, &port_all, next)
 		load[p->worker]++;
 	for (unsigned int i = 1; i < n_workers; i++)
 		if (load[i] < load[best])

@@ -44,12 +44,11 @@ void xconnect_input(struct worker *w, const struct dp_view *v, struct port *in,
 		    struct rte_mbuf **pkts, uint16_t n);
 
 /* Queues m for port out; flushes the buffer when full. */
-void txb_add(struct worker *w, const struct dp_view *v, uint16_t out,
-	     struct rte_mbuf *m);
+void txb_add(struct worker *w, const struct dp_view *v, uint16_t out, struct rte_mbuf *m);
 /* Sends n frames to port idx now, counting tx, link_down and tx_full;
  * takes ownership of all n. */
-void port_send(struct worker *w, const struct dp_view *v, uint16_t idx,
-	       struct rte_mbuf **pkts, uint16_t n);
+void port_send(struct worker *w, const struct dp_view *v, uint16_t idx, struct rte_mbuf **pkts,
+	       uint16_t n);
 /* Sends every non-empty buffer; counts link_down and tx_full drops. */
 void txb_flush_all(struct worker *w, const struct dp_view *v);
 

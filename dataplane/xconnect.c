@@ -30,7 +30,7 @@ void xconnect_input(struct worker *w, const struct dp_view *v, struct port *in,
 			for (uint16_t j = 0; j < n; j++) {
 				if (pkts[j]->pkt_len > lim) {
 					w->ctr[pkts[j]->pkt_len > in->max_frame ? in->idx : peer]
-						.drops[DROP_MTU]++;
+					    .drops[DROP_MTU]++;
 					rte_pktmbuf_free(pkts[j]);
 				} else {
 					pkts[k++] = pkts[j];

@@ -629,18 +629,24 @@ static void write_file(const char *path, const char *text)
 static void test_restore_is_strict(void)
 {
 	static const char *const bad[][2] = {
-		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
-		 "\"socket\":\"/tmp/x.sock\",\"mtu\":\"9000\"}", "mtu"},
-		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
-		 "\"socket\":\"/tmp/x.sock\",\"mtu\":1500.5}", "mtu"},
-		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
-		 "\"socket\":\"/tmp/x.sock\",\"mac\":5}", "mac"},
-		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
-		 "\"socket\":\"/tmp/../etc/p.sock\"}", "socket"},
-		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
-		 "\"socket\":\"/tmp/\"}", "socket"},
-		{"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
-		 "\"socket\":\"/tmp/x.sock\",\"colour\":\"red\"}", "colour"},
+	    {"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+	     "\"socket\":\"/tmp/x.sock\",\"mtu\":\"9000\"}",
+	     "mtu"},
+	    {"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+	     "\"socket\":\"/tmp/x.sock\",\"mtu\":1500.5}",
+	     "mtu"},
+	    {"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+	     "\"socket\":\"/tmp/x.sock\",\"mac\":5}",
+	     "mac"},
+	    {"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+	     "\"socket\":\"/tmp/../etc/p.sock\"}",
+	     "socket"},
+	    {"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+	     "\"socket\":\"/tmp/\"}",
+	     "socket"},
+	    {"{\"name\":\"p\",\"network\":\"n\",\"type\":\"vhost-user\","
+	     "\"socket\":\"/tmp/x.sock\",\"colour\":\"red\"}",
+	     "colour"},
 	};
 	struct port_conf c;
 	const char *field;
@@ -683,7 +689,7 @@ static void test_state_stale_tmp_mode(void)
 
 static void test_state_corrupt(void)
 {
-	static const char *const bad[] = {"{\"ports\": [", "", "not json", "{\"a\":}",
+	static const char *const bad[] = {"{\"ports\": [",	     "",  "not json", "{\"a\":}",
 					  "{\"ports\":[]} trailing", NULL};
 	char path[128], msg[512];
 	cJSON *doc;
