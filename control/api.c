@@ -24,7 +24,8 @@ static const struct api_field name_only_params[] = {
 static const struct api_field PORT_CREATE_params[] = {
     {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
     {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"},
-    {API_F_TYPE, API_T_STRING, true, "\"vhost-user\", \"memif\" or \"null\""},
+    {API_F_TYPE, API_T_STRING, true,
+     "\"vhost-user\", \"memif\", \"af_xdp\", \"af_packet\", \"pci\" or \"null\""},
     {API_F_SOCKET, API_T_STRING, false,
      "an absolute path of at most 107 bytes in an existing directory"},
     {API_F_MODE, API_T_STRING, false,
@@ -32,6 +33,8 @@ static const struct api_field PORT_CREATE_params[] = {
     {API_F_MAC, API_T_STRING, false, "a unicast MAC such as 02:00:00:00:00:01"},
     {API_F_MTU, API_T_INT, false, "68-9000 (default 1500)"},
     {API_F_SECRET, API_T_STRING, false, "memif secret, at most 24 characters"},
+    {API_F_IFACE, API_T_STRING, false, "af_xdp/af_packet: an existing kernel interface"},
+    {API_F_PCI, API_T_STRING, false, "pci: a PCI address such as 0000:01:10.2"},
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
@@ -44,6 +47,23 @@ static const struct api_field stats_params[] = {
 
 static const struct api_field MAC_LIST_params[] = {
     {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"}, {NULL}};
+
+static const struct api_field VF_LIST_params[] = {
+    {API_F_PHYSNET, API_T_STRING, false, "a physical network named in --physnets"}, {NULL}};
+
+static const struct api_field VF_ALLOC_params[] = {
+    {API_F_PHYSNET, API_T_STRING, true, "a physical network named in --physnets"},
+    {API_F_OWNER, API_T_STRING, true, "who holds the VF, e.g. \"<containerID>/<ifname>\""},
+    {API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094 set on the VF through its PF, or 0"},
+    {API_F_MAC, API_T_STRING, false, "a unicast MAC set on the VF through its PF"},
+    {API_F_SPOOFCHK, API_T_BOOL, false, "true or false: the PF's spoof check for the VF"},
+    {API_F_TRUST, API_T_BOOL, false, "true or false: the PF's trust setting for the VF"},
+    {NULL}};
+
+static const struct api_field VF_RELEASE_params[] = {
+    {API_F_PCI, API_T_STRING, false, "the PCI address of an allocated VF"},
+    {API_F_OWNER, API_T_STRING, false, "release every VF this owner holds"},
+    {NULL}};
 
 const struct api_method_desc api_methods[API_METHOD_COUNT] = {
 #define API_DESC(id, wire, summary) [API_M_##id] = {wire, summary, id##_params},

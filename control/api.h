@@ -60,7 +60,10 @@ enum api_error {
 	X(PORT_LIST, "port.list", "list ports")                                                    \
 	X(STATS_GET, "stats.get", "port and worker counters")                                      \
 	X(STATS_CLEAR, "stats.clear", "reset counters as seen by stats.get")                       \
-	X(MAC_LIST, "mac.list", "learned MAC addresses of a network")
+	X(MAC_LIST, "mac.list", "learned MAC addresses of a network")                              \
+	X(VF_LIST, "vf.list", "SR-IOV VF pools per physical network")                              \
+	X(VF_ALLOC, "vf.alloc", "take a free VF of a physnet and bind it to vfio-pci")             \
+	X(VF_RELEASE, "vf.release", "give a VF back and restore its original driver")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -70,27 +73,36 @@ enum api_method {
 };
 
 /* Field names, shared by requests, results and the state file. */
-#define API_F_NAME    "name"
-#define API_F_NETWORK "network"
-#define API_F_MODE    "mode" /* network: bridge|xconnect; port: server|client */
-#define API_F_VLAN    "vlan"
-#define API_F_TYPE    "type"
-#define API_F_SOCKET  "socket"
-#define API_F_MAC     "mac"
-#define API_F_MTU     "mtu"
-#define API_F_SECRET  "secret"
-#define API_F_PORT    "port"
-#define API_F_LINK    "link"
-#define API_F_WORKER  "worker"
+#define API_F_NAME     "name"
+#define API_F_NETWORK  "network"
+#define API_F_MODE     "mode" /* network: bridge|xconnect; port: server|client */
+#define API_F_VLAN     "vlan"
+#define API_F_TYPE     "type"
+#define API_F_SOCKET   "socket"
+#define API_F_MAC      "mac"
+#define API_F_MTU      "mtu"
+#define API_F_SECRET   "secret"
+#define API_F_PORT     "port"
+#define API_F_LINK     "link"
+#define API_F_WORKER   "worker"
+#define API_F_IFACE    "iface"	 /* af_xdp, af_packet: the kernel interface */
+#define API_F_PCI      "pci"	 /* pci port, vf.release: a PCI address 0000:01:10.2 */
+#define API_F_PHYSNET  "physnet" /* vf.*: a physical network name */
+#define API_F_OWNER    "owner"	 /* vf.*: who holds the VF (CNI: containerID/ifname) */
+#define API_F_SPOOFCHK "spoof_check"
+#define API_F_TRUST    "trust"
 
 /* Values of the enumerated fields. */
-#define API_NET_BRIDGE	 "bridge"
-#define API_NET_XCONNECT "xconnect"
-#define API_PORT_VHOST	 "vhost-user"
-#define API_PORT_MEMIF	 "memif"
-#define API_PORT_NULL	 "null"
-#define API_ROLE_SERVER	 "server" /* podwired creates the socket */
-#define API_ROLE_CLIENT	 "client" /* podwired connects to the pod's socket */
+#define API_NET_BRIDGE	   "bridge"
+#define API_NET_XCONNECT   "xconnect"
+#define API_PORT_VHOST	   "vhost-user"
+#define API_PORT_MEMIF	   "memif"
+#define API_PORT_NULL	   "null"
+#define API_PORT_AF_XDP	   "af_xdp"    /* uplink: kernel NIC through AF_XDP */
+#define API_PORT_AF_PACKET "af_packet" /* uplink: kernel NIC through AF_PACKET */
+#define API_PORT_PCI	   "pci"       /* uplink: a VF or NIC bound to vfio-pci */
+#define API_ROLE_SERVER	   "server"    /* podwired creates the socket */
+#define API_ROLE_CLIENT	   "client"    /* podwired connects to the pod's socket */
 
 enum api_type { API_T_STRING, API_T_INT, API_T_BOOL };
 

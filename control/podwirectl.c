@@ -30,14 +30,15 @@ static const char *prog = "podwirectl";
 
 /* How one value of a result is shown in a table or a "label: value" list. */
 enum col_kind {
-	COL_STR,     /* "-" when empty */
-	COL_INT,     /* "-" when missing or negative (a port with no worker) */
-	COL_ID,	     /* "-" when 0 or less (no VLAN) */
-	COL_U64,     /* a counter */
-	COL_LIST,    /* an array of names, comma separated */
-	COL_DROPS,   /* sum of a drops object */
-	COL_REASONS, /* the non-zero members of a drops object: "tx_full=12" */
-	COL_BUSY,    /* busy_cycles / (busy_cycles + idle_cycles) */
+	COL_STR,      /* "-" when empty */
+	COL_INT,      /* "-" when missing or negative (a port with no worker) */
+	COL_ID,	      /* "-" when 0 or less (no VLAN) */
+	COL_U64,      /* a counter */
+	COL_LIST,     /* an array of names, comma separated */
+	COL_DROPS,    /* sum of a drops object */
+	COL_REASONS,  /* the non-zero members of a drops object: "tx_full=12" */
+	COL_BUSY,     /* busy_cycles / (busy_cycles + idle_cycles) */
+	COL_ENDPOINT, /* what a port attaches to: socket, interface or PCI address */
 };
 
 struct column {
@@ -74,6 +75,12 @@ static void format_cell(char *buf, size_t len, const cJSON *obj, const struct co
 	switch (col->kind) {
 	case COL_STR:
 		snprintf(buf, len, "%s", str(obj, col->field));
+		break;
+	case COL_ENDPOINT:
+		snprintf(buf, len, "%s",
+			 member(obj, API_F_SOCKET)  ? str(obj, API_F_SOCKET)
+			 : member(obj, API_F_IFACE) ? str(obj, API_F_IFACE)
+						    : str(obj, API_F_PCI));
 		break;
 	case COL_INT:
 	case COL_ID:
@@ -172,12 +179,23 @@ static const struct column network_cols[] = {{"NAME", API_F_NAME, COL_STR},
 					     {"PORTS", "ports", COL_LIST},
 					     {NULL}};
 
-static const struct column port_cols[] = {
-    {"NAME", API_F_NAME, COL_STR},     {"NETWORK", API_F_NETWORK, COL_STR},
-    {"TYPE", API_F_TYPE, COL_STR},     {"MODE", API_F_MODE, COL_STR},
-    {"MAC", API_F_MAC, COL_STR},       {"MTU", API_F_MTU, COL_INT},
-    {"LINK", API_F_LINK, COL_STR},     {"WORKER", API_F_WORKER, COL_INT},
-    {"SOCKET", API_F_SOCKET, COL_STR}, {NULL}};
+static const struct column port_cols[] = {{"NAME", API_F_NAME, COL_STR},
+					  {"NETWORK", API_F_NETWORK, COL_STR},
+					  {"TYPE", API_F_TYPE, COL_STR},
+					  {"MODE", API_F_MODE, COL_STR},
+					  {"MAC", API_F_MAC, COL_STR},
+					  {"MTU", API_F_MTU, COL_INT},
+					  {"LINK", API_F_LINK, COL_STR},
+					  {"WORKER", API_F_WORKER, COL_INT},
+					  {"SOCKET/DEVICE", API_F_SOCKET, COL_ENDPOINT},
+					  {NULL}};
+
+static const struct column uplink_fields[] = {{"UPLINK", "device", COL_STR},
+					      {"DRIVER", "driver", COL_STR},
+					      {"TAG", API_F_VLAN, COL_ID},
+					      {"SHARED-BY", "ports_on_device", COL_INT},
+					      {"UNKNOWN-VLAN", "unknown_vlan", COL_U64},
+					      {NULL}};
 
 static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
 					   {"RX-PKTS", "rx_packets", COL_U64},
@@ -258,7 +276,11 @@ static void print_port_created(const struct reply *r)
 	printf("port \"%s\" created: %s", str(p, API_F_NAME), str(p, API_F_TYPE));
 	if (member(p, API_F_SOCKET) != NULL)
 		printf(" %s socket %s", str(p, API_F_MODE), str(p, API_F_SOCKET));
-	if (member(p, API_F_MAC) != NULL)
+	if (member(p, "uplink") != NULL)
+		printf(" uplink %s via %s, vlan %ld", str(member(p, "uplink"), "device"),
+		       str(member(p, "uplink"), "driver"),
+		       api_get_int(member(p, "uplink"), API_F_VLAN, 0));
+	if (member(p, API_F_MAC) != NULL && member(p, "uplink") == NULL)
 		printf(" mac %s", str(p, API_F_MAC));
 	putchar('\n');
 }
@@ -275,6 +297,8 @@ static void print_port(const struct reply *r)
 	const cJSON *stats = member(r->result, "stats");
 
 	print_fields(r->result, port_cols);
+	if (member(r->result, "uplink") != NULL)
+		print_fields(member(r->result, "uplink"), uplink_fields);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */
 		print_fields(stats, stats_cols + 1);
@@ -325,6 +349,8 @@ static const struct opt port_add_opts[] = {{"--network", "NET", OPT_STR, API_F_N
 					   {"--mac", "MAC", OPT_STR, API_F_MAC},
 					   {"--mtu", "N", OPT_INT, API_F_MTU},
 					   {"--secret", "S", OPT_STR, API_F_SECRET},
+					   {"--iface", "IFNAME", OPT_STR, API_F_IFACE},
+					   {"--pci", "BDF", OPT_STR, API_F_PCI},
 					   {NULL}};
 
 static const struct opt port_list_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK}, {NULL}};
@@ -338,7 +364,9 @@ static const struct command commands[] = {
     {"network list", "", API_M_NETWORK_LIST, NULL, false, no_opts, NULL, "networks", network_cols},
     {"port add",
      "NAME --network NET --type vhost-user|memif|null [--socket PATH]\n"
-     "           [--server|--client] [--mac MAC] [--mtu N] [--secret S]",
+     "           [--server|--client] [--mac MAC] [--mtu N] [--secret S]\n"
+     "  port add NAME --network NET --type af_xdp|af_packet --iface IFNAME [--mtu N]\n"
+     "  port add NAME --network NET --type pci --pci BDF [--mtu N]",
      API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
     {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
     {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL, "ports",
@@ -363,7 +391,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"  help\n\n"
 		"port add --server: podwired creates the socket (default);\n"
-		"         --client: podwired connects to a socket the pod created.\n\n"
+		"         --client: podwired connects to a socket the pod created.\n"
+		"Uplinks (af_xdp, af_packet, pci) carry a network off the node, tagged\n"
+		"with its VLAN; networks with distinct VLANs may share one uplink device.\n\n"
 		"Global options, before COMMAND:\n"
 		"  --socket PATH  podwired socket (default $PODWIRE_SOCKET, else %s)\n"
 		"  --json         print the daemon's result as JSON\n"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -186,4 +187,43 @@ void format_mac(const uint8_t mac[6], char *buf)
 {
 	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
 		 mac[5]);
+}
+
+int validate_ifname(const char *obj, const char *name, char *msg, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 15 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strpbrk(name, "/: \t\n") != NULL) {
+		snprintf(msg, len,
+			 "%s: interface name \"%s\" is not valid; give 1-15 characters "
+			 "without '/', ':' or spaces, as \"ip link\" shows it",
+			 obj, name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int validate_pci_addr(const char *obj, const char *text, char *out, char *msg, size_t len)
+{
+	unsigned int dom = 0, bus, dev, fn;
+	char tail;
+
+	bool full = strlen(text) == 12;
+
+	if (!full)
+		dom = 0;
+	if ((full && sscanf(text, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) == 4) ||
+	    (strlen(text) == 7 && sscanf(text, "%2x:%2x.%1x%c", &bus, &dev, &fn, &tail) == 3)) {
+		if (dev <= 0x1f && fn <= 7 &&
+		    strspn(text, "0123456789abcdefABCDEF:.") == strlen(text)) {
+			snprintf(out, 13, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+			return 0;
+		}
+	}
+	snprintf(msg, len,
+		 "%s: PCI address \"%s\" is not valid; give domain:bus:device.function "
+		 "such as 0000:01:10.2 (see \"lspci -D\")",
+		 obj, text);
+	return -EINVAL;
 }

@@ -26,6 +26,13 @@ int validate_socket_path(const char *obj, const char *path, int need_write, char
 int validate_mtu(const char *obj, long mtu, char *msg, size_t len);
 int validate_vlan(const char *obj, long vlan, char *msg, size_t len);
 
+/* A kernel interface name: 1-15 bytes, no '/', ':' or white space, not "." or "..". */
+int validate_ifname(const char *obj, const char *name, char *msg, size_t len);
+
+/* A PCI address "0000:01:10.2" (domain optional: "01:10.2"); writes the
+ * full lower-case form into out (at least 13 bytes). */
+int validate_pci_addr(const char *obj, const char *text, char *out, char *msg, size_t len);
+
 /* Formats a MAC as "aa:bb:cc:dd:ee:ff" into buf (at least 18 bytes). */
 void format_mac(const uint8_t mac[6], char *buf);
 

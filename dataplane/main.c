@@ -214,7 +214,11 @@ static int eal_start(const char *prog)
 	eal_argv[n++] = "--file-prefix";
 	eal_argv[n++] = prefix;
 	eal_argv[n++] = "--huge-unlink";
-	eal_argv[n++] = "--no-pci";
+	/* PCI devices are probed only when a pci port asks for one: an
+	 * allow-list naming no real device keeps DPDK from taking every
+	 * vfio-pci device at start, the VFs handed to pods included. */
+	eal_argv[n++] = "-a";
+	eal_argv[n++] = "0000:00:00.0";
 	eal_argv[n++] = "--log-level=*:notice";
 	eal_argv[n] = NULL;
 	if (rte_eal_init(n, eal_argv) < 0) {

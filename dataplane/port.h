@@ -37,6 +37,8 @@ struct port_conf {
 	char type[16];
 	char socket[API_SOCKET_PATH_MAX + 1];
 	char secret[API_SECRET_MAX + 1];
+	char iface[16]; /* af_xdp, af_packet: kernel interface (IFNAMSIZ) */
+	char pci[16];	/* pci: domain:bus:device.function */
 	enum port_role role;
 	uint8_t mac[6];
 	uint16_t mtu;

@@ -37,6 +37,57 @@ static int parse_type(const char *type, const char *const known[], struct port_c
 	return -EINVAL;
 }
 
+static bool type_has_socket(const char *type)
+{
+	return strcmp(type, API_PORT_VHOST) == 0 || strcmp(type, API_PORT_MEMIF) == 0;
+}
+
+/* "iface" for af_xdp and af_packet, "pci" for pci, neither for the rest. */
+static int parse_device(const cJSON *obj, struct port_conf *c, const char *what, char *msg,
+			size_t len, const char **field)
+{
+	const char *iface = api_get_str(obj, API_F_IFACE, NULL);
+	const char *pci = api_get_str(obj, API_F_PCI, NULL);
+	bool wants_iface =
+	    strcmp(c->type, API_PORT_AF_XDP) == 0 || strcmp(c->type, API_PORT_AF_PACKET) == 0;
+	bool wants_pci = strcmp(c->type, API_PORT_PCI) == 0;
+
+	if (wants_iface && iface == NULL) {
+		snprintf(msg, len,
+			 "%s: type %s needs \"iface\", the kernel interface it sends "
+			 "and receives on (e.g. eth1)",
+			 what, c->type);
+		return fail(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
+	}
+	if (!wants_iface && iface != NULL) {
+		snprintf(msg, len,
+			 "%s: \"iface\" applies to af_xdp and af_packet ports; leave it out "
+			 "for type %s",
+			 what, c->type);
+		return fail(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
+	}
+	if (iface != NULL) {
+		if (validate_ifname(what, iface, msg, len) != 0)
+			return fail(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
+		snprintf(c->iface, sizeof(c->iface), "%s", iface);
+	}
+	if (wants_pci && pci == NULL) {
+		snprintf(msg, len,
+			 "%s: a pci port needs \"pci\", the address of a device bound to "
+			 "vfio-pci (e.g. 0000:01:10.2)",
+			 what);
+		return fail(field, API_F_PCI, API_ERR_INVALID_PARAMS);
+	}
+	if (!wants_pci && pci != NULL) {
+		snprintf(msg, len, "%s: \"pci\" applies to pci ports; leave it out for type %s",
+			 what, c->type);
+		return fail(field, API_F_PCI, API_ERR_INVALID_PARAMS);
+	}
+	if (pci != NULL && validate_pci_addr(what, pci, c->pci, msg, len) != 0)
+		return fail(field, API_F_PCI, API_ERR_INVALID_PARAMS);
+	return 0;
+}
+
 int port_conf_parse(const cJSON *obj, const char *const known_types[], bool check_dirs,
 		    struct port_conf *c, char *msg, size_t len, const char **field)
 {
@@ -79,10 +130,10 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
 	}
 
-	if (strcmp(c->type, API_PORT_NULL) != 0) {
+	if (type_has_socket(c->type)) {
 		if (sock == NULL) {
 			snprintf(msg, len,
-				 "%s: a %s port needs \"socket\", an absolute path of "
+				 "%s: type %s needs \"socket\", an absolute path of "
 				 "at most %d bytes",
 				 what, c->type, API_SOCKET_PATH_MAX);
 			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
@@ -99,12 +150,19 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 		}
 		snprintf(c->socket, sizeof(c->socket), "%s", sock);
 	} else if (sock != NULL) {
-		snprintf(msg, len, "%s: a null port has no socket; leave \"socket\" out", what);
+		snprintf(msg, len, "%s: type %s has no socket; leave \"socket\" out", what,
+			 c->type);
 		return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 	} else if (api_get_str(obj, API_F_MODE, NULL) != NULL) {
-		snprintf(msg, len, "%s: a null port connects to nothing; leave \"mode\" out", what);
+		snprintf(msg, len,
+			 "%s: \"mode\" applies to vhost-user and memif ports; leave it "
+			 "out for type %s",
+			 what, c->type);
 		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
 	}
+	rc = parse_device(obj, c, what, msg, len, field);
+	if (rc != 0)
+		return rc;
 
 	if (mac != NULL) {
 		if (validate_mac(what, mac, c->mac, msg, len) != 0)
@@ -125,7 +183,7 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 		if (strcmp(c->type, API_PORT_MEMIF) != 0) {
 			snprintf(msg, len,
 				 "%s: \"secret\" applies to memif ports only; leave it "
-				 "out for a %s port",
+				 "out for type %s",
 				 what, c->type);
 			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
 		}
@@ -156,6 +214,10 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 	if (c->socket[0] != '\0')
 		cJSON_AddStringToObject(
 		    o, API_F_MODE, c->role == PORT_ROLE_SERVER ? API_ROLE_SERVER : API_ROLE_CLIENT);
+	if (c->iface[0] != '\0')
+		cJSON_AddStringToObject(o, API_F_IFACE, c->iface);
+	if (c->pci[0] != '\0')
+		cJSON_AddStringToObject(o, API_F_PCI, c->pci);
 	cJSON_AddStringToObject(o, API_F_MAC, mac);
 	cJSON_AddNumberToObject(o, API_F_MTU, c->mtu);
 	if (with_secret && c->secret[0] != '\0')

@@ -52,7 +52,7 @@ grep -qE '^net1 +bridge +- +pod-a,pod-b$' <<<"$out" || fail "network list: no ro
 grep -qE '^net2 +bridge +10 +n1$' <<<"$out" || fail "network list: no row for net2: $out"
 
 out=$(ctl pw port list)
-table_ok "port list" '^NAME +NETWORK +TYPE +MODE +MAC +MTU +LINK +WORKER +SOCKET$' "$out"
+table_ok "port list" '^NAME +NETWORK +TYPE +MODE +MAC +MTU +LINK +WORKER +SOCKET/DEVICE$' "$out"
 grep -qE "^pod-a +net1 +vhost-user +server +$MAC_A +1500 +up +$WORKER_CPU +$T/a.sock$" <<<"$out" ||
 	fail "port list: no row for pod-a: $out"
 grep -qE "^n1 +net2 +null +- +02:00:00:00:01:01 +9000 +up +$WORKER_CPU +-$" <<<"$out" ||

@@ -11,7 +11,9 @@
 #include "unit.h"
 #include "validate.h"
 
-static const char *const known_types[] = {API_PORT_VHOST, API_PORT_MEMIF, API_PORT_NULL, NULL};
+static const char *const known_types[] = {
+    API_PORT_VHOST,	API_PORT_MEMIF, API_PORT_NULL, API_PORT_AF_XDP,
+    API_PORT_AF_PACKET, API_PORT_PCI,	NULL};
 
 static char tmp[64]; /* scratch directory, made by main */
 
@@ -142,14 +144,14 @@ static void test_null_port(void)
 	ASSERT_INT_EQ(parse(o, false, &c, msg, sizeof(msg), &field), API_ERR_INVALID_PARAMS);
 	ASSERT_STR_EQ(field, "socket");
 	ASSERT_CONTAINS(msg, "port \"n0\"");
-	ASSERT_CONTAINS(msg, "a null port has no socket");
+	ASSERT_CONTAINS(msg, "type null has no socket");
 
 	/* Nor a mode: there is nothing to connect. */
 	cJSON_DeleteItemFromObject(o, "socket");
 	set_str(o, "mode", "client");
 	ASSERT_INT_EQ(parse(o, false, &c, msg, sizeof(msg), &field), API_ERR_INVALID_PARAMS);
 	ASSERT_STR_EQ(field, "mode");
-	ASSERT_CONTAINS(msg, "leave \"mode\" out");
+	ASSERT_CONTAINS(msg, "\"mode\" applies to vhost-user and memif ports; leave it out");
 	cJSON_Delete(o);
 }
 
@@ -308,9 +310,9 @@ static void test_bad_socket(void)
 	close(fd);
 
 	BAD(.key = "socket", .str = NULL, .code = INV, .field = "socket",
-	    .says = {P, "a vhost-user port needs \"socket\"", "at most 107 bytes"});
+	    .says = {P, "type vhost-user needs \"socket\"", "at most 107 bytes"});
 	BAD(.key = "socket", .str = NULL, .type = "memif", .code = INV, .field = "socket",
-	    .says = {"a memif port needs \"socket\""});
+	    .says = {"type memif needs \"socket\""});
 	BAD(.key = "socket", .str = "run/p.sock", .code = INV, .field = "socket",
 	    .says = {P, "is relative"});
 	BAD(.key = "socket", .str = "", .code = INV, .field = "socket", .says = {"is relative"});
@@ -376,6 +378,72 @@ static void test_bad_mac_mtu_secret(void)
 	BAD(.key = "secret", .str = "", .type = "memif", .code = INV, .field = "secret");
 }
 
+/* Parses a literal port.create object and checks the verdict. */
+static void check_json(const char *json, int code, const char *want_field, const char *says,
+		       int line)
+{
+	struct port_conf c;
+	cJSON *o = cJSON_Parse(json);
+	char msg[512] = "";
+	const char *field = NULL;
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	rc = port_conf_parse(o, known_types, false, &c, msg, sizeof(msg), &field);
+	unit_check(rc == code, line, __FILE__, "%s: code %d, expected %d (%s)", json, rc, code,
+		   msg);
+	if (want_field != NULL)
+		unit_check(field != NULL && strcmp(field, want_field) == 0, line, __FILE__,
+			   "%s: field %s, expected %s", json, field ? field : "(null)", want_field);
+	if (says != NULL)
+		unit_check(strstr(msg, says) != NULL, line, __FILE__,
+			   "%s: message \"%s\" should contain \"%s\"", json, msg, says);
+	cJSON_Delete(o);
+}
+
+#define UPL(json, code, field, says) check_json(json, code, field, says, __LINE__)
+#define J(rest)			     "{\"name\":\"up\",\"network\":\"n\"," rest "}"
+
+static void test_uplink_fields(void)
+{
+	struct port_conf c;
+	const char *field;
+	char msg[512];
+	cJSON *o;
+
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\""), 0, NULL, NULL);
+	UPL(J("\"type\":\"af_xdp\""), INV, "iface", "type af_xdp needs \"iface\"");
+	UPL(J("\"type\":\"af_packet\""), INV, "iface", "type af_packet needs \"iface\"");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"\""), INV, "iface", "1-15 characters");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"a-very-long-ifname\""), INV, "iface",
+	    "\"a-very-long-ifname\" is not valid");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"a/b\""), INV, "iface", "without '/'");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"..\""), INV, "iface", NULL);
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\",\"socket\":\"/tmp/x.sock\""), INV, "socket",
+	    "type af_xdp has no socket");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\",\"mode\":\"client\""), INV, "mode",
+	    "leave it out for type af_xdp");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\",\"pci\":\"0000:01:00.0\""), INV, "pci",
+	    "applies to pci ports");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\",\"secret\":\"s\""), INV, "secret",
+	    "memif ports only");
+	UPL(J("\"type\":\"vhost-user\",\"socket\":\"/tmp/x.sock\",\"iface\":\"eth1\""), INV,
+	    "iface", "applies to af_xdp and af_packet ports");
+	UPL(J("\"type\":\"pci\""), INV, "pci", "a pci port needs \"pci\"");
+	UPL(J("\"type\":\"pci\",\"pci\":\"1:2:3\""), INV, "pci", "such as 0000:01:10.2");
+	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:20.0\""), INV, "pci", "not valid");
+	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:10.8\""), INV, "pci", NULL);
+	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:10.2x\""), INV, "pci", NULL);
+	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:10.2\",\"iface\":\"e\""), INV, "iface", NULL);
+	UPL(J("\"type\":\"pci\",\"pci\":7"), INV, "pci", "must be a string");
+
+	/* The short form gets its domain; hex is kept lower case. */
+	o = cJSON_Parse(J("\"type\":\"pci\",\"pci\":\"3B:02.7\""));
+	ASSERT_INT_EQ(port_conf_parse(o, known_types, false, &c, msg, sizeof(msg), &field), 0);
+	ASSERT_STR_EQ(c.pci, "0000:3b:02.7");
+	cJSON_Delete(o);
+}
+
 static void check_same(const struct port_conf *a, const struct port_conf *b, int line)
 {
 	unit_check(memcmp(a->name, b->name, sizeof(a->name)) == 0, line, __FILE__,
@@ -391,6 +459,10 @@ static void check_same(const struct port_conf *a, const struct port_conf *b, int
 	unit_check(a->role == b->role, line, __FILE__, "role %d != %d", a->role, b->role);
 	unit_check(memcmp(a->mac, b->mac, sizeof(a->mac)) == 0, line, __FILE__, "mac differs");
 	unit_check(a->mtu == b->mtu, line, __FILE__, "mtu %u != %u", a->mtu, b->mtu);
+	unit_check(strcmp(a->iface, b->iface) == 0, line, __FILE__, "iface \"%s\" != \"%s\"",
+		   a->iface, b->iface);
+	unit_check(strcmp(a->pci, b->pci) == 0, line, __FILE__, "pci \"%s\" != \"%s\"", a->pci,
+		   b->pci);
 }
 
 static void round_trip(const char *json, int line)
@@ -449,6 +521,13 @@ static void test_to_json_round_trip(void)
 		   "\"secret\":\"0123456789abcdefghijklmn\",\"mtu\":68}",
 		   __LINE__);
 	round_trip("{\"name\":\"z\",\"network\":\"n\",\"type\":\"null\"}", __LINE__);
+	round_trip("{\"name\":\"u\",\"network\":\"n\",\"type\":\"af_xdp\",\"iface\":\"eth1\"}",
+		   __LINE__);
+	round_trip("{\"name\":\"u\",\"network\":\"n\",\"type\":\"af_packet\",\"iface\":\"e\","
+		   "\"mtu\":9000}",
+		   __LINE__);
+	round_trip("{\"name\":\"u\",\"network\":\"n\",\"type\":\"pci\",\"pci\":\"0000:3b:02.7\"}",
+		   __LINE__);
 }
 
 static void test_to_json_fields(void)
@@ -768,6 +847,7 @@ int main(void)
 	    {"unknown type lists the known ones", test_bad_type_lists_known},
 	    {"bad socket", test_bad_socket},
 	    {"bad mac, mtu, secret", test_bad_mac_mtu_secret},
+	    {"uplink fields: iface, pci", test_uplink_fields},
 	    {"to_json round trip", test_to_json_round_trip},
 	    {"to_json fields and secret hiding", test_to_json_fields},
 	    {"state file round trip, mode, no temp file", test_state_round_trip},

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Uplink kind af_xdp: a kernel interface through net_af_xdp (libbpf and
+ * libxdp), queue 0. Where XDP is unavailable (no driver or generic XDP
+ * support, MTU too large, a program already attached) the port falls back
+ * to AF_PACKET and says so in its "uplink.driver".
+ */
+#include <stdio.h>
+
+#include "log.h"
+#include "uplink.h"
+#include "uplink_vdev.h"
+
+static int af_xdp_open(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len, char *driver,
+		       size_t driver_len, char *msg, size_t len)
+{
+	char args[128];
+	int rc = uplink_iface_check(p, msg, len);
+
+	if (rc != 0)
+		return rc;
+	snprintf(args, sizeof(args), "iface=%s,start_queue=0,queue_count=1", p->conf.iface);
+	if (uplink_vdev_init("net_af_xdp_pw", args, port_id, vdev, vdev_len) == 0) {
+		snprintf(driver, driver_len, "af_xdp");
+		return 0;
+	}
+	PW_LOG(WARNING, uplink,
+	       "port \"%s\": AF_XDP is unavailable on \"%s\" (see the net_af_xdp lines above); "
+	       "falling back to AF_PACKET",
+	       p->conf.name, p->conf.iface);
+	rc = uplink_af_packet_open(p, port_id, vdev, vdev_len, msg, len);
+	if (rc == 0)
+		snprintf(driver, driver_len, "af_packet (AF_XDP unavailable)");
+	return rc;
+}
+
+UPLINK_KIND(af_xdp, API_PORT_AF_XDP, af_xdp_open, uplink_vdev_close)
