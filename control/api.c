@@ -53,7 +53,8 @@ static const struct api_field VF_LIST_params[] = {
 
 static const struct api_field VF_ALLOC_params[] = {
     {API_F_PHYSNET, API_T_STRING, true, "a physical network named in --physnets"},
-    {API_F_OWNER, API_T_STRING, true, "who holds the VF, e.g. \"<containerID>/<ifname>\""},
+    {API_F_OWNER, API_T_STRING, true,
+     "who holds the VF, e.g. \"<containerID>/<ifname>\"; one VF per owner and physnet"},
     {API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094 set on the VF through its PF, or 0"},
     {API_F_MAC, API_T_STRING, false, "a unicast MAC set on the VF through its PF"},
     {API_F_SPOOFCHK, API_T_BOOL, false, "true or false: the PF's spoof check for the VF"},

@@ -235,7 +235,7 @@ struct reply {
 	const cJSON *result;
 };
 
-enum opt_kind { OPT_STR, OPT_INT, OPT_FLAG };
+enum opt_kind { OPT_STR, OPT_INT, OPT_FLAG, OPT_ONOFF /* on|off: a JSON bool */ };
 
 struct opt {
 	const char *name;    /* "--vlan" */
@@ -336,6 +336,68 @@ static void print_info(const struct reply *r)
 	print_table(member(r->result, "workers"), info_worker_cols);
 }
 
+static const struct column vf_cols[] = {{"PF", "pf", COL_STR},
+					{"VF", "vf_index", COL_INT},
+					{"PCI", API_F_PCI, COL_STR},
+					{"DRIVER", "driver", COL_STR},
+					{"IOMMU", "iommu_group", COL_INT},
+					{"STATE", "state", COL_STR},
+					{"OWNER", API_F_OWNER, COL_STR},
+					{NULL}};
+
+/* One table per physnet, its counts above and the reasons VFs are
+ * unavailable below. */
+static void print_vf_list(const struct reply *r)
+{
+	const cJSON *pn, *pf, *vf, *physnets = member(r->result, "physnets");
+
+	if (cJSON_GetArraySize(physnets) == 0)
+		printf("no physnets: podwired was started without --physnets\n");
+	cJSON_ArrayForEach (pn, physnets) {
+		printf("%sphysnet %s: %llu VFs, %llu free, %llu used, %llu unavailable; PFs",
+		       pn == physnets->child ? "" : "\n", str(pn, API_F_PHYSNET),
+		       u64(member(pn, "total")), u64(member(pn, "free")), u64(member(pn, "used")),
+		       u64(member(pn, "unavailable")));
+		cJSON_ArrayForEach (pf, member(pn, "pfs"))
+			printf(" %s (%s VFs %lld-%lld)", str(pf, "pf"), str(pf, API_F_PCI),
+			       (long long)api_get_int(pf, "first_vf", 0),
+			       (long long)api_get_int(pf, "last_vf", 0));
+		putchar('\n');
+		print_table(member(pn, "vfs"), vf_cols);
+		cJSON_ArrayForEach (vf, member(pn, "vfs"))
+			if (strcmp(str(vf, "reason"), "-") != 0)
+				printf("  %s: %s\n", str(vf, API_F_PCI), str(vf, "reason"));
+	}
+}
+
+static void print_vf_alloc(const struct reply *r)
+{
+	const cJSON *v = r->result;
+
+	printf("VF %s (PF %s VF %ld) allocated to %s in physnet %s: %s (was %s), %s\n",
+	       str(v, API_F_PCI), str(v, "pf"), api_get_int(v, "vf_index", -1), str(v, API_F_OWNER),
+	       str(v, API_F_PHYSNET), str(v, "driver"), str(v, "original_driver"),
+	       str(v, "vfio_device"));
+	printf("VF settings: %s\n", str(v, "vf_config"));
+}
+
+static void print_vf_released(const struct reply *r)
+{
+	const cJSON *v, *released = member(r->result, "released");
+
+	if (cJSON_GetArraySize(released) == 0) {
+		if (member(r->params, API_F_PCI) != NULL)
+			printf("VF %s is not allocated: nothing to release\n",
+			       str(r->params, API_F_PCI));
+		else
+			printf("owner %s holds no VF: nothing to release\n",
+			       str(r->params, API_F_OWNER));
+	}
+	cJSON_ArrayForEach (v, released)
+		printf("VF %s released by %s (physnet %s), back on %s\n", str(v, API_F_PCI),
+		       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, "driver"));
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {
@@ -352,6 +414,17 @@ static const struct opt port_add_opts[] = {{"--network", "NET", OPT_STR, API_F_N
 					   {"--iface", "IFNAME", OPT_STR, API_F_IFACE},
 					   {"--pci", "BDF", OPT_STR, API_F_PCI},
 					   {NULL}};
+
+static const struct opt vf_list_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET}, {NULL}};
+static const struct opt vf_alloc_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET, true},
+					   {"--owner", "O", OPT_STR, API_F_OWNER, true},
+					   {"--vlan", "N", OPT_INT, API_F_VLAN},
+					   {"--mac", "MAC", OPT_STR, API_F_MAC},
+					   {"--spoof-check", "on|off", OPT_ONOFF, API_F_SPOOFCHK},
+					   {"--trust", "on|off", OPT_ONOFF, API_F_TRUST},
+					   {NULL}};
+static const struct opt vf_release_opts[] = {
+    {"--pci", "BDF", OPT_STR, API_F_PCI}, {"--owner", "O", OPT_STR, API_F_OWNER}, {NULL}};
 
 static const struct opt port_list_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK}, {NULL}};
 static const struct opt no_opts[] = {{NULL}};
@@ -377,6 +450,13 @@ static const struct command commands[] = {
     {"info", "", API_M_SYSTEM_INFO, NULL, false, no_opts, print_info},
     {"mac list", "NETWORK", API_M_MAC_LIST, API_F_NETWORK, true, no_opts, NULL, "entries",
      mac_cols},
+    {"vf list", "[--physnet P]", API_M_VF_LIST, NULL, false, vf_list_opts, print_vf_list},
+    {"vf alloc",
+     "--physnet P --owner O [--vlan N] [--mac MAC]\n"
+     "           [--spoof-check on|off] [--trust on|off]",
+     API_M_VF_ALLOC, NULL, false, vf_alloc_opts, print_vf_alloc},
+    {"vf release", "--pci BDF | --owner O", API_M_VF_RELEASE, NULL, false, vf_release_opts,
+     print_vf_released},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -393,7 +473,9 @@ static void usage(FILE *f)
 		"port add --server: podwired creates the socket (default);\n"
 		"         --client: podwired connects to a socket the pod created.\n"
 		"Uplinks (af_xdp, af_packet, pci) carry a network off the node, tagged\n"
-		"with its VLAN; networks with distinct VLANs may share one uplink device.\n\n"
+		"with its VLAN; networks with distinct VLANs may share one uplink device.\n"
+		"vf: SR-IOV VFs of the PFs podwired was given with --physnets; alloc binds\n"
+		"    a free one to vfio-pci, release gives it back to its driver.\n\n"
 		"Global options, before COMMAND:\n"
 		"  --socket PATH  podwired socket (default $PODWIRE_SOCKET, else %s)\n"
 		"  --json         print the daemon's result as JSON\n"
@@ -466,6 +548,14 @@ static int add_option(const struct opt *opts, const char *where, int argc, char 
 		return usage_error("%s: conflicts with \"%s\" given before", o->name,
 				   api_get_str(params, o->field, ""));
 	cJSON_DeleteItemFromObjectCaseSensitive(params, o->field);
+	if (o->kind == OPT_ONOFF) {
+		bool on = strcmp(val, "on") == 0 || strcmp(val, "true") == 0;
+
+		if (!on && strcmp(val, "off") != 0 && strcmp(val, "false") != 0)
+			return usage_error("%s: \"%s\" is not on or off", o->name, val);
+		cJSON_AddBoolToObject(params, o->field, on);
+		return 0;
+	}
 	if (o->kind != OPT_INT) {
 		cJSON_AddStringToObject(params, o->field, val);
 		return 0;

@@ -326,6 +326,11 @@ static cJSON *h_mac_list(const cJSON *params, int *code, char *msg, size_t len, 
 	return o;
 }
 
+/* SR-IOV VF pools: api_vf.c. */
+cJSON *h_vf_list(const cJSON *params, int *code, char *msg, size_t len, const char **field);
+cJSON *h_vf_alloc(const cJSON *params, int *code, char *msg, size_t len, const char **field);
+cJSON *h_vf_release(const cJSON *params, int *code, char *msg, size_t len, const char **field);
+
 const api_handler_fn api_handlers[API_METHOD_COUNT] = {
     [API_M_SYSTEM_INFO] = h_system_info,
     [API_M_NETWORK_CREATE] = h_network_create,
@@ -338,4 +343,7 @@ const api_handler_fn api_handlers[API_METHOD_COUNT] = {
     [API_M_STATS_GET] = h_stats_get,
     [API_M_STATS_CLEAR] = h_stats_clear,
     [API_M_MAC_LIST] = h_mac_list,
+    [API_M_VF_LIST] = h_vf_list,
+    [API_M_VF_ALLOC] = h_vf_alloc,
+    [API_M_VF_RELEASE] = h_vf_release,
 };

@@ -390,6 +390,7 @@ int main(int argc, char **argv)
 	housekeeping();
 	pthread_mutex_lock(&ctl_lock);
 	state_restore();
+	vf_restore();
 	pthread_mutex_unlock(&ctl_lock);
 	telemetry_init();
 	rc = control_loop();

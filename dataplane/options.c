@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -15,6 +16,8 @@
 #include "api.h"
 #include "port_conf.h"
 #include "podwired.h"
+#include "sriov.h"
+#include "vf_pool.h"
 
 static void usage(FILE *f)
 {
@@ -28,6 +31,9 @@ static void usage(FILE *f)
 		"  --socket-group NAME  group owning the API socket (mode 0660)\n"
 		"  --state-dir DIR      saved networks and ports (default %s)\n"
 		"  --log-level LEVEL    error, warning, notice, info or debug (default info)\n"
+		"  --physnets LIST      SR-IOV VF pools: physnet:PF[#first-last],... e.g.\n"
+		"                       physnet2:enp1s0f0,physnet3:enp1s0f1#0-7\n"
+		"  --sysfs-root DIR     where sysfs is (default /sys; tests use a fake tree)\n"
 		"  --help, --version\n",
 		PODWIRE_DEFAULT_SOCKET, PODWIRE_DEFAULT_STATE_DIR);
 }
@@ -123,7 +129,11 @@ static int set_str(char *dst, size_t size, const char *opt, const char *val)
 }
 
 static const char config_keys[] = "main_core, worker_cores, socket, socket_group, state_dir, "
-				  "log_level, mac_table_size, mac_aging_sec, mbufs";
+				  "log_level, mac_table_size, mac_aging_sec, mbufs, physnets, "
+				  "sysfs_root";
+
+/* Which option set --physnets and --sysfs-root, for messages. */
+static char physnets_opt[96] = "--physnets", sysfs_opt[96] = "--sysfs-root";
 
 /* Reads a JSON object from path; prints why not and returns NULL. */
 static cJSON *read_config_object(const char *path)
@@ -179,6 +189,14 @@ static int load_config_file(const char *path, struct pw_config *c)
 		} else if (strcmp(v->string, "log_level") == 0 && cJSON_IsString(v)) {
 			if (set_str(c->log_level, sizeof(c->log_level), opt, v->valuestring))
 				goto out;
+		} else if (strcmp(v->string, "physnets") == 0 && cJSON_IsString(v)) {
+			if (set_str(c->physnets, sizeof(c->physnets), opt, v->valuestring))
+				goto out;
+			snprintf(physnets_opt, sizeof(physnets_opt), "%.95s", opt);
+		} else if (strcmp(v->string, "sysfs_root") == 0 && cJSON_IsString(v)) {
+			if (set_str(c->sysfs_root, sizeof(c->sysfs_root), opt, v->valuestring))
+				goto out;
+			snprintf(sysfs_opt, sizeof(sysfs_opt), "%.95s", opt);
 		} else if (strcmp(v->string, "mac_table_size") == 0 && cJSON_IsNumber(v) &&
 			   v->valuedouble >= 64 && v->valuedouble <= (1 << 24)) {
 			c->mac_capacity = (uint32_t)v->valuedouble;
@@ -202,6 +220,28 @@ out:
 	return rc;
 }
 
+/* The SR-IOV pools are discovered now, so a bad --physnets stops the
+ * start-up before EAL. */
+static int check_physnets(struct pw_config *c)
+{
+	char msg[1024];
+	struct stat st;
+
+	if (stat(c->sysfs_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"podwired: %s: %s is not a directory; give where sysfs is mounted "
+			"(/sys)\n",
+			sysfs_opt, c->sysfs_root);
+		return -EINVAL;
+	}
+	sriov_set_root(c->sysfs_root);
+	if (vf_pool_configure(c->physnets, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "podwired: %s: %s\n", physnets_opt, msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void set_defaults(struct pw_config *c)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -211,6 +251,7 @@ static void set_defaults(struct pw_config *c)
 	snprintf(c->socket, sizeof(c->socket), "%s", PODWIRE_DEFAULT_SOCKET);
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", PODWIRE_DEFAULT_STATE_DIR);
 	snprintf(c->log_level, sizeof(c->log_level), "info");
+	snprintf(c->sysfs_root, sizeof(c->sysfs_root), "/sys");
 	c->socket_gid = (gid_t)-1;
 	c->mac_capacity = 65536;
 	c->mac_aging_sec = 300;
@@ -229,6 +270,8 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 		O_GROUP,
 		O_STATE,
 		O_LOG,
+		O_PHYSNETS,
+		O_SYSFS,
 		O_HELP,
 		O_VERSION
 	};
@@ -240,6 +283,8 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 	    {"socket-group", required_argument, NULL, O_GROUP},
 	    {"state-dir", required_argument, NULL, O_STATE},
 	    {"log-level", required_argument, NULL, O_LOG},
+	    {"physnets", required_argument, NULL, O_PHYSNETS},
+	    {"sysfs-root", required_argument, NULL, O_SYSFS},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {NULL, 0, NULL, 0},
@@ -284,6 +329,16 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 		case O_LOG:
 			if (set_str(c->log_level, sizeof(c->log_level), "--log-level", optarg))
 				return -EINVAL;
+			break;
+		case O_PHYSNETS:
+			if (set_str(c->physnets, sizeof(c->physnets), "--physnets", optarg))
+				return -EINVAL;
+			snprintf(physnets_opt, sizeof(physnets_opt), "--physnets");
+			break;
+		case O_SYSFS:
+			if (set_str(c->sysfs_root, sizeof(c->sysfs_root), "--sysfs-root", optarg))
+				return -EINVAL;
+			snprintf(sysfs_opt, sizeof(sysfs_opt), "--sysfs-root");
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -349,5 +404,5 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 		}
 		c->socket_gid = g->gr_gid;
 	}
-	return 0;
+	return check_physnets(c);
 }

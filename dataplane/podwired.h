@@ -22,6 +22,8 @@ struct pw_config {
 	uint32_t mac_capacity;
 	uint32_t mac_aging_sec;
 	uint32_t mbufs;
+	char physnets[1024];  /* SR-IOV: "physnet2:enp1s0f0,physnet3:enp1s0f1#0-7" */
+	char sysfs_root[256]; /* SR-IOV: every sysfs access goes under it */
 };
 
 extern struct pw_config pw_cfg;
@@ -40,5 +42,8 @@ int options_parse(int argc, char **argv, struct pw_config *cfg);
 int state_save(char *msg, size_t len);
 /* Recreates networks and ports from the state dir. */
 int state_restore(void);
+/* Re-reads the SR-IOV VF allocations (api_vf.c); the pools themselves are
+ * discovered by options_parse, which fails on a bad --physnets. */
+void vf_restore(void);
 
 #endif

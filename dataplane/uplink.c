@@ -250,7 +250,8 @@ void uplink_poll_link(struct port *p)
 	__atomic_store_n(&p->link_up, up, __ATOMIC_RELEASE);
 }
 
-/* The VLAN id of a frame (0 when untagged); removes the tag. */
+/* The VLAN id of a frame, 0 when untagged or priority-tagged (VLAN 0),
+ * UINT16_MAX when the tag cannot be removed; removes the tag. */
 static inline uint16_t take_vlan(struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
@@ -260,7 +261,6 @@ static inline uint16_t take_vlan(struct rte_mbuf *m)
 	    eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN))
 		return 0;
 	vid = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) & 0xfff;
-	/* A priority-tagged frame (VLAN 0) is an untagged one. */
 	if (rte_vlan_strip(m) != 0)
 		return UINT16_MAX;
 	return vid;

@@ -61,7 +61,7 @@ table_ok "port list --network" '^NAME +NETWORK' "$(ctl pw port list --network ne
 expect_eq "rows of port list --network net2" 2 "$(ctl pw port list --network net2 | wc -l)"
 
 out=$(ctl pw port show pod-a)
-for l in "name: +pod-a" "network: +net1" "link: +up" "socket: +$T/a.sock" "rx pkts: +32" "tx pkts: +32"; do
+for l in "name: +pod-a" "network: +net1" "link: +up" "socket/device: +$T/a.sock" "rx pkts: +32" "tx pkts: +32"; do
 	grep -qE "^$l$" <<<"$out" || fail "port show: no line /$l/: $out"
 done
 ok "port show lists the port's fields and counters"
