@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ADD: record, directory, port, IP, podwire.json, device-info, in that
- * order, each undone in reverse when a later one fails. The record comes
- * first so that a crash at any point leaves something DEL and GC can find.
+ * ADD: record, directory, port (iftype pci: a VF lent by podwired), IP,
+ * podwire.json, device-info, in that order, each undone in reverse when a
+ * later one fails. The record comes first so that a crash at any point
+ * leaves something DEL and GC can find.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "ipam.h"
 #include "podwired.h"
 #include "result.h"
+#include "vf.h"
 
 /* The pod's directory: readable by root and socketGroup only; writable by
  * the group too when the pod must create its socket there. */
@@ -92,6 +94,16 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 		goto out_early;
 	}
 	attach_init(&a, c, env, a.slot);
+	/* A release of this attachment's VF still owed to podwired would,
+	 * done later, take back the VF this ADD is about to get. */
+	if (c->iftype == IFTYPE_PCI && pending_exists(c->data_dir, a.port)) {
+		cni_fail(err, CNI_ERR_TRY_AGAIN,
+			 "the VF %s/%s had before is not given back to podwired yet (podwired "
+			 "did not answer); retry",
+			 env->containerid, env->ifname);
+		record_unlock(c->data_dir, a.slot, lock, true);
+		goto out_early;
+	}
 	a.conf = cJSON_Duplicate(c->root, true);
 	cJSON_DeleteItemFromObjectCaseSensitive(a.conf, "prevResult");
 	if (record_write(c->data_dir, &a, err) != 0) {
@@ -101,8 +113,16 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 	}
 
 	snprintf(mac, sizeof(mac), "%s", c->mac);
-	if (make_dir(c, &a, err) != 0 || pwd_port_create(pw, c, &a, mac, err) != 0)
+	if (make_dir(c, &a, err) != 0)
 		goto rollback;
+	if (c->iftype == IFTYPE_PCI) {
+		/* The record learns the VF at once: DEL and GC release by
+		 * owner anyway, but CHECK and people want the address. */
+		if (vf_alloc(pw, c, &a, mac, err) != 0 || record_write(c->data_dir, &a, err) != 0)
+			goto rollback;
+	} else if (pwd_port_create(pw, c, &a, mac, err) != 0) {
+		goto rollback;
+	}
 	if (c->ipam != NULL) {
 		if (ipam_exec(&ic, &ipam_res, err) != 0)
 			goto rollback;
@@ -118,6 +138,7 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 						       .mac = mac,
 						       .sandbox = env->netns,
 						       .socket_path = a.socket,
+						       .pci_id = a.pci,
 						       .mtu = c->mtu});
 	pj = podwire_json_build(&a, mac, c->mtu, internal);
 	snprintf(path, sizeof(path), "%s/" PODWIRE_JSON, a.dir);

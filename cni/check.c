@@ -7,6 +7,7 @@
 #include "cni.h"
 #include "ipam.h"
 #include "podwired.h"
+#include "vf.h"
 
 static int check_port(struct pw_client *pw, const struct netconf *c, const struct attach *a,
 		      char mac[18], struct cni_error *err)
@@ -56,22 +57,71 @@ static int check_file(const char *path, const char *what, bool want_socket, stru
 	return 0;
 }
 
-/* prevResult must list our interface with the port's MAC. */
+/* iftype pci: podwired still lends the recorded VF to this attachment,
+ * bound to vfio-pci. */
+static int check_vf(struct pw_client *pw, const struct attach *a, struct cni_error *err)
+{
+	char owner[VF_OWNER_MAX];
+	const char *holder, *driver;
+	cJSON *vf = NULL;
+	int rc;
+
+	vf_owner(a->containerid, a->ifname, owner);
+	if (a->pci[0] == '\0')
+		return cni_fail(err, PW_ERR_CHECK,
+				"the record of %s has no VF (its ADD did not finish); delete the "
+				"pod's network (DEL) and add it again",
+				owner);
+	rc = vf_find(pw, a->physnet, a->pci, &vf, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return cni_fail(err, PW_ERR_CHECK,
+				"podwired has no VF %s in physnet \"%s\" any more (was the PF "
+				"reconfigured?); delete the pod's network (DEL) and add it again",
+				a->pci, a->physnet);
+	holder = api_get_str(vf, API_F_OWNER, "");
+	driver = api_get_str(vf, "driver", "");
+	if (strcmp(holder, owner) != 0)
+		rc = cni_fail(err, PW_ERR_CHECK,
+			      "VF %s of physnet \"%s\" is lent to \"%s\", not to %s; the "
+			      "attachment is broken, delete the pod's network (DEL) and add it "
+			      "again",
+			      a->pci, a->physnet, holder[0] ? holder : "nobody", owner);
+	else if (strcmp(driver, VF_DRIVER) != 0)
+		rc = cni_fail(err, PW_ERR_CHECK,
+			      "VF %s of %s is bound to \"%s\", not %s; something else changed "
+			      "its driver, delete the pod's network (DEL) and add it again",
+			      a->pci, owner, driver[0] ? driver : "no driver", VF_DRIVER);
+	else
+		rc = 0;
+	cJSON_Delete(vf);
+	return rc;
+}
+
+/* prevResult must list our interface with the port's MAC (and for a VF
+ * its PCI address). */
 static int check_prev(const struct netconf *c, const struct cni_env *env, const char *mac,
-		      struct cni_error *err)
+		      const char *pci, struct cni_error *err)
 {
 	const cJSON *i;
 
 	cJSON_ArrayForEach (i, cJSON_GetObjectItemCaseSensitive(c->prev_result, "interfaces")) {
 		const char *m = api_get_str(i, "mac", NULL);
+		const char *p = api_get_str(i, "pciID", NULL);
 
 		if (strcmp(api_get_str(i, "name", ""), env->ifname) != 0)
 			continue;
-		if (m != NULL && strcasecmp(m, mac) != 0)
+		if (m != NULL && mac[0] != '\0' && strcasecmp(m, mac) != 0)
 			return cni_fail(err, PW_ERR_CHECK,
 					"prevResult says interface %s has MAC %s, podwired's port "
 					"has %s; re-add the pod's network",
 					env->ifname, m, mac);
+		if (p != NULL && pci[0] != '\0' && strcasecmp(p, pci) != 0)
+			return cni_fail(err, PW_ERR_CHECK,
+					"prevResult says interface %s is VF %s, the attachment "
+					"holds VF %s; re-add the pod's network",
+					env->ifname, p, pci);
 		return 0;
 	}
 	return cni_fail(err, PW_ERR_CHECK,
@@ -87,16 +137,32 @@ static int check_pieces(struct pw_client *pw, const struct netconf *c, const str
 	char path[PATH_MAX + 32], mac[18] = "";
 
 	snprintf(path, sizeof(path), "%s/%s", a->dir, PODWIRE_JSON);
-	if (check_port(pw, c, a, mac, err) != 0 ||
-	    check_file(a->dir, "attachment directory", false, err) != 0 ||
+	if (a->iftype != c->iftype)
+		return cni_fail(err, PW_ERR_CHECK,
+				"%s/%s was added as iftype \"%s\", the config says \"%s\"; re-add "
+				"the pod's network",
+				a->containerid, a->ifname, iftype_name(a->iftype),
+				iftype_name(c->iftype));
+	if (a->iftype == IFTYPE_PCI && strcmp(a->physnet, c->physnet) != 0)
+		return cni_fail(err, PW_ERR_CHECK,
+				"%s/%s holds a VF of physnet \"%s\", the config says \"%s\"; "
+				"re-add the pod's network",
+				a->containerid, a->ifname, a->physnet, c->physnet);
+	if (a->iftype == IFTYPE_PCI) {
+		if (check_vf(pw, a, err) != 0)
+			return -1;
+	} else if (check_port(pw, c, a, mac, err) != 0) {
+		return -1;
+	}
+	if (check_file(a->dir, "attachment directory", false, err) != 0 ||
 	    check_file(path, "the pod's", false, err) != 0)
 		return -1;
-	if (!a->pod_creates_socket &&
+	if (a->iftype != IFTYPE_PCI && !a->pod_creates_socket &&
 	    check_file(a->socket, "socket (podwired creates it)", true, err) != 0)
 		return -1;
 	if (a->devinfo[0] != '\0' && check_file(a->devinfo, "device-info file", false, err) != 0)
 		return -1;
-	return check_prev(c, env, mac, err);
+	return check_prev(c, env, mac, a->pci, err);
 }
 
 int cmd_check(const struct cni_call *call, struct cni_error *err)

@@ -13,6 +13,7 @@
 #include "cni.h"
 #include "ipam.h"
 #include "podwired.h"
+#include "vf.h"
 
 int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_client *pw,
 		    const char *ipam_type, const char *ipam_conf, size_t ipam_len,
@@ -20,12 +21,21 @@ int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_cli
 {
 	const char *data_dir = call->conf->data_dir;
 	struct cni_error perr;
+	char owner[VF_OWNER_MAX];
+	int rc;
 
-	if (pw == NULL || pwd_port_delete(pw, a->port, a->socket, &perr) != 0) {
-		/* Not fatal: the pod is gone and podwired drops the port later. */
+	vf_owner(a->containerid, a->ifname, owner);
+	if (a->iftype == IFTYPE_PCI)
+		rc = pw == NULL ? -1 : vf_release(pw, owner, &perr);
+	else
+		rc = pw == NULL ? -1 : pwd_port_delete(pw, a->port, a->socket, &perr);
+	if (rc != 0) {
+		/* Not fatal: the pod is gone and podwired drops the port (or
+		 * takes the VF back) later. */
 		if (pending_add(data_dir, a, &perr) != 0)
-			fprintf(stderr, "podwire: port %s stays in podwired: %s\n", a->port,
-				perr.msg);
+			fprintf(stderr, "podwire: %s %s stays in podwired: %s\n",
+				a->iftype == IFTYPE_PCI ? "the VF of" : "port",
+				a->iftype == IFTYPE_PCI ? owner : a->port, perr.msg);
 	}
 	if (a->devinfo[0] != '\0')
 		unlink(a->devinfo);
@@ -88,12 +98,24 @@ int cmd_del(const struct cni_call *call, struct cni_error *err)
 		cJSON_Delete(a.conf);
 		free(text);
 		record_unlock(c->data_dir, a.slot, lock, rc == 0);
-	} else if (c->ipam != NULL) {
-		/* No record (never added, or deleted already): IPAM DEL is
-		 * idempotent, and releases an address an interrupted ADD took. */
-		struct ipam_call ic = cni_ipam_call(call, "DEL");
+	} else {
+		if (c->iftype == IFTYPE_PCI && pw != NULL) {
+			/* No record, yet podwired may still lend this attachment a
+			 * VF (dataDir lost with the node's disk, or emptied by
+			 * hand); releasing nothing is success. */
+			char owner[VF_OWNER_MAX];
 
-		rc = ipam_exec(&ic, NULL, err);
+			vf_owner(env->containerid, env->ifname, owner);
+			vf_release(pw, owner, &ignored);
+		}
+		if (c->ipam != NULL) {
+			/* No record (never added, or deleted already): IPAM DEL is
+			 * idempotent, and releases an address an interrupted ADD
+			 * took. */
+			struct ipam_call ic = cni_ipam_call(call, "DEL");
+
+			rc = ipam_exec(&ic, NULL, err);
+		}
 	}
 	if (c->devinfo_file[0] != '\0')
 		unlink(c->devinfo_file);

@@ -16,6 +16,16 @@ cJSON *devinfo_build(const struct attach *a)
 	cJSON_AddStringToObject(o, "type", iftype_name(a->iftype));
 	cJSON_AddStringToObject(o, "version", DEVINFO_VERSION);
 	d = cJSON_AddObjectToObject(o, iftype_name(a->iftype));
+	if (a->iftype == IFTYPE_PCI) {
+		/* Of the spec's optional keys only the PF applies: the VF is
+		 * bound to vfio-pci (no vhost-net exception path, no RDMA
+		 * device) and podwired does not run the PF in switchdev mode
+		 * (no representor). */
+		cJSON_AddStringToObject(d, "pci-address", a->pci);
+		if (a->pf_pci[0] != '\0')
+			cJSON_AddStringToObject(d, "pf-pci-address", a->pf_pci);
+		return o;
+	}
 	cJSON_AddStringToObject(d, memif ? "role" : "mode", a->mode);
 	cJSON_AddStringToObject(d, "path", a->pod_socket);
 	if (memif)
@@ -107,14 +117,25 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 	cJSON_AddStringToObject(o, "containerID", a->containerid);
 	cJSON_AddStringToObject(o, "ifname", a->ifname);
 	cJSON_AddStringToObject(o, "cniNetwork", a->cni_name);
-	cJSON_AddStringToObject(o, "network", a->network);
-	cJSON_AddStringToObject(o, "port", a->port);
 	cJSON_AddStringToObject(o, "iftype", iftype_name(a->iftype));
-	cJSON_AddStringToObject(o, a->iftype == IFTYPE_MEMIF ? "role" : "mode", a->mode);
-	cJSON_AddStringToObject(o, "socket", a->pod_socket);
-	cJSON_AddStringToObject(o, "hostSocket", a->socket);
-	cJSON_AddStringToObject(o, "mac", mac);
-	cJSON_AddNumberToObject(o, "mtu", (double)mtu);
+	if (a->iftype == IFTYPE_PCI) {
+		/* The app drives the VF itself: it needs the address and the
+		 * VFIO group's node, which the pod must be given (see README). */
+		cJSON_AddStringToObject(o, "physnet", a->physnet);
+		cJSON_AddStringToObject(o, "pci", a->pci);
+		cJSON_AddStringToObject(o, "pfPci", a->pf_pci);
+		cJSON_AddStringToObject(o, "vfioDevice", a->vfio);
+		if (mac[0] != '\0')
+			cJSON_AddStringToObject(o, "mac", mac);
+	} else {
+		cJSON_AddStringToObject(o, "network", a->network);
+		cJSON_AddStringToObject(o, "port", a->port);
+		cJSON_AddStringToObject(o, a->iftype == IFTYPE_MEMIF ? "role" : "mode", a->mode);
+		cJSON_AddStringToObject(o, "socket", a->pod_socket);
+		cJSON_AddStringToObject(o, "hostSocket", a->socket);
+		cJSON_AddStringToObject(o, "mac", mac);
+		cJSON_AddNumberToObject(o, "mtu", (double)mtu);
+	}
 	ips = cJSON_AddArrayToObject(o, "ips");
 	cJSON_ArrayForEach (i, cJSON_GetObjectItemCaseSensitive(result, "ips")) {
 		if (api_get_int(i, "interface", -1) != index)
@@ -130,7 +151,11 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 						    : cJSON_CreateArray());
 	cJSON_AddItemToObject(
 	    o, "dns", cJSON_IsObject(dns) ? cJSON_Duplicate(dns, true) : cJSON_CreateObject());
-	if (devinfo_vdev(info, mac, 0, vdev, sizeof(vdev), msg, sizeof(msg)) == 0) {
+	if (a->iftype == IFTYPE_PCI) {
+		eal = cJSON_AddArrayToObject(o, "eal");
+		snprintf(arg, sizeof(arg), "--allow=%s", a->pci);
+		cJSON_AddItemToArray(eal, cJSON_CreateString(arg));
+	} else if (devinfo_vdev(info, mac, 0, vdev, sizeof(vdev), msg, sizeof(msg)) == 0) {
 		cJSON_AddStringToObject(o, "vdev", vdev);
 		eal = cJSON_AddArrayToObject(o, "eal");
 		snprintf(arg, sizeof(arg), "--vdev=%s", vdev);

@@ -18,7 +18,8 @@
 #define DEVINFO_VERSION "1.1.0"
 
 /* {"type":"vhost-user","version":"1.1.0","vhost-user":{"mode":..,"path":..}}
- * or the memif equivalent, for a's pod-side socket. */
+ * or the memif equivalent, for a's pod-side socket; for iftype pci
+ * {"type":"pci","version":"1.1.0","pci":{"pci-address":VF,"pf-pci-address":PF}}. */
 cJSON *devinfo_build(const struct attach *a);
 
 /*

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GC: everything of this network that is not a valid attachment goes:
- * records (with their ports, files and IPs), podwire ports that no record
- * owns, and directories in socketDir that nothing owns. STATUS: podwired
- * answers and is ready.
+ * records (with their ports or VFs, files and IPs), podwire ports (for
+ * iftype pci: VFs of the physnet) that no record owns, and directories in
+ * socketDir that nothing owns. STATUS: podwired answers and is ready (and,
+ * for iftype pci, has the physnet).
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include "files.h"
 #include "ipam.h"
 #include "podwired.h"
+#include "vf.h"
 
 struct gc {
 	const struct cni_call *call;
@@ -124,6 +126,55 @@ static void gc_ports(struct gc *g)
 	cJSON_Delete(res);
 }
 
+/*
+ * iftype pci: VFs of this physnet lent to an attachment ("<containerID>/
+ * <ifname>") that is neither valid nor recorded in dataDir. (Recorded ones
+ * of this network went with their record in gc_record.) Owners of another
+ * shape are podwired's other users' business.
+ */
+static void gc_vfs(struct gc *g)
+{
+	const struct netconf *c = g->call->conf;
+	struct cni_error err;
+	cJSON *vfs = vf_list(g->pw, c->physnet, &err);
+	const cJSON *v;
+
+	if (vfs == NULL) {
+		gc_failed(g, &err);
+		return;
+	}
+	cJSON_ArrayForEach (v, vfs) {
+		const char *owner = api_get_str(v, API_F_OWNER, ""), *slash = strchr(owner, '/');
+		char cid[CNI_CONTAINERID_MAX + 1], ifname[CNI_IFNAME_MAX + 1];
+		struct attach a;
+		int lock, rc;
+
+		if (slash == NULL || slash == owner ||
+		    (size_t)(slash - owner) > CNI_CONTAINERID_MAX || slash[1] == '\0' ||
+		    strlen(slash + 1) > CNI_IFNAME_MAX || strchr(slash + 1, '/') != NULL)
+			continue;
+		snprintf(cid, sizeof(cid), "%.*s", (int)(slash - owner), owner);
+		snprintf(ifname, sizeof(ifname), "%s", slash + 1);
+		snprintf(a.containerid, sizeof(a.containerid), "%s", cid);
+		snprintf(a.ifname, sizeof(a.ifname), "%s", ifname);
+		if (is_valid(c->valid_attachments, &a))
+			continue;
+		rc = record_find(c->data_dir, cid, ifname, false, &a, &lock, &err);
+		if (rc < 0) {
+			gc_failed(g, &err);
+			continue;
+		}
+		if (rc == 1) { /* another network's, or one being added */
+			attach_free(&a);
+			record_unlock(c->data_dir, a.slot, lock, false);
+			continue;
+		}
+		if (vf_release(g->pw, owner, &err) != 0)
+			gc_failed(g, &err);
+	}
+	cJSON_Delete(vfs);
+}
+
 /* Attachment directories without a record, of this network or empty. */
 static void gc_dirs(struct gc *g)
 {
@@ -171,7 +222,10 @@ int cmd_gc(const struct cni_call *call, struct cni_error *err)
 	record_each(c->data_dir, gc_record, &g);
 	/* Without podwired, ports and their directories wait for the next GC. */
 	if (g.pw != NULL) {
-		gc_ports(&g);
+		if (c->iftype == IFTYPE_PCI)
+			gc_vfs(&g);
+		else
+			gc_ports(&g);
 		gc_dirs(&g);
 	}
 	if (c->ipam != NULL && ipam_supports(c->ipam_type, call->env->path, "1.1.0")) {
@@ -208,6 +262,20 @@ int cmd_status(const struct cni_call *call, struct cni_error *err)
 				why);
 	}
 	rc = pwd_call(pw, "system.info", NULL, &info, NULL, err);
+	if (rc == 0 && c->iftype == IFTYPE_PCI && api_get_bool(info, "ready", false)) {
+		/* ADD would fail on a physnet podwired does not have. */
+		cJSON *vfs = vf_list(pw, c->physnet, err);
+
+		if (vfs == NULL) {
+			snprintf(why, sizeof(why), "%s", err->msg);
+			pw_client_close(pw);
+			cJSON_Delete(info);
+			return cni_fail(err, CNI_ERR_UNAVAILABLE,
+					"physnet \"%s\" cannot be served: %.1900s", c->physnet,
+					why);
+		}
+		cJSON_Delete(vfs);
+	}
 	pw_client_close(pw);
 	if (rc != 0) {
 		snprintf(why, sizeof(why), "%s", err->msg);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * podwire: the CNI plugin that attaches pods to podwired over vhost-user
- * or memif. The runtime runs it once per verb with CNI_* variables and the
- * network config on stdin; it prints a result (ADD), nothing (DEL, CHECK,
- * STATUS, GC), the supported versions (VERSION) or an error object, all
- * on stdout, and exits 0 on success, 1 on error.
+ * or memif, or hands them an SR-IOV VF from podwired's pools. The runtime
+ * runs it once per verb with CNI_* variables and the network config on
+ * stdin; it prints a result (ADD), nothing (DEL, CHECK, STATUS, GC), the
+ * supported versions (VERSION) or an error object, all on stdout, and
+ * exits 0 on success, 1 on error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +96,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("podwire %s: CNI plugin attaching pods to podwired (vhost-user, memif).\n"
+		printf("podwire %s: CNI plugin attaching pods to podwired (vhost-user, memif) or\n"
+		       "handing them an SR-IOV VF from podwired's pools (pci).\n"
 		       "It is run by a container runtime (CNI_COMMAND=ADD|DEL|CHECK|STATUS|GC|"
 		       "VERSION, config on stdin);\nsee the CNI section of podwire's README.\n",
 		       PODWIRE_VERSION);

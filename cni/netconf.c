@@ -286,25 +286,126 @@ static int parse_group(const cJSON *root, gid_t *gid, struct cni_error *err)
 	return 0;
 }
 
-static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *err)
+static int parse_iftype(const cJSON *root, struct netconf *c, struct cni_error *err)
 {
-	const char *type, *mode;
-	long mtu = API_MTU_DEFAULT;
-	char msg[512];
+	const char *type;
 
-	if (get_str(root, "", "iftype", &type, "\"vhost-user\" or \"memif\"", err) < 0)
+	if (get_str(root, "", "iftype", &type, "\"vhost-user\", \"memif\" or \"pci\"", err) < 0)
 		return -1;
 	if (type == NULL || strcmp(type, API_PORT_VHOST) == 0)
 		c->iftype = IFTYPE_VHOST;
 	else if (strcmp(type, API_PORT_MEMIF) == 0)
 		c->iftype = IFTYPE_MEMIF;
+	else if (strcmp(type, API_PORT_PCI) == 0)
+		c->iftype = IFTYPE_PCI;
 	else
 		return cni_fail(
 		    err, CNI_ERR_CONFIG,
-		    "\"iftype\" is \"%s\"; use \"vhost-user\" (for a virtio-user app) or "
-		    "\"memif\"",
+		    "\"iftype\" is \"%s\"; use \"vhost-user\" (for a virtio-user app), "
+		    "\"memif\" or \"pci\" (an SR-IOV VF of a \"physnet\", handed to the pod)",
 		    type);
+	return 0;
+}
 
+/*
+ * A field that means something for other iftypes but not this one. It is
+ * refused (code 2, unsupported field, with its value as the spec asks)
+ * rather than ignored, so that a config copied from another iftype does
+ * not silently do less than it says.
+ */
+static int refuse(const cJSON *root, const struct netconf *c, const char *name, const char *why,
+		  struct cni_error *err)
+{
+	const cJSON *v = field(root, name);
+	char *text;
+
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	text = cJSON_PrintUnformatted(v);
+	cni_fail(err, CNI_ERR_FIELD, "\"%s\": %.64s does not apply to iftype \"%s\": %s; remove it",
+		 name, text ? text : "?", iftype_name(c->iftype), why);
+	free(text);
+	return -1;
+}
+
+/* spoofChk and trust take sriov-cni's values, so that its configs carry over. */
+static int get_on_off(const cJSON *root, const char *name, const char *what, int *out,
+		      struct cni_error *err)
+{
+	const cJSON *v = field(root, name);
+
+	*out = -1;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsString(v) && strcmp(v->valuestring, "on") == 0)
+		*out = 1;
+	else if (cJSON_IsString(v) && strcmp(v->valuestring, "off") == 0)
+		*out = 0;
+	else {
+		char *text = cJSON_PrintUnformatted(v);
+
+		cni_fail(err, CNI_ERR_CONFIG,
+			 "\"%s\" is %.64s; give \"on\" or \"off\" (as in sriov-cni): %s, or "
+			 "leave it out to keep the PF's setting",
+			 name, text ? text : "?", what);
+		free(text);
+		return -1;
+	}
+	return 0;
+}
+
+/* iftype pci: the VF pool and what podwired sets on the VF through its PF. */
+static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const char *physnet;
+	char msg[512];
+	long vlan = -1;
+
+	if (refuse(root, c, "network",
+		   "a VF is not on a podwired network; \"physnet\" names its pool", err) != 0 ||
+	    refuse(root, c, "mode", "a VF has no socket", err) != 0 ||
+	    refuse(root, c, "mtu", "the pod's DPDK app sets the VF's MTU itself", err) != 0)
+		return -1;
+	if (get_str(root, "", "physnet", &physnet,
+		    "a physical network named in podwired's --physnets", err) < 0)
+		return -1;
+	if (physnet == NULL)
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"physnet\" is missing; iftype \"pci\" takes a VF from a physical "
+				"network: name one of podwired's --physnets (podwirectl vf list "
+				"shows them)");
+	if (validate_name("physnet", physnet, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "\"physnet\": %s", msg);
+	snprintf(c->physnet, sizeof(c->physnet), "%s", physnet);
+	if (get_int(root, "vlan", &vlan, "the VF's VLAN id 1-4094, or 0 for none", err) < 0)
+		return -1;
+	if (vlan != -1 && validate_vlan("\"vlan\"", vlan, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
+	c->vlan = vlan;
+	if (get_on_off(root, "spoofChk", "the PF's spoof check of frames the VF sends",
+		       &c->spoof_chk, err) != 0 ||
+	    get_on_off(root, "trust", "whether the PF trusts the VF (promiscuous, MAC changes)",
+		       &c->trust, err) != 0)
+		return -1;
+	c->network[0] = '\0';
+	c->mode[0] = '\0';
+	c->mtu = 0;
+	return 0;
+}
+
+static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const char *mode;
+	long mtu = API_MTU_DEFAULT;
+	char msg[512];
+	static const char *const why_vf = "it configures an SR-IOV VF (iftype \"pci\")";
+
+	if (c->iftype == IFTYPE_PCI)
+		return 0; /* parse_pci did it all */
+	if (refuse(root, c, "physnet", why_vf, err) != 0 ||
+	    refuse(root, c, "spoofChk", why_vf, err) != 0 ||
+	    refuse(root, c, "trust", why_vf, err) != 0)
+		return -1;
 	if (get_str(root, "", "mode", &mode, "the pod's side of the socket", err) < 0)
 		return -1;
 	if (c->iftype == IFTYPE_VHOST) {
@@ -351,6 +452,8 @@ static int parse_network(const cJSON *root, struct netconf *c, struct cni_error 
 	char msg[512];
 	long vlan = -1;
 
+	if (c->iftype == IFTYPE_PCI)
+		return parse_pci(root, c, err);
 	if (get_str(root, "", "network", &net, "a podwired network name", err) < 0)
 		return -1;
 	if (net == NULL) {
@@ -540,6 +643,8 @@ int netconf_parse(const char *text, size_t len, const struct cni_env *env, struc
 
 	memset(c, 0, sizeof(*c));
 	c->vlan = -1;
+	c->spoof_chk = -1;
+	c->trust = -1;
 	c->root = cJSON_ParseWithLength(text, len);
 	if (c->root == NULL) {
 		const char *at = cJSON_GetErrorPtr();
@@ -556,9 +661,10 @@ int netconf_parse(const char *text, size_t len, const struct cni_env *env, struc
 		return cni_fail(err, CNI_ERR_DECODE,
 				"the network config on stdin must be a JSON object");
 	}
-	if (parse_root(env, c, err) != 0 || parse_network(c->root, c, err) != 0 ||
-	    parse_iface(c->root, c, err) != 0 || parse_paths(c->root, c, err) != 0 ||
-	    parse_ipam(c->root, c, err) != 0 || parse_runtime(c->root, env, c, err) != 0 ||
+	if (parse_root(env, c, err) != 0 || parse_iftype(c->root, c, err) != 0 ||
+	    parse_network(c->root, c, err) != 0 || parse_iface(c->root, c, err) != 0 ||
+	    parse_paths(c->root, c, err) != 0 || parse_ipam(c->root, c, err) != 0 ||
+	    parse_runtime(c->root, env, c, err) != 0 ||
 	    (env->cmd == CMD_GC && parse_gc(c->root, c, err) != 0))
 		goto fail;
 	c->timeout_ms = 10000;
@@ -601,5 +707,25 @@ const char *netconf_peek_version(const char *text, size_t len, char *buf, size_t
 
 const char *iftype_name(enum cni_iftype t)
 {
-	return t == IFTYPE_MEMIF ? API_PORT_MEMIF : API_PORT_VHOST;
+	switch (t) {
+	case IFTYPE_MEMIF:
+		return API_PORT_MEMIF;
+	case IFTYPE_PCI:
+		return API_PORT_PCI;
+	default:
+		return API_PORT_VHOST;
+	}
+}
+
+int iftype_parse(const char *name, enum cni_iftype *t)
+{
+	if (strcmp(name, API_PORT_MEMIF) == 0)
+		*t = IFTYPE_MEMIF;
+	else if (strcmp(name, API_PORT_PCI) == 0)
+		*t = IFTYPE_PCI;
+	else if (strcmp(name, API_PORT_VHOST) == 0)
+		*t = IFTYPE_VHOST;
+	else
+		return -1;
+	return 0;
 }

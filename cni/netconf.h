@@ -28,7 +28,12 @@
 
 enum cni_cmd { CMD_ADD, CMD_DEL, CMD_CHECK, CMD_STATUS, CMD_GC, CMD_VERSION };
 
-enum cni_iftype { IFTYPE_VHOST, IFTYPE_MEMIF };
+/* vhost-user and memif: a podwired port behind a socket. pci: an SR-IOV VF
+ * of a physnet, bound to vfio-pci and handed whole to the pod. */
+enum cni_iftype { IFTYPE_VHOST, IFTYPE_MEMIF, IFTYPE_PCI };
+
+/* A PCI address "dddd:bb:dd.f" and its NUL, with room to spare. */
+#define CNI_PCI_ADDR_MAX 32
 
 struct cni_env {
 	enum cni_cmd cmd;
@@ -45,7 +50,7 @@ struct netconf {
 	cJSON *root; /* the whole parsed config; owned */
 	char cni_version[16];
 	char name[256];			/* the CNI network name */
-	char network[API_NAME_MAX + 1]; /* podwired network */
+	char network[API_NAME_MAX + 1]; /* podwired network; "" for pci */
 	long vlan;			/* -1: not given */
 	enum cni_iftype iftype;
 	/* mode (vhost-user) or role (memif) in device-info terms: the pod's
@@ -58,6 +63,10 @@ struct netconf {
 	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char podwired_socket[API_SOCKET_PATH_MAX + 1];
 	char data_dir[PATH_MAX];
+	/* iftype pci only. vlan above is then the VF's VLAN. */
+	char physnet[API_NAME_MAX + 1]; /* the VF pool, a name from podwired's --physnets */
+	int spoof_chk;			/* -1: leave as it is, 0: "off", 1: "on" */
+	int trust;			/* the same */
 	gid_t socket_gid;
 	int timeout_ms;
 	const cJSON *ipam; /* NULL: no IPAM (layer 2 only) */
@@ -88,5 +97,7 @@ void netconf_free(struct netconf *conf);
 const char *netconf_peek_version(const char *text, size_t len, char *buf, size_t buflen);
 
 const char *iftype_name(enum cni_iftype t);
+/* The iftype named name ("vhost-user", "memif", "pci"): 0, or -1. */
+int iftype_parse(const char *name, enum cni_iftype *t);
 
 #endif

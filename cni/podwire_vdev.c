@@ -185,6 +185,11 @@ static int from_doc(struct opts *o, const char *path, const cJSON *doc)
 		if (o->container && strncmp(api_get_str(doc, "containerID", ""), o->container,
 					    strlen(o->container)) != 0)
 			return 0;
+		/* A VF (iftype pci) is no vdev: its podwire.json's "eal" has
+		 * --allow=<pci>. Skipped, so that a glob over a pod with VFs
+		 * and sockets still gives the sockets' vdevs. */
+		if (strcmp(api_get_str(info, "type", ""), "pci") == 0)
+			return 0;
 		if (emit(o, path, info, api_get_str(doc, "mac", NULL)) != 0)
 			return -1;
 	} else if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(doc, "type"))) {

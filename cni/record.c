@@ -33,6 +33,11 @@ static const char *socket_name(enum cni_iftype t)
 	return t == IFTYPE_MEMIF ? "memif.sock" : "vhost.sock";
 }
 
+void vf_owner(const char *containerid, const char *ifname, char out[VF_OWNER_MAX])
+{
+	snprintf(out, VF_OWNER_MAX, "%s/%s", containerid, ifname);
+}
+
 void attach_init(struct attach *a, const struct netconf *c, const struct cni_env *env,
 		 uint32_t slot)
 {
@@ -59,11 +64,15 @@ void attach_init(struct attach *a, const struct netconf *c, const struct cni_env
 	snprintf(a->network, sizeof(a->network), "%s", c->network);
 	snprintf(a->podwired, sizeof(a->podwired), "%s", c->podwired_socket);
 	snprintf(a->dir, sizeof(a->dir), "%s/%08" PRIx32, c->socket_dir, slot);
-	/* netconf_parse bounded both directories so that these fit. */
-	snprintf(a->socket, sizeof(a->socket), "%s/%08" PRIx32 "/%s", c->socket_dir, slot,
-		 socket_name(c->iftype));
-	snprintf(a->pod_socket, sizeof(a->pod_socket), "%s/%08" PRIx32 "/%s", c->pod_socket_dir,
-		 slot, socket_name(c->iftype));
+	/* netconf_parse bounded both directories so that these fit. A VF has
+	 * no socket; its directory holds podwire.json only. */
+	if (c->iftype != IFTYPE_PCI) {
+		snprintf(a->socket, sizeof(a->socket), "%s/%08" PRIx32 "/%s", c->socket_dir, slot,
+			 socket_name(c->iftype));
+		snprintf(a->pod_socket, sizeof(a->pod_socket), "%s/%08" PRIx32 "/%s",
+			 c->pod_socket_dir, slot, socket_name(c->iftype));
+	}
+	snprintf(a->physnet, sizeof(a->physnet), "%s", c->physnet);
 	snprintf(a->devinfo, sizeof(a->devinfo), "%s", c->devinfo_file);
 	a->iftype = c->iftype;
 	snprintf(a->mode, sizeof(a->mode), "%s", c->mode);
@@ -170,8 +179,12 @@ int record_read(const char *data_dir, uint32_t slot, struct attach *a, struct cn
 	copy_str(doc, "deviceInfoFile", a->devinfo, sizeof(a->devinfo));
 	copy_str(doc, "mode", a->mode, sizeof(a->mode));
 	copy_str(doc, "ipam", a->ipam_type, sizeof(a->ipam_type));
-	a->iftype = strcmp(api_get_str(doc, "iftype", ""), API_PORT_MEMIF) == 0 ? IFTYPE_MEMIF
-										: IFTYPE_VHOST;
+	copy_str(doc, "physnet", a->physnet, sizeof(a->physnet));
+	copy_str(doc, "pci", a->pci, sizeof(a->pci));
+	copy_str(doc, "pfPci", a->pf_pci, sizeof(a->pf_pci));
+	copy_str(doc, "vfio", a->vfio, sizeof(a->vfio));
+	if (iftype_parse(api_get_str(doc, "iftype", ""), &a->iftype) != 0)
+		a->iftype = IFTYPE_VHOST; /* records from before iftype was written */
 	a->pod_creates_socket = api_get_bool(doc, "podCreatesSocket", false);
 	a->conf = cJSON_DetachItemFromObjectCaseSensitive(doc, "config");
 	cJSON_Delete(doc);
@@ -207,6 +220,12 @@ int record_write(const char *data_dir, const struct attach *a, struct cni_error 
 	cJSON_AddStringToObject(o, "mode", a->mode);
 	cJSON_AddBoolToObject(o, "podCreatesSocket", a->pod_creates_socket);
 	cJSON_AddStringToObject(o, "ipam", a->ipam_type);
+	if (a->iftype == IFTYPE_PCI) {
+		cJSON_AddStringToObject(o, "physnet", a->physnet);
+		cJSON_AddStringToObject(o, "pci", a->pci);
+		cJSON_AddStringToObject(o, "pfPci", a->pf_pci);
+		cJSON_AddStringToObject(o, "vfio", a->vfio);
+	}
 	if (a->conf != NULL)
 		cJSON_AddItemToObject(o, "config", cJSON_Duplicate(a->conf, true));
 	slot_path(path, sizeof(path), data_dir, a->slot, "json");
@@ -357,6 +376,13 @@ int pending_add(const char *data_dir, const struct attach *a, struct cni_error *
 	cJSON_AddStringToObject(o, "port", a->port);
 	cJSON_AddStringToObject(o, "socket", a->socket);
 	cJSON_AddStringToObject(o, "dir", a->dir);
+	if (a->iftype == IFTYPE_PCI) {
+		char owner[VF_OWNER_MAX];
+
+		vf_owner(a->containerid, a->ifname, owner);
+		cJSON_AddStringToObject(o, "vfOwner", owner);
+		cJSON_AddStringToObject(o, "pci", a->pci);
+	}
 	rc = file_write_json(path, o, 0600, (gid_t)-1, err);
 	if (rc != 0 && mkdir_parents(dir, 0700) == 0) /* raced with a reconcile's rmdir */
 		rc = file_write_json(path, o, 0600, (gid_t)-1, err);
@@ -364,15 +390,32 @@ int pending_add(const char *data_dir, const struct attach *a, struct cni_error *
 	return rc;
 }
 
+bool pending_exists(const char *data_dir, const char *port)
+{
+	char path[PATH_MAX + API_NAME_MAX + 16];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/" PENDING_DIR "/%s.json", data_dir, port);
+	return stat(path, &st) == 0;
+}
+
 /* Deletes one pending port. Returns 0 when the entry is done with, -1 when
  * it must stay (podwired did not answer). */
 static int pending_one(struct pw_client *c, const cJSON *e)
 {
 	const char *port = api_get_str(e, "port", ""), *sock = api_get_str(e, "socket", "");
+	const char *owner = api_get_str(e, "vfOwner", NULL);
 	struct pw_error perr;
 	cJSON *params = cJSON_CreateObject(), *res = NULL;
 	int rc;
 
+	if (owner != NULL) {
+		/* A VF: releasing what is not lent (any more) is success. */
+		cJSON_AddStringToObject(params, API_F_OWNER, owner);
+		rc = pw_client_call(c, "vf.release", params, &res, &perr);
+		cJSON_Delete(res);
+		return rc == 0 || perr.code == API_ERR_NOT_FOUND ? 0 : -1;
+	}
 	cJSON_AddStringToObject(params, API_F_NAME, port);
 	rc = pw_client_call(c, "port.get", params, &res, &perr);
 	if (rc != 0)

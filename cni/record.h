@@ -48,7 +48,17 @@ struct attach {
 	bool pod_creates_socket;
 	char ipam_type[256]; /* "" without IPAM */
 	cJSON *conf;	     /* the ADD's config, for IPAM DEL from GC; owned */
+	/* iftype pci: the VF podwired lent this attachment ("" until it has).
+	 * There is no port and no socket; port only names pending entries. */
+	char physnet[API_NAME_MAX + 1];
+	char pci[CNI_PCI_ADDR_MAX];
+	char pf_pci[CNI_PCI_ADDR_MAX];
+	char vfio[64]; /* /dev/vfio/<iommu group> */
 };
+
+/* The owner podwired records for an attachment's VF: "<containerID>/<ifname>". */
+#define VF_OWNER_MAX (CNI_CONTAINERID_MAX + 1 + CNI_IFNAME_MAX + 1)
+void vf_owner(const char *containerid, const char *ifname, char out[VF_OWNER_MAX]);
 
 uint32_t record_hash(const char *containerid, const char *ifname);
 
@@ -83,8 +93,12 @@ bool record_exists(const char *data_dir, uint32_t slot);
 /* Calls fn for every slot that has a record (unlocked; fn locks). */
 int record_each(const char *data_dir, int (*fn)(uint32_t slot, void *arg), void *arg);
 
-/* Remembers that a's port must be deleted from podwired later. */
+/* Remembers that a's port must be deleted from podwired later (for
+ * iftype pci: that its VF must be released). */
 int pending_add(const char *data_dir, const struct attach *a, struct cni_error *err);
+
+/* True when a pending entry for port (an attachment's port name) is left. */
+bool pending_exists(const char *data_dir, const char *port);
 
 /*
  * Deletes from podwired (c) the ports that pending entries for this

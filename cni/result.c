@@ -144,6 +144,8 @@ cJSON *result_merge(const cJSON *prev, const cJSON *ipam, const struct result_if
 		cJSON_AddStringToObject(ours, "sandbox", iface->sandbox);
 	if (iface->socket_path != NULL && iface->socket_path[0] != '\0')
 		cJSON_AddStringToObject(ours, "socketPath", iface->socket_path);
+	if (iface->pci_id != NULL && iface->pci_id[0] != '\0')
+		cJSON_AddStringToObject(ours, "pciID", iface->pci_id);
 	cJSON_AddItemToArray(ifs, ours);
 
 	cJSON_ArrayForEach (ip, cJSON_GetObjectItemCaseSensitive(ipam, "ips")) {

@@ -29,6 +29,7 @@ struct result_iface {
 	const char *mac;
 	const char *sandbox; /* CNI_NETNS */
 	const char *socket_path;
+	const char *pci_id; /* iftype pci: the VF's PCI address */
 	long mtu;
 };
 
@@ -48,7 +49,7 @@ cJSON *result_normalize(const cJSON *in, const char *what, struct cni_error *err
 cJSON *result_merge(const cJSON *prev, const cJSON *ipam, const struct result_iface *iface);
 
 /* The internal result shaped for the version: "version" on each IP before
- * 1.0.0, interface mtu/socketPath and the newer route fields only from
+ * 1.0.0, interface mtu/socketPath/pciID and the newer route fields only from
  * 1.1.0 on. A new object. */
 cJSON *result_shape(const cJSON *internal, const char *version);
 

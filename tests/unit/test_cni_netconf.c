@@ -195,6 +195,96 @@ static void test_full(void)
 	netconf_free(&c);
 }
 
+static void test_pci(void)
+{
+	static const char json[] =
+	    "{\"cniVersion\":\"1.1.0\",\"name\":\"sriov a\",\"type\":\"podwire\","
+	    "\"iftype\":\"pci\",\"physnet\":\"physnet2\",\"vlan\":0,\"spoofChk\":\"on\","
+	    "\"trust\":\"off\",\"runtimeConfig\":{\"mac\":\"02:00:00:00:00:03\"}}";
+	char *const envp[] = {ENV_ADD, "CNI_ARGS=MAC=02:00:00:00:00:02", NULL};
+	struct cni_error err;
+	struct cni_env env;
+	struct netconf c;
+
+	/* The least a pci config needs; a name that is no podwired network
+	 * name is fine, there is no network. */
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"my net\",\"iftype\":\"pci\","
+			    "\"physnet\":\"physnet2\"}",
+			    &env_add, &c, &err),
+		      0);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_PCI);
+	ASSERT_STR_EQ(iftype_name(c.iftype), "pci");
+	ASSERT_STR_EQ(c.physnet, "physnet2");
+	ASSERT_STR_EQ(c.network, "");
+	ASSERT_INT_EQ(c.vlan, -1);
+	ASSERT_INT_EQ(c.spoof_chk, -1);
+	ASSERT_INT_EQ(c.trust, -1);
+	ASSERT_INT_EQ(c.mtu, 0);
+	ASSERT_STR_EQ(c.mac, "");
+	netconf_free(&c);
+
+	ASSERT_INT_EQ(parse_env(envp, &env, &err), 0);
+	ASSERT_INT_EQ(parse(json, &env, &c, &err), 0);
+	ASSERT_INT_EQ(c.vlan, 0); /* 0: the VF's VLAN is cleared */
+	ASSERT_INT_EQ(c.spoof_chk, 1);
+	ASSERT_INT_EQ(c.trust, 0);
+	ASSERT_STR_EQ(c.mac, "02:00:00:00:00:03"); /* runtimeConfig beats CNI_ARGS */
+	netconf_free(&c);
+
+	/* Other iftypes leave the VF settings unset. */
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env_add, &c, &err), 0);
+	ASSERT_STR_EQ(c.physnet, "");
+	ASSERT_INT_EQ(c.spoof_chk, -1);
+	netconf_free(&c);
+
+	ASSERT_INT_EQ(iftype_parse("pci", &c.iftype), 0);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_PCI);
+	ASSERT_INT_EQ(iftype_parse("memif", &c.iftype), 0);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_MEMIF);
+	ASSERT_INT_EQ(iftype_parse("tap", &c.iftype), -1);
+}
+
+static void test_pci_bad(void)
+{
+#define PCI(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"pci\"" extra "}"
+#define PN	   ",\"physnet\":\"physnet2\""
+	expect_bad(PCI(""), CNI_ERR_CONFIG,
+		   "\"physnet\" is missing; iftype \"pci\" takes a VF from a physical network");
+	expect_bad(PCI(",\"physnet\":\"\""), CNI_ERR_CONFIG, "\"physnet\": physnet name is empty");
+	expect_bad(PCI(",\"physnet\":\"phys net\""), CNI_ERR_CONFIG,
+		   "\"physnet\": physnet name \"phys net\" has character ' '");
+	expect_bad(PCI(",\"physnet\":2"), CNI_ERR_CONFIG, "\"physnet\" must be a string");
+	expect_bad(PCI(PN ",\"vlan\":4095"), CNI_ERR_CONFIG,
+		   "\"vlan\": VLAN id 4095 is out of range; give 1-4094, or 0 for none");
+	expect_bad(PCI(PN ",\"vlan\":-2"), CNI_ERR_CONFIG, "VLAN id -2 is out of range");
+	expect_bad(PCI(PN ",\"vlan\":\"10\""), CNI_ERR_CONFIG, "\"vlan\" must be an integer");
+	expect_bad(PCI(PN ",\"spoofChk\":true"), CNI_ERR_CONFIG,
+		   "\"spoofChk\" is true; give \"on\" or \"off\" (as in sriov-cni)");
+	expect_bad(PCI(PN ",\"trust\":\"yes\""), CNI_ERR_CONFIG,
+		   "\"trust\" is \"yes\"; give \"on\" or \"off\"");
+	/* Fields of the socket iftypes are refused, with their value. */
+	expect_bad(PCI(PN ",\"mode\":\"client\""), CNI_ERR_FIELD,
+		   "\"mode\": \"client\" does not apply to iftype \"pci\": a VF has no socket");
+	expect_bad(PCI(PN ",\"mtu\":9000"), CNI_ERR_FIELD,
+		   "\"mtu\": 9000 does not apply to iftype \"pci\": the pod's DPDK app sets");
+	expect_bad(PCI(PN ",\"network\":\"fast\""), CNI_ERR_FIELD,
+		   "\"network\": \"fast\" does not apply to iftype \"pci\"");
+	/* ... and the VF's fields on the socket iftypes. */
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"" PN "}", CNI_ERR_FIELD,
+		   "\"physnet\": \"physnet2\" does not apply to iftype \"vhost-user\": it "
+		   "configures an SR-IOV VF (iftype \"pci\")");
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"memif\","
+		   "\"spoofChk\":\"off\"}",
+		   CNI_ERR_FIELD, "\"spoofChk\": \"off\" does not apply to iftype \"memif\"");
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"trust\":\"on\"}", CNI_ERR_FIELD,
+		   "\"trust\": \"on\" does not apply");
+	/* A VF still takes the MAC rules of the other iftypes. */
+	expect_bad(PCI(PN ",\"runtimeConfig\":{\"mac\":\"03:00:00:00:00:01\"}"), CNI_ERR_CONFIG,
+		   "is a multicast");
+#undef PN
+#undef PCI
+}
+
 static void test_json_and_version(void)
 {
 	expect_bad("{\"cniVersion\":\"1.1.0\",", CNI_ERR_DECODE, "not valid JSON");
@@ -211,7 +301,8 @@ static void test_bad_fields(void)
 {
 #define CONF(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\"," extra "}"
 	expect_bad(CONF("\"iftype\":\"tap\""), CNI_ERR_CONFIG,
-		   "\"iftype\" is \"tap\"; use \"vhost-user\"");
+		   "\"iftype\" is \"tap\"; use \"vhost-user\" (for a virtio-user app), \"memif\" "
+		   "or \"pci\"");
 	expect_bad(CONF("\"mode\":\"master\""), CNI_ERR_CONFIG,
 		   "\"mode\" is \"master\", not a vhost-user mode; use \"client\"");
 	expect_bad(CONF("\"iftype\":\"memif\",\"mode\":\"client\""), CNI_ERR_CONFIG,
@@ -324,6 +415,8 @@ int main(void)
 	    {"env: bad command, container id, ifname, MAC", test_env_bad_values},
 	    {"config: defaults", test_defaults},
 	    {"config: every field; MAC precedence", test_full},
+	    {"config: iftype pci", test_pci},
+	    {"config: iftype pci, bad and misplaced fields", test_pci_bad},
 	    {"config: bad JSON and versions", test_json_and_version},
 	    {"config: bad fields name the field and the fix", test_bad_fields},
 	    {"config: socketDir length limit 87", test_socket_dir_length},

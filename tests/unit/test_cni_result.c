@@ -301,6 +301,91 @@ static void test_podwire_json(void)
 	cJSON_Delete(m);
 }
 
+static void attach_pci(struct attach *a)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->containerid, sizeof(a->containerid), "c1");
+	snprintf(a->ifname, sizeof(a->ifname), "net2");
+	snprintf(a->cni_name, sizeof(a->cni_name), "sriov-a");
+	snprintf(a->port, sizeof(a->port), "pw-1a2b3c4e-net2");
+	a->iftype = IFTYPE_PCI;
+	snprintf(a->physnet, sizeof(a->physnet), "physnet2");
+	snprintf(a->pci, sizeof(a->pci), "0000:01:10.2");
+	snprintf(a->pf_pci, sizeof(a->pf_pci), "0000:01:00.0");
+	snprintf(a->vfio, sizeof(a->vfio), "/dev/vfio/11");
+}
+
+/* The spec's pci type: the VF and its PF, nothing else we cannot stand by. */
+static void test_devinfo_pci(void)
+{
+	char vdev[64], msg[256];
+	struct attach a;
+	cJSON *d, *pci;
+
+	attach_pci(&a);
+	d = devinfo_build(&a);
+	ASSERT_STR_EQ(str_at(d, "type"), "pci");
+	ASSERT_STR_EQ(str_at(d, "version"), "1.1.0");
+	ASSERT_STR_EQ(str_at(d, "pci.pci-address"), "0000:01:10.2");
+	ASSERT_STR_EQ(str_at(d, "pci.pf-pci-address"), "0000:01:00.0");
+	pci = cJSON_GetObjectItem(d, "pci");
+	ASSERT_INT_EQ(cJSON_GetArraySize(pci), 2);
+	ASSERT_INT_EQ(cJSON_GetArraySize(d), 3);
+	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), -1);
+	cJSON_Delete(d);
+
+	/* No PF known: the optional key is left out, not written empty. */
+	a.pf_pci[0] = '\0';
+	d = devinfo_build(&a);
+	ASSERT_INT_EQ(has(d, "pci.pf-pci-address"), 0);
+	cJSON_Delete(d);
+}
+
+static void test_result_pci(void)
+{
+	struct cni_error err = {0};
+	const struct result_iface vf = {.name = "net2",
+					.mac = "02:00:00:00:00:05",
+					.sandbox = "/var/run/netns/p1",
+					.pci_id = "0000:01:10.2"};
+	cJSON *in = parse(ipam_040), *n = result_normalize(in, "ipam", &err);
+	cJSON *m = result_merge(NULL, n, &vf), *r = result_shape(m, "1.1.0"), *pj;
+	struct attach a;
+
+	ASSERT_STR_EQ(str_at(r, "interfaces.0.name"), "net2");
+	ASSERT_STR_EQ(str_at(r, "interfaces.0.pciID"), "0000:01:10.2");
+	ASSERT_STR_EQ(str_at(r, "interfaces.0.mac"), "02:00:00:00:00:05");
+	ASSERT_INT_EQ(has(r, "interfaces.0.socketPath"), 0);
+	ASSERT_INT_EQ(has(r, "interfaces.0.mtu"), 0);
+	ASSERT_STR_EQ(str_at(r, "ips.0.address"), "10.1.0.5/24");
+	cJSON_Delete(r);
+	/* pciID came with 1.1.0. */
+	r = result_shape(m, "1.0.0");
+	ASSERT_INT_EQ(has(r, "interfaces.0.pciID"), 0);
+	ASSERT_STR_EQ(str_at(r, "interfaces.0.name"), "net2");
+	cJSON_Delete(r);
+
+	attach_pci(&a);
+	pj = podwire_json_build(&a, "02:00:00:00:00:05", 0, m);
+	ASSERT_STR_EQ(str_at(pj, "iftype"), "pci");
+	ASSERT_STR_EQ(str_at(pj, "physnet"), "physnet2");
+	ASSERT_STR_EQ(str_at(pj, "pci"), "0000:01:10.2");
+	ASSERT_STR_EQ(str_at(pj, "pfPci"), "0000:01:00.0");
+	ASSERT_STR_EQ(str_at(pj, "vfioDevice"), "/dev/vfio/11");
+	ASSERT_STR_EQ(str_at(pj, "mac"), "02:00:00:00:00:05");
+	ASSERT_STR_EQ(str_at(pj, "eal.0"), "--allow=0000:01:10.2");
+	ASSERT_INT_EQ(has(pj, "vdev"), 0);
+	ASSERT_INT_EQ(has(pj, "socket"), 0);
+	ASSERT_INT_EQ(has(pj, "mtu"), 0);
+	ASSERT_INT_EQ(has(pj, "port"), 0);
+	ASSERT_STR_EQ(str_at(pj, "ips.0"), "10.1.0.5/24");
+	ASSERT_STR_EQ(str_at(pj, "deviceInfo.pci.pci-address"), "0000:01:10.2");
+	cJSON_Delete(pj);
+	cJSON_Delete(m);
+	cJSON_Delete(n);
+	cJSON_Delete(in);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -313,6 +398,8 @@ int main(void)
 	    {"error object", test_error_object},
 	    {"device-info and vdev strings", test_devinfo},
 	    {"podwire.json", test_podwire_json},
+	    {"device-info of a VF (type pci)", test_devinfo_pci},
+	    {"result and podwire.json of a VF: pciID, no socket", test_result_pci},
 	    {NULL, NULL},
 	};
 
