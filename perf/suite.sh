@@ -13,12 +13,14 @@
 #            NORMAL action, vhost-user, 64/512/1518 B, when installed
 # Parts run in that order, each cell after the previous one has ended.
 #
-# Usage: perf/suite.sh [--quick] [--only GLOBS] [--out DIR] [--duration SEC]
+# Usage: perf/suite.sh [--quick] [--only GLOBS] [--out DIR] [--duration SEC] [--rounds N]
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
 #                 scale:PODS, latency:PCT, ovs:SIZE
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
+#   --rounds N    measure each cell N times (default 3, --quick 1) and keep
+#                 the median round; every round's figure is in the cell's JSON
 # Results: OUT/summary.json, OUT/cells/*.json (podwire-bench's own output),
 # OUT/scaling.png when gnuplot is installed. It asserts nothing.
 set -euo pipefail
@@ -44,14 +46,16 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
+	--rounds) ROUNDS=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
 if [ "$QUICK" = 1 ]; then
-	DURATION=${DURATION:-1} WARMUP=0.3 TRIAL=0.3 RESOLUTION=0.1
+	DURATION=${DURATION:-1} WARMUP=0.3 TRIAL=0.3 RESOLUTION=0.1 ROUNDS=${ROUNDS:-1}
 else
-	DURATION=${DURATION:-10} WARMUP=1 TRIAL=2 RESOLUTION=0.02
+	DURATION=${DURATION:-10} WARMUP=1 TRIAL=2 RESOLUTION=0.02 ROUNDS=${ROUNDS:-3}
 fi
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "suite: --rounds $ROUNDS: give a positive integer" >&2; exit 2; }
 OUT=${OUT:-$ROOT/perf/results/$(date -u +%Y%m%dT%H%M%SZ)}
 
 for f in "$BENCH" "$BUILD/podwired" "$BUILD/podwirectl"; do
@@ -176,17 +180,15 @@ bench() {
 	fi
 }
 
-# cell NAME SYS IFACE NPODS [podwire-bench options...]: one measurement,
-# saved as cells/NAME.json (":" become "_"). A run that received nothing
-# (a link that never came up) is tried once more; a failed cell is
-# recorded as an error and the suite goes on. A forwarder that exits
-# badly leaves its log in logs/.
-cell() {
-	local name=$1 sys=$2 iface=$3 n=$4 f try ok rc
-	shift 4
-	f=$OUT/cells/${name//:/_}.json
+# one_round NAME SYS IFACE NPODS FILE [podwire-bench options...]: one
+# measurement into FILE. A run that received nothing (a link that never
+# came up) is tried once more. A forwarder that exits badly leaves its log
+# in logs/.
+one_round() {
+	local name=$1 sys=$2 iface=$3 n=$4 f=$5 try ok rc
+	shift 5
 	for try in 1 2; do
-		if [ "$try" = 1 ]; then echo "suite: $name" >&2; else echo "suite: $name again: nothing was received" >&2; fi
+		[ "$try" = 1 ] || echo "suite: $name again: nothing was received" >&2
 		ok=0
 		if dut_start "$sys" "$iface" "$n" && bench "$iface" "$n" "$f" "$@"; then ok=1; fi
 		rc=0
@@ -198,19 +200,47 @@ cell() {
 			echo "suite: $name: the forwarder ($sys) exited with status $rc;" \
 				"log: $OUT/logs/${name//:/_}-$sys.log" >&2
 		fi
-		[ $ok = 1 ] || break
+		[ $ok = 1 ] || return 1
 		jq -e '.rx_packets == 0' "$f" >/dev/null || return 0
 	done
-	[ $ok = 1 ] && return 0
-	echo "{\"error\": \"see the suite's output\"}" >"$f"
-	return 1
+	return 0
+}
+
+# cell NAME SYS IFACE NPODS [podwire-bench options...]: ROUNDS measurements,
+# the median one saved as cells/NAME.json (":" become "_") with every
+# round's figure added as .rounds. The median is over received Mpps, or the
+# NDR for a search, or p99 latency for a fixed-rate run. A failed cell is
+# recorded as an error and the suite goes on.
+cell() {
+	local name=$1 sys=$2 iface=$3 n=$4 f r key=.rx_mpps files=()
+	shift 4
+	f=$OUT/cells/${name//:/_}.json
+	case " $* " in
+	*" --ndr "*) key=.ndr.ndr_pps ;;
+	*" --rate "*) key=.latency_ns.p99 ;;
+	esac
+	for r in $(seq "$ROUNDS"); do
+		echo "suite: $name (round $r of $ROUNDS)" >&2
+		one_round "$name" "$sys" "$iface" "$n" "$f.$r" "$@" && files+=("$f.$r")
+	done
+	if [ ${#files[@]} -eq 0 ]; then
+		echo "{\"error\": \"see the suite's output\"}" >"$f"
+		return 1
+	fi
+	jq -s --arg key "$key" '
+		(sort_by(getpath($key | ltrimstr(".") | split(".")) // 0)) as $s
+		| $s[(length - 1) / 2 | floor]
+		+ {rounds: [.[] | {rx_mpps, p99_ns: .latency_ns.p99, ndr_pps: .ndr.ndr_pps}],
+		   median_of: $key}' "${files[@]}" >"$f"
+	rm -f "${files[@]}"
 }
 
 # row NAME: the summary fields of one cell's JSON.
 row() {
 	jq -c '{mpps: (.rx_mpps // null), gbps: (.rx_gbps // null), loss: (.loss // null),
 		p50_ns: (.latency_ns.p50 // null), p99_ns: (.latency_ns.p99 // null),
-		offered_pps: (.offered_pps // null), ndr: (.ndr // null), error: (.error // null)}' \
+		offered_pps: (.offered_pps // null), ndr: (.ndr // null), error: (.error // null),
+		rounds: ([.rounds[]?.rx_mpps] | if length > 1 then . else null end)}' \
 		"$OUT/cells/${1//:/_}.json"
 }
 
@@ -281,10 +311,10 @@ fi
 
 # ---- summary ----------------------------------------------------------------
 jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT%TZ)" \
-	--argjson dur "$DURATION" --argjson quick "$QUICK" '
+	--argjson dur "$DURATION" --argjson quick "$QUICK" --argjson rounds "$ROUNDS" '
 	def ratio($a; $b): if ($a != null and $b != null and $b > 0) then $a / $b else null end;
 	(map(select(.part == "main"))) as $m
-	| {date: $date, host: $host, quick: ($quick == 1), duration_s: $dur,
+	| {date: $date, host: $host, quick: ($quick == 1), duration_s: $dur, rounds: $rounds,
 	   cores: {generator: 0, forwarder: 1},
 	   main: [$m[] | . as $r
 		| ([$m[] | select(.iface == $r.iface and .size == $r.size and .system == "testpmd")
