@@ -38,4 +38,17 @@ static int af_xdp_open(struct port *p, uint16_t *port_id, char *vdev, size_t vde
 	return rc;
 }
 
-UPLINK_KIND(af_xdp, API_PORT_AF_XDP, af_xdp_open, uplink_vdev_close)
+/* XDP is attached and the socket made when the queues are set up, so most
+ * reasons XDP is unavailable show only then: uplink.c calls this when the
+ * device af_xdp_open made cannot start. */
+static int af_xdp_fallback(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len,
+			   char *driver, size_t driver_len, char *msg, size_t len)
+{
+	int rc = uplink_af_packet_open(p, port_id, vdev, vdev_len, msg, len);
+
+	if (rc == 0)
+		snprintf(driver, driver_len, "af_packet (AF_XDP unavailable)");
+	return rc;
+}
+
+UPLINK_KIND_FALLBACK(af_xdp, API_PORT_AF_XDP, af_xdp_open, uplink_vdev_close, af_xdp_fallback)

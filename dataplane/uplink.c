@@ -8,8 +8,12 @@
  * polls the device's ports runs uplink_rx; any worker may run uplink_tx
  * (the device's tx queue is shared, so it is locked per burst).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +28,11 @@
 #define UPLINK_RING  1024
 #define UPLINK_STASH (2 * PW_BURST)
 #define MAX_KINDS    4
+#define MAX_XSK_FDS  8
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
 
 struct uplink_port;
 
@@ -33,6 +42,12 @@ struct uplink_dev {
 	char vdev[32];
 	char driver[64];
 	uint16_t port_id;
+	/* AF_XDP sockets made while the device started: net_af_xdp of DPDK
+	 * 22.11 (with libxdp 1.3) leaves them open on close, and the queue
+	 * stays taken until they are closed. */
+	int n_xsk;
+	int xsk_fd[MAX_XSK_FDS];
+	ino_t xsk_ino[MAX_XSK_FDS]; /* the fd may be closed and reused by a fixed driver */
 	unsigned int refs;
 	unsigned int worker;
 	rte_spinlock_t tx_lock;
@@ -127,12 +142,76 @@ static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size
 	return 0;
 }
 
-static void dev_close(struct uplink_dev *d)
+static bool fd_is_xsk(int fd)
+{
+	int dom;
+	socklen_t len = sizeof(dom);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 && dom == AF_XDP;
+}
+
+/* The AF_XDP sockets podwired has open, as a bitmap of fds below 1024. */
+static void xsk_fds(uint64_t set[16])
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	memset(set, 0, 16 * sizeof(uint64_t));
+	while (dir != NULL && (e = readdir(dir)) != NULL) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && fd < 1024 && fd != dirfd(dir) && fd_is_xsk(fd))
+			set[fd / 64] |= 1ULL << (fd % 64);
+	}
+	if (dir != NULL)
+		closedir(dir);
+}
+
+/* Stops and closes the ethdev and undoes the kind's open; d stays. */
+static void dev_release(struct uplink_dev *d)
 {
 	rte_eth_dev_stop(d->port_id);
 	rte_eth_dev_close(d->port_id);
 	if (d->kind->close != NULL)
 		d->kind->close(d->vdev, d->name);
+	for (int i = 0; i < d->n_xsk; i++) {
+		struct stat st;
+
+		if (fstat(d->xsk_fd[i], &st) == 0 && st.st_ino == d->xsk_ino[i] &&
+		    fd_is_xsk(d->xsk_fd[i])) {
+			PW_LOG(DEBUG, uplink, "%s: closing AF_XDP socket %d the driver left open",
+			       d->name, d->xsk_fd[i]);
+			close(d->xsk_fd[i]);
+		}
+	}
+	d->n_xsk = 0;
+}
+
+/* dev_start, recording the AF_XDP sockets it makes. */
+static int dev_start_tracked(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
+{
+	uint64_t before[16], after[16];
+	int rc;
+
+	xsk_fds(before);
+	rc = dev_start(d, p, msg, len);
+	xsk_fds(after);
+	d->n_xsk = 0;
+	for (int fd = 0; fd < 1024 && d->n_xsk < MAX_XSK_FDS; fd++)
+		if ((after[fd / 64] & ~before[fd / 64]) & (1ULL << (fd % 64))) {
+			struct stat st;
+
+			if (fstat(fd, &st) == 0) {
+				d->xsk_ino[d->n_xsk] = st.st_ino;
+				d->xsk_fd[d->n_xsk++] = fd;
+			}
+		}
+	return rc;
+}
+
+static void dev_close(struct uplink_dev *d)
+{
+	dev_release(d);
 	PW_LOG(INFO, uplink, "%s (%s) closed", d->name, d->driver);
 	TAILQ_REMOVE(&devs, d, next);
 	rte_free(d);
@@ -155,16 +234,28 @@ static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_
 	rte_spinlock_init(&d->tx_lock);
 	rc = uk->open(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver, sizeof(d->driver), msg,
 		      len);
+	if (rc == 0) {
+		rc = dev_start_tracked(d, p, msg, len);
+		if (rc != 0 && uk->fallback != NULL) {
+			PW_LOG(WARNING, uplink, "port \"%s\": %s; trying the fallback",
+			       p->conf.name, msg);
+			dev_release(d);
+			rc = uk->fallback(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver,
+					  sizeof(d->driver), msg, len);
+			if (rc != 0) {
+				rte_free(d);
+				return rc;
+			}
+			rc = dev_start_tracked(d, p, msg, len);
+		}
+		if (rc != 0)
+			dev_release(d);
+	}
 	if (rc != 0) {
 		rte_free(d);
 		return rc;
 	}
 	TAILQ_INSERT_TAIL(&devs, d, next);
-	rc = dev_start(d, p, msg, len);
-	if (rc != 0) {
-		dev_close(d);
-		return rc;
-	}
 	PW_LOG(INFO, uplink, "%s opened with %s (ethdev %u)", d->name, d->driver, d->port_id);
 	*out = d;
 	return 0;

@@ -32,6 +32,9 @@ struct uplink_kind {
 	const char *kind; /* API type name */
 	uplink_open_fn open;
 	uplink_close_fn close;
+	/* Optional: opens the device another way when what open made cannot
+	 * start (af_xdp: XDP is attached only when the queues are set up). */
+	uplink_open_fn fallback;
 };
 
 /* The device an uplink port of this kind and conf would use: the
@@ -50,6 +53,8 @@ void uplink_to_json(const struct port *p, cJSON *obj);
 
 /* Declares and registers an uplink port kind in one line. */
 #define UPLINK_KIND(name, wire, open_fn, close_fn)                                                 \
+	UPLINK_KIND_FALLBACK(name, wire, open_fn, close_fn, NULL)
+#define UPLINK_KIND_FALLBACK(name, wire, open_fn, close_fn, fallback_fn)                           \
 	static const struct port_ops name##_port_ops = {                                           \
 	    .kind = wire,                                                                          \
 	    .needs_socket = false,                                                                 \
@@ -60,7 +65,8 @@ void uplink_to_json(const struct port *p, cJSON *obj);
 	    .poll_link = uplink_poll_link,                                                         \
 	    .to_json = uplink_to_json,                                                             \
 	};                                                                                         \
-	static const struct uplink_kind name##_uplink_kind = {wire, open_fn, close_fn};            \
+	static const struct uplink_kind name##_uplink_kind = {wire, open_fn, close_fn,             \
+							      fallback_fn};                        \
 	RTE_INIT(port_##name##_register)                                                           \
 	{                                                                                          \
 		port_kind_register(&name##_port_ops);                                              \
