@@ -171,7 +171,7 @@ cJSON *h_vf_alloc(const cJSON *params, int *code, char *msg, size_t len, const c
 	const char *mac = api_get_str(params, API_F_MAC, NULL);
 	struct sriov_vf_conf conf = {.vlan = -1, .spoofchk = -1, .trust = -1};
 	const struct vf_entry *e;
-	char obj[128], text[18], dev[64];
+	char obj[128], dev[64];
 	cJSON *o;
 	int rc;
 
@@ -235,21 +235,7 @@ cJSON *h_vf_alloc(const cJSON *params, int *code, char *msg, size_t len, const c
 		cJSON_AddNullToObject(o, "iommu_group");
 	sriov_vfio_device(&e->vf, dev, sizeof(dev));
 	cJSON_AddStringToObject(o, "vfio_device", dev);
-	if (e->conf.vlan >= 0)
-		cJSON_AddNumberToObject(o, API_F_VLAN, e->conf.vlan);
-	else
-		cJSON_AddNullToObject(o, API_F_VLAN);
-	if (e->conf.set_mac) {
-		format_mac(e->conf.mac, text);
-		cJSON_AddStringToObject(o, API_F_MAC, text);
-	} else {
-		cJSON_AddNullToObject(o, API_F_MAC);
-	}
-	if (e->conf.spoofchk >= 0)
-		cJSON_AddBoolToObject(o, API_F_SPOOFCHK, e->conf.spoofchk);
-	if (e->conf.trust >= 0)
-		cJSON_AddBoolToObject(o, API_F_TRUST, e->conf.trust);
-	cJSON_AddStringToObject(o, "vf_config", e->vf_config);
+	vf_entry_conf_json(e, o, true);
 	return o;
 }
 

@@ -338,10 +338,30 @@ void vf_pool_refresh(void)
 
 /* ---- the state file ---------------------------------------------------------- */
 
+void vf_entry_conf_json(const struct vf_entry *e, cJSON *o, bool nulls)
+{
+	char mac[18];
+
+	if (e->conf.vlan >= 0)
+		cJSON_AddNumberToObject(o, API_F_VLAN, e->conf.vlan);
+	else if (nulls)
+		cJSON_AddNullToObject(o, API_F_VLAN);
+	if (e->conf.set_mac) {
+		format_mac(e->conf.mac, mac);
+		cJSON_AddStringToObject(o, API_F_MAC, mac);
+	} else if (nulls) {
+		cJSON_AddNullToObject(o, API_F_MAC);
+	}
+	if (e->conf.spoofchk >= 0)
+		cJSON_AddBoolToObject(o, API_F_SPOOFCHK, e->conf.spoofchk);
+	if (e->conf.trust >= 0)
+		cJSON_AddBoolToObject(o, API_F_TRUST, e->conf.trust);
+	cJSON_AddStringToObject(o, "vf_config", e->vf_config);
+}
+
 static cJSON *entry_record(const struct vf_entry *e)
 {
 	cJSON *o = cJSON_CreateObject();
-	char mac[18];
 
 	cJSON_AddStringToObject(o, API_F_PCI, e->vf.pci);
 	cJSON_AddStringToObject(o, API_F_PHYSNET, physnets[e->physnet].name);
@@ -349,17 +369,7 @@ static cJSON *entry_record(const struct vf_entry *e)
 	cJSON_AddNumberToObject(o, "vf_index", e->vf.vf_index);
 	cJSON_AddStringToObject(o, API_F_OWNER, e->owner);
 	cJSON_AddStringToObject(o, "original_driver", e->orig_driver);
-	if (e->conf.vlan >= 0)
-		cJSON_AddNumberToObject(o, API_F_VLAN, e->conf.vlan);
-	if (e->conf.set_mac) {
-		format_mac(e->conf.mac, mac);
-		cJSON_AddStringToObject(o, API_F_MAC, mac);
-	}
-	if (e->conf.spoofchk >= 0)
-		cJSON_AddBoolToObject(o, API_F_SPOOFCHK, e->conf.spoofchk);
-	if (e->conf.trust >= 0)
-		cJSON_AddBoolToObject(o, API_F_TRUST, e->conf.trust);
-	cJSON_AddStringToObject(o, "vf_config", e->vf_config);
+	vf_entry_conf_json(e, o, false);
 	return o;
 }
 

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "sriov.h"
 #include "sriov_netlink.h"
 
@@ -103,6 +105,10 @@ int vf_pool_physnet_find(const char *name);
 unsigned int vf_pool_entry_count(void);
 const struct vf_entry *vf_pool_entry(unsigned int i);
 void vf_pool_refresh(void);
+
+/* Adds e's requested settings (vlan, mac, spoof_check, trust) and
+ * vf_config to o; nulls: unset ones as null (API) or left out (state). */
+void vf_entry_conf_json(const struct vf_entry *e, cJSON *o, bool nulls);
 
 /*
  * Takes the first free VF of physnet for owner: binds it to vfio-pci,
