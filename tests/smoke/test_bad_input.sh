@@ -161,7 +161,7 @@ refused "socket path with .." 'port "x";".."' \
 	port add x --network net1 --type vhost-user --socket "$S/../x.sock"
 refused "vhost-user port without a socket" 'port "x";"socket"' \
 	port add x --network net1 --type vhost-user
-refused "null port with a socket" 'port "x";null port has no socket' \
+refused "null port with a socket" 'port "x";type null has no socket' \
 	port add x --network net1 --type null --socket "$S/x.sock"
 refused "two ports on one socket path" "port \"p2\";$S/p1.sock;already used by port \"p1\"" \
 	port add p2 --network net1 --type vhost-user --socket "$S/p1.sock"
