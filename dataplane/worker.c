@@ -64,8 +64,10 @@ void txb_add(struct worker *w, const struct dp_view *v, uint16_t out, struct rte
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (b->n == 0)
+	if (!b->queued) {
+		b->queued = true;
 		w->dirty[w->n_dirty++] = out;
+	}
 	b->pkts[b->n++] = m;
 	if (unlikely(b->n == TXB_SIZE))
 		txb_flush(w, v, out);
@@ -73,10 +75,32 @@ void txb_add(struct worker *w, const struct dp_view *v, uint16_t out, struct rte
 
 void txb_flush_all(struct worker *w, const struct dp_view *v)
 {
-	for (uint16_t i = 0; i < w->n_dirty; i++)
-		if (w->txb[w->dirty[i]].n != 0)
+	for (uint16_t i = 0; i < w->n_dirty; i++) {
+		struct tx_buffer *b = &w->txb[w->dirty[i]];
+
+		b->queued = false;
+		if (b->n != 0)
 			txb_flush(w, v, w->dirty[i]);
+	}
 	w->n_dirty = 0;
+}
+
+void txb_flush_full(struct worker *w, const struct dp_view *v)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < w->n_dirty; i++) {
+		uint16_t idx = w->dirty[i];
+		struct tx_buffer *b = &w->txb[idx];
+
+		if (b->n >= TXB_FLUSH_MIN)
+			txb_flush(w, v, idx);
+		if (b->n != 0)
+			w->dirty[k++] = idx;
+		else
+			b->queued = false;
+	}
+	w->n_dirty = k;
 }
 
 static int worker_main(void *arg)
@@ -110,12 +134,17 @@ static int worker_main(void *arg)
 				xconnect_input(w, v, p, pkts, n);
 			else
 				l2_bridge_input(w, v, p, net, pkts, n);
-			/* Flush per rx burst: frames leave while their data is
-			 * still in cache, and a peer waiting for them is not held
-			 * up by the polling of every other port. */
+			/* Buffers that hold a burst's worth leave now, while the
+			 * frames are in cache and their peer is not held up by the
+			 * polling of every other port. Thin ones (a burst spread
+			 * over many pods) wait for the end of the turn and leave
+			 * together with what later bursts add: one vhost call per
+			 * frame would cost more than the frame. */
 			if (w->n_dirty != 0)
-				txb_flush_all(w, v);
+				txb_flush_full(w, v);
 		}
+		if (w->n_dirty != 0)
+			txb_flush_all(w, v);
 		/* Past this point this worker holds nothing from v. */
 		rte_rcu_qsbr_quiescent(dp_qsbr, w->id);
 		t1 = rte_rdtsc();

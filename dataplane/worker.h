@@ -10,9 +10,13 @@
 #include "stats.h"
 
 #define TXB_SIZE (2 * PW_BURST)
+/* A buffer this full is sent right after the rx burst that filled it;
+ * fuller ones wait for the end of the loop turn (see worker_main). */
+#define TXB_FLUSH_MIN (PW_BURST / 4)
 
 struct tx_buffer {
 	uint16_t n;
+	bool queued; /* in the worker's dirty list */
 	struct rte_mbuf *pkts[TXB_SIZE];
 };
 
@@ -51,5 +55,7 @@ void port_send(struct worker *w, const struct dp_view *v, uint16_t idx, struct r
 	       uint16_t n);
 /* Sends every non-empty buffer; counts link_down and tx_full drops. */
 void txb_flush_all(struct worker *w, const struct dp_view *v);
+/* Sends the buffers holding at least TXB_FLUSH_MIN frames. */
+void txb_flush_full(struct worker *w, const struct dp_view *v);
 
 #endif
