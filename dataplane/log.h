@@ -5,7 +5,8 @@
 
 #include <rte_log.h>
 
-#define PW_LOG_MODULES(X) X(main) X(api) X(state) X(l2) X(vhost) X(memif) X(worker) X(uplink) X(sriov)
+#define PW_LOG_MODULES(X)                                                                          \
+	X(main) X(api) X(state) X(l2) X(vhost) X(memif) X(worker) X(uplink) X(sriov)
 
 #define PW_LOG_DECL(m) extern int pw_logtype_##m;
 PW_LOG_MODULES(PW_LOG_DECL)

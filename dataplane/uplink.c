@@ -8,7 +8,6 @@
  * polls the device's ports runs uplink_rx; any worker may run uplink_tx
  * (the device's tx queue is shared, so it is locked per burst).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -24,6 +23,7 @@
 #include "log.h"
 #include "network.h"
 #include "uplink.h"
+#include "uplink_vdev.h"
 
 #define UPLINK_RING  1024
 #define UPLINK_STASH (2 * PW_BURST)
@@ -63,6 +63,7 @@ struct uplink_dev {
 /* A port's private state: its network's view of the device. */
 struct uplink_port {
 	struct uplink_dev *dev;
+	struct port *port;
 	uint16_t vlan;
 	/* Frames the device gave while another port of it was polled. */
 	uint16_t n_stash;
@@ -104,15 +105,7 @@ static struct uplink_dev *dev_find(const char *name)
 
 static struct port *port_on_vlan(const struct uplink_dev *d, uint16_t vlan)
 {
-	struct port *p;
-
-	TAILQ_FOREACH (p, &port_all, next) {
-		const struct uplink_port *u = p->ops->to_json == uplink_to_json ? p->priv : NULL;
-
-		if (u != NULL && u->dev == d && u->vlan == vlan)
-			return p;
-	}
-	return NULL;
+	return d->by_vlan[vlan] != NULL ? d->by_vlan[vlan]->port : NULL;
 }
 
 static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
@@ -150,23 +143,6 @@ static bool fd_is_xsk(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 && dom == AF_XDP;
 }
 
-/* The AF_XDP sockets podwired has open, as a bitmap of fds below 1024. */
-static void xsk_fds(uint64_t set[16])
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-
-	memset(set, 0, 16 * sizeof(uint64_t));
-	while (dir != NULL && (e = readdir(dir)) != NULL) {
-		int fd = atoi(e->d_name);
-
-		if (e->d_name[0] != '.' && fd < 1024 && fd != dirfd(dir) && fd_is_xsk(fd))
-			set[fd / 64] |= 1ULL << (fd % 64);
-	}
-	if (dir != NULL)
-		closedir(dir);
-}
-
 /* Stops and closes the ethdev and undoes the kind's open; d stays. */
 static void dev_release(struct uplink_dev *d)
 {
@@ -190,22 +166,23 @@ static void dev_release(struct uplink_dev *d)
 /* dev_start, recording the AF_XDP sockets it makes. */
 static int dev_start_tracked(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
 {
-	uint64_t before[16], after[16];
-	int rc;
+	int before[UPLINK_MAX_SOCKETS], after[UPLINK_MAX_SOCKETS];
+	unsigned int n_before = uplink_sockets(AF_XDP, before, RTE_DIM(before)), n_after;
+	int rc = dev_start(d, p, msg, len);
 
-	xsk_fds(before);
-	rc = dev_start(d, p, msg, len);
-	xsk_fds(after);
+	n_after = uplink_sockets(AF_XDP, after, RTE_DIM(after));
 	d->n_xsk = 0;
-	for (int fd = 0; fd < 1024 && d->n_xsk < MAX_XSK_FDS; fd++)
-		if ((after[fd / 64] & ~before[fd / 64]) & (1ULL << (fd % 64))) {
-			struct stat st;
+	for (unsigned int i = 0; i < n_after && d->n_xsk < MAX_XSK_FDS; i++) {
+		unsigned int j = 0;
+		struct stat st;
 
-			if (fstat(fd, &st) == 0) {
-				d->xsk_ino[d->n_xsk] = st.st_ino;
-				d->xsk_fd[d->n_xsk++] = fd;
-			}
+		while (j < n_before && before[j] != after[i])
+			j++;
+		if (j == n_before && fstat(after[i], &st) == 0) {
+			d->xsk_ino[d->n_xsk] = st.st_ino;
+			d->xsk_fd[d->n_xsk++] = after[i];
 		}
+	}
 	return rc;
 }
 
@@ -299,6 +276,7 @@ int uplink_create(struct port *p, char *msg, size_t len)
 	}
 	d->refs++;
 	u->dev = d;
+	u->port = p;
 	u->vlan = p->net->vlan;
 	p->priv = u;
 	/* One worker polls every port of a device: the demultiplexer hands

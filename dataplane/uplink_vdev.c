@@ -49,6 +49,25 @@ void uplink_vdev_close(const char *vdev, const char *device)
 	rte_vdev_uninit(vdev);
 }
 
+unsigned int uplink_sockets(int domain, int *fds, unsigned int max)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	while (dir != NULL && n < max && (e = readdir(dir)) != NULL) {
+		int fd = atoi(e->d_name), dom;
+		socklen_t dl = sizeof(dom);
+
+		if (e->d_name[0] != '.' && fd != dirfd(dir) &&
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == domain)
+			fds[n++] = fd;
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return n;
+}
+
 /* An AF_PACKET socket also gets the frames the host's own stack sends out
  * of the interface; they must not be taken for frames from the wire (AF_XDP
  * never sees them). net_af_packet does not say which socket it made, so
@@ -65,26 +84,20 @@ static int af_packet_ignore_outgoing(unsigned int ifindex)
 	    BPF_STMT(BPF_RET | BPF_K, UINT32_MAX),
 	};
 	struct sock_fprog prog = {RTE_DIM(drop_outgoing), drop_outgoing};
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
+	int fds[UPLINK_MAX_SOCKETS];
+	unsigned int n_fds = uplink_sockets(AF_PACKET, fds, RTE_DIM(fds));
 	int n = 0;
 
-	while (dir != NULL && (e = readdir(dir)) != NULL) {
+	for (unsigned int i = 0; i < n_fds; i++) {
 		struct sockaddr_ll sll;
 		socklen_t sl = sizeof(sll);
-		int fd = atoi(e->d_name), dom;
-		socklen_t dl = sizeof(dom);
 
-		if (e->d_name[0] == '.' || fd == dirfd(dir) ||
-		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) != 0 || dom != AF_PACKET ||
-		    getsockname(fd, (struct sockaddr *)&sll, &sl) != 0 ||
+		if (getsockname(fds[i], (struct sockaddr *)&sll, &sl) != 0 ||
 		    (unsigned int)sll.sll_ifindex != ifindex)
 			continue;
-		if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) == 0)
+		if (setsockopt(fds[i], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) == 0)
 			n++;
 	}
-	if (dir != NULL)
-		closedir(dir);
 	PW_LOG(DEBUG, uplink, "ifindex %u: outgoing frames filtered on %d socket(s)", ifindex, n);
 	return n;
 }

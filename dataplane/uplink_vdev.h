@@ -16,6 +16,11 @@ int uplink_vdev_init(const char *prefix, const char *args, uint16_t *port_id, ch
 		     size_t vdev_len);
 /* uplink_close_fn for vdev kinds. */
 void uplink_vdev_close(const char *vdev, const char *device);
+/* The open sockets of address family domain (AF_PACKET, AF_XDP), at most
+ * max, into fds; returns how many. The PMDs do not say which sockets they
+ * make, so the uplink workarounds for DPDK 22.11 find them this way. */
+#define UPLINK_MAX_SOCKETS 1024
+unsigned int uplink_sockets(int domain, int *fds, unsigned int max);
 /* Opens p's interface with net_af_packet (used by af_packet, and by af_xdp
  * where XDP is unavailable). */
 int uplink_af_packet_open(const struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len,
