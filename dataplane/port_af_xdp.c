@@ -11,6 +11,19 @@
 #include "uplink.h"
 #include "uplink_vdev.h"
 
+/* AF_PACKET in place of AF_XDP: when net_af_xdp refuses the interface
+ * (af_xdp_open), or, since XDP is attached and the socket made only when
+ * the queues are set up, when the device it made cannot start (uplink.c). */
+static int af_xdp_fallback(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len,
+			   char *driver, size_t driver_len, char *msg, size_t len)
+{
+	int rc = uplink_af_packet_open(p, port_id, vdev, vdev_len, msg, len);
+
+	if (rc == 0)
+		snprintf(driver, driver_len, "af_packet (AF_XDP unavailable)");
+	return rc;
+}
+
 static int af_xdp_open(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len, char *driver,
 		       size_t driver_len, char *msg, size_t len)
 {
@@ -32,23 +45,7 @@ static int af_xdp_open(struct port *p, uint16_t *port_id, char *vdev, size_t vde
 	       "port \"%s\": AF_XDP is unavailable on \"%s\" (see the net_af_xdp lines above); "
 	       "falling back to AF_PACKET",
 	       p->conf.name, p->conf.iface);
-	rc = uplink_af_packet_open(p, port_id, vdev, vdev_len, msg, len);
-	if (rc == 0)
-		snprintf(driver, driver_len, "af_packet (AF_XDP unavailable)");
-	return rc;
-}
-
-/* XDP is attached and the socket made when the queues are set up, so most
- * reasons XDP is unavailable show only then: uplink.c calls this when the
- * device af_xdp_open made cannot start. */
-static int af_xdp_fallback(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len,
-			   char *driver, size_t driver_len, char *msg, size_t len)
-{
-	int rc = uplink_af_packet_open(p, port_id, vdev, vdev_len, msg, len);
-
-	if (rc == 0)
-		snprintf(driver, driver_len, "af_packet (AF_XDP unavailable)");
-	return rc;
+	return af_xdp_fallback(p, port_id, vdev, vdev_len, driver, driver_len, msg, len);
 }
 
 UPLINK_KIND_FALLBACK(af_xdp, API_PORT_AF_XDP, af_xdp_open, uplink_vdev_close, af_xdp_fallback)
