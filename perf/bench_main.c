@@ -50,7 +50,15 @@ struct bench_opts {
 struct pod {
 	uint16_t port;
 	struct rte_ether_addr mac;
-	uint64_t next; /* frames sent, for flow, MAC, destination and IMIX rotation */
+	struct bench_pkt_tmpl tmpl;
+	/* Where the pod is in its rotation: destinations turn fastest, then
+	 * source MACs, then flows (an odometer, so no division per frame). */
+	uint16_t dst_i, flow_i, imix_i;
+	uint32_t mac_i;
+	/* Full speed: frames a full ring refused, sent first next time. */
+	uint16_t npend;
+	struct rte_mbuf *pend[BURST];
+	uint16_t pend_dst[BURST];
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
 };
 
@@ -287,50 +295,119 @@ static void pod_mac(uint16_t pod, unsigned int k, uint8_t mac[6])
 	mac[5] = (uint8_t)k;
 }
 
-/* Builds and sends up to n frames from pod p; returns the number offered. */
-static unsigned int pod_send(uint16_t p, unsigned int n, bool count)
+static void rotation_reset(struct pod *pd)
 {
-	struct rte_mbuf *m[BURST];
+	pd->dst_i = pd->flow_i = pd->imix_i = 0;
+	pd->mac_i = 0;
+}
+
+static void rotation_next(struct pod *pd)
+{
+	if (++pd->imix_i == BENCH_IMIX_PERIOD)
+		pd->imix_i = 0;
+	if (++pd->dst_i < npods - 1)
+		return;
+	pd->dst_i = 0;
+	if (++pd->mac_i < opt.macs)
+		return;
+	pd->mac_i = 0;
+	if (++pd->flow_i == opt.flows)
+		pd->flow_i = 0;
+}
+
+/* Writes pod p's next frame into m (whose destination is returned): its
+ * headers from the pod's template, then the stamp. */
+static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
 	struct pod *pd = &pods[p];
-	struct bench_pkt_hdr h;
+	uint16_t len = opt.size ? opt.size : bench_imix_len(pd->imix_i);
+	uint16_t dst = (uint16_t)(p + 1 + pd->dst_i);
+	struct dir *d;
+	struct bench_stamp s;
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t smac[6], dmac[6];
+
+	if (dst >= npods)
+		dst = (uint16_t)(dst - npods);
+	d = &dirs[p * npods + dst];
+	m->data_len = (uint16_t)(len - BENCH_FCS_LEN);
+	m->pkt_len = m->data_len;
+	/* Destinations rotate over the peers' MACs too: they learned them
+	 * when the peers sent from them. */
+	if (pd->mac_i == 0) {
+		bench_pkt_fill(buf, len, &pd->tmpl, pods[dst].mac.addr_bytes, pd->mac.addr_bytes,
+			       bench_pod_ip(dst), (uint16_t)(1024 + pd->flow_i));
+	} else {
+		pod_mac(dst, pd->mac_i, dmac);
+		pod_mac(p, pd->mac_i, smac);
+		bench_pkt_fill(buf, len, &pd->tmpl, dmac, smac, bench_pod_ip(dst),
+			       (uint16_t)(1024 + pd->flow_i));
+	}
+	s = (struct bench_stamp){.src_pod = p, .dst_pod = dst, .seq = d->seq_tx++, .tsc = now};
+	bench_stamp_write(buf, &s);
+	rotation_next(pd);
+	return dst;
+}
+
+/* Sends up to n new frames from pod p; returns the number offered. At a
+ * set rate (keep = false) what a full ring refuses is dropped and counted
+ * as lost: the forwarder did not take the offered load. At full speed
+ * (keep = true) it is kept and sent first next time, so the pods go as
+ * fast as the forwarder takes frames and nothing is built twice. */
+static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
+{
+	struct rte_mbuf **m;
+	struct pod *pd = &pods[p];
 	uint64_t now = rte_rdtsc();
-	uint16_t sent;
+	uint16_t sent, total;
 
 	if (n > BURST)
 		n = BURST;
-	if (rte_pktmbuf_alloc_bulk(pool, m, n) < 0)
-		return 0;
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t k = pd->next++;
-		uint16_t len = opt.size ? opt.size : bench_imix_len(k);
-		uint16_t dst = (uint16_t)((p + 1 + k % (npods - 1)) % npods);
-		unsigned int mac = (unsigned int)(k / (npods - 1) % opt.macs);
-		struct dir *d = &dirs[p * npods + dst];
-		struct bench_stamp s = {
-		    .src_pod = p, .dst_pod = dst, .seq = d->seq_tx++, .tsc = now};
-		uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m[i], len - BENCH_FCS_LEN);
-
-		/* Destinations rotate over the peers' MACs too: they learned
-		 * them when the peers sent from them. */
-		pod_mac(dst, mac, h.dst_mac);
-		pod_mac(p, mac, h.src_mac);
-		h.src_ip = bench_pod_ip(p);
-		h.dst_ip = bench_pod_ip(dst);
-		h.src_port = (uint16_t)(1024 + k / ((uint64_t)(npods - 1) * opt.macs) % opt.flows);
-		h.dst_port = BENCH_UDP_DST_PORT;
-		bench_pkt_build(buf, len, &h);
-		bench_stamp_write(buf, &s);
-		if (count)
-			d->tx++;
+	if (pd->npend > 0)
+		n = 0; /* the ring was full a moment ago: retry those first */
+	if (n > 0) {
+		if (rte_pktmbuf_alloc_bulk(pool, pd->pend, n) < 0)
+			return 0;
+		for (unsigned int i = 0; i < n; i++) {
+			pd->pend_dst[i] = frame_next(p, pd->pend[i], now);
+			if (count)
+				dirs[p * npods + pd->pend_dst[i]].tx++;
+		}
+		pd->npend = (uint16_t)n;
 	}
-	sent = rte_eth_tx_burst(pd->port, 0, m, (uint16_t)n);
-	if (sent < n)
-		rte_pktmbuf_free_bulk(&m[sent], n - sent);
+	total = pd->npend;
+	m = pd->pend;
+	sent = rte_eth_tx_burst(pd->port, 0, m, total);
 	if (count) {
-		pd->tx += n;
-		pd->tx_full += n - sent;
+		pd->tx += keep ? sent : total;
+		pd->tx_full += total - sent;
+	}
+	if (sent == total || !keep) {
+		if (sent < total)
+			rte_pktmbuf_free_bulk(&m[sent], total - sent);
+		pd->npend = 0;
+	} else if (sent > 0) {
+		memmove(m, &m[sent], sizeof(m[0]) * (total - sent));
+		memmove(pd->pend_dst, &pd->pend_dst[sent],
+			sizeof(pd->pend_dst[0]) * (total - sent));
+		pd->npend = (uint16_t)(total - sent);
 	}
 	return n;
+}
+
+/* Drops the frames still waiting to be sent (at the end of a run), and
+ * takes them out of the per-direction counts they were added to. */
+static void pending_drop(bool count)
+{
+	for (uint16_t p = 0; p < npods; p++) {
+		struct pod *pd = &pods[p];
+
+		for (uint16_t i = 0; count && i < pd->npend; i++)
+			dirs[p * npods + pd->pend_dst[i]].tx--;
+		if (pd->npend > 0)
+			rte_pktmbuf_free_bulk(pd->pend, pd->npend);
+		pd->npend = 0;
+	}
 }
 
 static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
@@ -398,11 +475,11 @@ static void learn(void)
 	for (uint16_t p = 0; p < npods; p++) {
 		unsigned int n = (unsigned int)(npods - 1) * opt.macs;
 
-		pods[p].next = 0;
+		rotation_reset(&pods[p]);
 		while (n > 0) {
 			unsigned int k = n < BURST ? n : BURST;
 
-			pod_send(p, k, false);
+			pod_send(p, k, false, false);
 			n -= k;
 			drain(1, false, NULL);
 		}
@@ -424,28 +501,37 @@ static void counters_reset(void)
 }
 
 /* Offers rate pps (0 = as fast as possible), spread evenly over the pods,
- * for seconds; counts only when count is set. */
+ * for seconds; counts only when count is set. Each pod sends, then
+ * receives, in turn: every loop visits every pod once, so with many pods
+ * the generator neither polls 128 receive queues per burst sent nor lets
+ * one pod's ring overflow while it serves the others. */
 static void offer(double rate, double seconds, bool count, struct bench_hist *hist)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(seconds * hz);
 	uint64_t offered = 0, now;
-	uint16_t p = 0;
+	uint16_t next = 0; /* at a set rate, the pod whose turn it is to send */
 
 	while (!quit && (now = rte_rdtsc()) < end) {
-		unsigned int n = BURST;
+		for (uint16_t p = 0; p < npods; p++) {
+			if (rate <= 0) {
+				pod_send(p, BURST, count, true);
+			} else {
+				double due = (double)(rte_rdtsc() - start) / (double)hz * rate -
+					     (double)offered;
 
-		if (rate > 0) {
-			double due = (double)(now - start) / (double)hz * rate - (double)offered;
-
-			n = due >= BURST ? BURST : (unsigned int)due;
+				/* What is due goes out from the pods in turn, so
+				 * every pod offers the same share. */
+				if (due >= 1) {
+					offered +=
+					    pod_send(next, due >= BURST ? BURST : (unsigned int)due,
+						     count, false);
+					next = (uint16_t)(next + 1 == npods ? 0 : next + 1);
+				}
+			}
+			pod_recv(p, count, hist);
 		}
-		if (n > 0) {
-			offered += pod_send(p, n, count);
-			p = (uint16_t)((p + 1) % npods);
-		}
-		for (uint16_t q = 0; q < npods; q++)
-			pod_recv(q, count, hist);
 	}
+	pending_drop(count);
 }
 
 static int run_trial(double rate, double seconds, struct trial *t)
@@ -669,6 +755,7 @@ out:
 int main(int argc, char **argv)
 {
 	unsigned int nb_mbufs, room;
+	struct bench_pkt_hdr h = {0};
 	uint16_t port;
 	int rc, n;
 
@@ -718,6 +805,10 @@ int main(int argc, char **argv)
 	{
 		pods[n].port = port;
 		rte_eth_macaddr_get(port, &pods[n].mac);
+		memcpy(h.src_mac, pods[n].mac.addr_bytes, 6);
+		h.src_ip = bench_pod_ip((uint16_t)n);
+		h.dst_port = BENCH_UDP_DST_PORT;
+		bench_pkt_tmpl_init(&pods[n].tmpl, &h);
 		rc = port_setup(port);
 		if (rc < 0)
 			goto out;

@@ -64,6 +64,41 @@ int bench_pkt_build(uint8_t *buf, size_t size, const struct bench_pkt_hdr *h)
 	return 0;
 }
 
+void bench_pkt_tmpl_init(struct bench_pkt_tmpl *t, const struct bench_pkt_hdr *h)
+{
+	const uint8_t *ip = t->hdr + 14;
+
+	/* Built at the smallest size, then the per-frame fields zeroed so the
+	 * sum holds only what every frame shares. */
+	bench_pkt_build(t->hdr, BENCH_PKT_MIN_LEN, h);
+	memset(t->hdr + 14 + 2, 0, 2);	/* total length */
+	memset(t->hdr + 14 + 10, 0, 2); /* checksum */
+	memset(t->hdr + 14 + 16, 0, 4); /* destination */
+	t->ip_sum = 0;
+	for (unsigned int i = 0; i < 20; i += 2)
+		t->ip_sum += get16(ip + i);
+}
+
+void bench_pkt_fill(uint8_t *buf, size_t size, const struct bench_pkt_tmpl *t,
+		    const uint8_t dst_mac[6], const uint8_t src_mac[6], uint32_t dst_ip,
+		    uint16_t src_port)
+{
+	uint8_t *ip = buf + 14, *udp = ip + 20;
+	uint16_t ip_len = (uint16_t)(size - BENCH_FCS_LEN - 14);
+	uint32_t sum = t->ip_sum + ip_len + (dst_ip >> 16) + (dst_ip & 0xffff);
+
+	memcpy(buf, t->hdr, BENCH_HDR_LEN);
+	memcpy(buf, dst_mac, 6);
+	memcpy(buf + 6, src_mac, 6);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	put16(ip + 2, ip_len);
+	put16(ip + 10, (uint16_t)~sum);
+	put32(ip + 16, dst_ip);
+	put16(udp, src_port);
+	put16(udp + 4, (uint16_t)(ip_len - 20));
+}
+
 /* The stamp is in host byte order: only this program reads it back. */
 void bench_stamp_write(uint8_t *frame, const struct bench_stamp *s)
 {

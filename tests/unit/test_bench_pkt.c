@@ -57,6 +57,36 @@ static void test_build_headers(void)
 	}
 }
 
+/* The template path must produce exactly what bench_pkt_build does, for
+ * every size, destination and port, including checksums whose sum carries
+ * (high addresses, large lengths). */
+static void test_fill_matches_build(void)
+{
+	static const uint16_t lens[] = {64, 65, 594, 1518, 9000};
+	static const uint32_t dsts[] = {0x0a000201, 0x0aff0001, 0xffffffff, 0x00000000};
+	static uint8_t want[BENCH_PKT_MAX_LEN], got[BENCH_PKT_MAX_LEN];
+	struct bench_pkt_tmpl t;
+	struct bench_pkt_hdr h = hdr;
+
+	h.src_ip = 0x0afffe01;
+	bench_pkt_tmpl_init(&t, &h);
+	for (unsigned int i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (unsigned int d = 0; d < sizeof(dsts) / sizeof(dsts[0]); d++)
+			for (unsigned int port = 1024; port < 65536; port += 16411) {
+				h.dst_ip = dsts[d];
+				h.src_port = (uint16_t)port;
+				h.dst_mac[5] = (uint8_t)d;
+				h.src_mac[4] = (uint8_t)i;
+				memset(want, 0xee, sizeof(want));
+				memset(got, 0xee, sizeof(got));
+				ASSERT_INT_EQ(bench_pkt_build(want, lens[i], &h), 0);
+				bench_pkt_fill(got, lens[i], &t, h.dst_mac, h.src_mac, h.dst_ip,
+					       h.src_port);
+				CU_ASSERT(memcmp(want, got, lens[i]) == 0);
+				ASSERT_INT_EQ(bench_ipv4_cksum(got + 14, 20), 0);
+			}
+}
+
 static void test_cksum_known(void)
 {
 	/* The worked example of RFC 1071 style references: header with
@@ -196,6 +226,7 @@ int main(void)
 {
 	static const struct unit_test tests[] = {
 	    {"build: headers, lengths, checksum", test_build_headers},
+	    {"fill from a template = build", test_fill_matches_build},
 	    {"checksum of a known header", test_cksum_known},
 	    {"build: lengths out of range", test_build_bad_length},
 	    {"stamp: round trip", test_stamp_round_trip},
