@@ -11,16 +11,24 @@
 #            at 10%, 50% and 90% of the NDR
 #   ovs      Open vSwitch with DPDK (openvswitch-switch-dpdk, see suite_ovs.sh),
 #            NORMAL action, vhost-user, 64/512/1518 B, when installed
-# Parts run in that order, each cell after the previous one has ended.
+# Parts run in that order. Within a part the cells that are compared with
+# each other are measured in interleaved rounds (round 1 of each, then
+# round 2 of each, ...), so that ratios pair runs made under the same
+# conditions; a round starts the forwarder, runs the generator once and
+# stops both.
 #
 # Usage: perf/suite.sh [--quick] [--only GLOBS] [--out DIR] [--duration SEC] [--rounds N]
+#                      [--virtio packed|split]
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
 #                 scale:PODS, latency:PCT, ovs:SIZE
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
-#   --rounds N    measure each cell N times (default 3, --quick 1) and keep
+#   --rounds N    measure each cell N times (default 5, --quick 1) and keep
 #                 the median round; every round's figure is in the cell's JSON
+#   --virtio R    the pods' virtio ring layout: packed (default: packed
+#                 virtqueues, in-order, no mergeable buffers) or split
+#                 (DPDK's virtio-user defaults); the same for every system
 # Results: OUT/summary.json, OUT/cells/*.json (podwire-bench's own output),
 # OUT/scaling.png when gnuplot is installed. It asserts nothing.
 set -euo pipefail
@@ -34,6 +42,7 @@ QUICK=0
 ONLY=""
 OUT=""
 DURATION=""
+VIRTIO=packed
 SIZES="64 512 1518"
 PODS_LIST="2 8 32 128"
 usage() {
@@ -47,18 +56,24 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
+	--virtio) VIRTIO=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
 if [ "$QUICK" = 1 ]; then
 	DURATION=${DURATION:-1} WARMUP=0.3 TRIAL=0.3 RESOLUTION=0.1 ROUNDS=${ROUNDS:-1}
 else
-	DURATION=${DURATION:-10} WARMUP=1 TRIAL=2 RESOLUTION=0.02 ROUNDS=${ROUNDS:-3}
+	DURATION=${DURATION:-5} WARMUP=1 TRIAL=2 RESOLUTION=0.02 ROUNDS=${ROUNDS:-5}
 fi
+case $VIRTIO in
+packed) VIRTIO_OPTS=,packed_vq=1,in_order=1,mrg_rxbuf=0 ;;
+split) VIRTIO_OPTS="" ;;
+*) echo "suite: --virtio $VIRTIO: give packed or split" >&2; exit 2 ;;
+esac
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "suite: --rounds $ROUNDS: give a positive integer" >&2; exit 2; }
 OUT=${OUT:-$ROOT/perf/results/$(date -u +%Y%m%dT%H%M%SZ)}
 
-for f in "$BENCH" "$BUILD/podwired" "$BUILD/podwirectl"; do
+for f in "$BENCH" "$BUILD/podwired" "$BUILD/podwirectl" "$BUILD/podwire-jitter"; do
 	[ -x "$f" ] || { echo "suite: $f is not built; run: ninja -C $BUILD" >&2; exit 1; }
 done
 command -v dpdk-testpmd >/dev/null || { echo "suite: dpdk-testpmd is missing (apt-get install dpdk)" >&2; exit 1; }
@@ -120,6 +135,7 @@ dut_start() {
 		dpdk-testpmd -l "$GEN_CPU,$DUT_CPU" --main-lcore "$GEN_CPU" \
 			--file-prefix "$PFX-dut" --in-memory --no-pci --log-level '*:notice' \
 			"${vdevs[@]}" -- --forward-mode=io --nb-cores=1 --stats-period 0 \
+			--record-core-cycles \
 			<"$fifo" >"$T/dut.log" 2>&1 &
 		DUT_PID=$!
 		exec {DUT_FD}>"$fifo"
@@ -156,6 +172,26 @@ dut_stop() {
 	return $rc
 }
 
+# dut_cycles SYS: the forwarder's busy cycles per frame it received (its
+# forwarding loop's turns that moved frames, over frames received), or
+# null. podwired and OVS are asked while they run; testpmd prints it when
+# it stops ("CPU cycles/packet=" with --record-core-cycles).
+dut_cycles() {
+	local v=""
+	case $1 in
+	bridge | xconnect)
+		v=$("$BUILD/podwirectl" --socket "$T/pw.sock" --json stats 2>/dev/null | jq '
+			([.ports[].rx_packets] | add) as $rx
+			| if $rx > 0 then ([.workers[].busy_cycles] | add) / $rx else null end') ;;
+	ovs)
+		v=$(ovs-appctl -t "$T/ovs/vswitchd.ctl" dpif-netdev/pmd-stats-show 2>/dev/null |
+			sed -n 's/.*avg processing cycles per packet: *\([0-9.]*\).*/\1/p' | head -n 1) ;;
+	testpmd)
+		v=$(sed -n 's/.*CPU cycles\/packet=\([0-9.]*\).*/\1/p' "$T/dut.log" | tail -n 1) ;;
+	esac
+	echo "${v:-null}"
+}
+
 # bench IFACE NPODS OUTFILE [podwire-bench options...]: the generator on
 # GEN_CPU, one pod per socket; its JSON goes to OUTFILE.
 bench() {
@@ -164,14 +200,14 @@ bench() {
 	for i in $(seq 0 $((n - 1))); do
 		if [ "$iface" = vhost ]; then
 			# VHOST_EXTRA: ",server=1" when the forwarder is the client (OVS).
-			vdevs+=(--vdev "net_virtio_user$i,path=$T/p$i.sock,mac=$(mac_of "$i"),queues=1${VHOST_EXTRA:-}")
+			vdevs+=(--vdev "net_virtio_user$i,path=$T/p$i.sock,mac=$(mac_of "$i"),queues=1,queue_size=$RING$VIRTIO_OPTS${VHOST_EXTRA:-}")
 		else
 			vdevs+=(--vdev "net_memif$i,role=client,socket=$T/p$i.sock,socket-abstract=no,mac=$(mac_of "$i")")
 		fi
 	done
 	"$BENCH" --lcores "0@$GEN_CPU" --file-prefix "$PFX-gen" --in-memory \
 		--single-file-segments --no-pci --log-level '*:notice' "${vdevs[@]}" \
-		-- --warmup "$WARMUP" --duration "$DURATION" --json "$@" \
+		-- --warmup "$WARMUP" --duration "$DURATION" --ring "$RING" --json "$@" \
 		>"$out" 2>"$T/gen.log" || rc=$?
 	if [ $rc -ne 0 ] || ! jq -e . "$out" >/dev/null 2>&1; then
 		echo "suite: podwire-bench failed ($rc) for $out; its log:" >&2
@@ -180,19 +216,24 @@ bench() {
 	fi
 }
 
-# one_round NAME SYS IFACE NPODS FILE [podwire-bench options...]: one
-# measurement into FILE. A run that received nothing (a link that never
+# one_round NAME SYS IFACE NPODS ROUND FILE [podwire-bench options...]: one
+# measurement into FILE, with the round's number and the forwarder's busy
+# cycles per frame added. A run that received nothing (a link that never
 # came up) is tried once more. A forwarder that exits badly leaves its log
 # in logs/.
 one_round() {
-	local name=$1 sys=$2 iface=$3 n=$4 f=$5 try ok rc
-	shift 5
+	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc
+	shift 6
+	VHOST_EXTRA=""
+	[ "$sys" != ovs ] || VHOST_EXTRA=,server=1
 	for try in 1 2; do
 		[ "$try" = 1 ] || echo "suite: $name again: nothing was received" >&2
-		ok=0
+		ok=0 cyc=null
 		if dut_start "$sys" "$iface" "$n" && bench "$iface" "$n" "$f" "$@"; then ok=1; fi
+		[ $ok = 0 ] || [ "$sys" = testpmd ] || cyc=$(dut_cycles "$sys")
 		rc=0
 		dut_stop || rc=$?
+		[ $ok = 0 ] || [ "$sys" != testpmd ] || cyc=$(dut_cycles "$sys")
 		# 143: ended by our SIGTERM (ovs-vswitchd's way), not a crash.
 		if [ $rc -ne 0 ] && [ $rc -ne 143 ]; then
 			mkdir -p "$OUT/logs"
@@ -201,37 +242,58 @@ one_round() {
 				"log: $OUT/logs/${name//:/_}-$sys.log" >&2
 		fi
 		[ $ok = 1 ] || return 1
+		jq --argjson r "$round" --argjson c "$cyc" '. + {round: $r, dut_cycles_per_frame: $c}' \
+			"$f" >"$f.tmp" && mv "$f.tmp" "$f"
 		jq -e '.rx_packets == 0' "$f" >/dev/null || return 0
 	done
 	return 0
 }
 
-# cell NAME SYS IFACE NPODS [podwire-bench options...]: ROUNDS measurements,
-# the median one saved as cells/NAME.json (":" become "_") with every
-# round's figure added as .rounds. The median is over received Mpps, or the
-# NDR for a search, or p99 latency for a fixed-rate run. A failed cell is
+# Cells: define NAME SYS IFACE NPODS [podwire-bench options...]; measure
+# NAME... runs ROUNDS rounds, each measuring every named cell once, then
+# keeps each cell's median round as cells/NAME.json (":" become "_") with
+# every round's figures added as .rounds (with their round numbers, so that
+# cells of one group can be compared round by round). The median is over
+# received Mpps, or the NDR for a search, or p99 latency for a fixed-rate
+# run; dut_cycles_per_frame is the median over rounds. A failed cell is
 # recorded as an error and the suite goes on.
-cell() {
-	local name=$1 sys=$2 iface=$3 n=$4 f r key=.rx_mpps files=()
-	shift 4
-	f=$OUT/cells/${name//:/_}.json
-	case " $* " in
+declare -A C_SYS C_IFACE C_N C_OPTS C_RING
+define() {
+	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
+}
+measure() {
+	local r name f
+	for r in $(seq "$ROUNDS"); do
+		for name in "$@"; do
+			f=$OUT/cells/${name//:/_}.json
+			echo "suite: $name (round $r of $ROUNDS)" >&2
+			# shellcheck disable=SC2086
+			RING=${C_RING[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
+				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
+		done
+	done
+	for name in "$@"; do finish_cell "$name" || true; done
+}
+finish_cell() {
+	local name=$1 f=$OUT/cells/${1//:/_}.json key=.rx_mpps r files=()
+	case " ${C_OPTS[$name]} " in
 	*" --ndr "*) key=.ndr.ndr_pps ;;
 	*" --rate "*) key=.latency_ns.p99 ;;
 	esac
-	for r in $(seq "$ROUNDS"); do
-		echo "suite: $name (round $r of $ROUNDS)" >&2
-		one_round "$name" "$sys" "$iface" "$n" "$f.$r" "$@" && files+=("$f.$r")
-	done
+	for r in $(seq "$ROUNDS"); do [ ! -f "$f.$r" ] || files+=("$f.$r"); done
 	if [ ${#files[@]} -eq 0 ]; then
 		echo "{\"error\": \"see the suite's output\"}" >"$f"
 		return 1
 	fi
 	jq -s --arg key "$key" '
 		(sort_by(getpath($key | ltrimstr(".") | split(".")) // 0)) as $s
+		| ([.[].dut_cycles_per_frame | numbers] | sort) as $c
 		| $s[(length - 1) / 2 | floor]
-		+ {rounds: [.[] | {rx_mpps, p99_ns: .latency_ns.p99, ndr_pps: .ndr.ndr_pps}],
-		   median_of: $key}' "${files[@]}" >"$f"
+		+ {rounds: [.[] | {round, rx_mpps, p99_ns: .latency_ns.p99, ndr_pps: .ndr.ndr_pps,
+				   dut_cycles_per_frame}],
+		   median_of: $key,
+		   dut_cycles_per_frame: (if ($c | length) > 0 then $c[($c | length - 1) / 2 | floor]
+					  else null end)}' "${files[@]}" >"$f"
 	rm -f "${files[@]}"
 }
 
@@ -240,7 +302,7 @@ row() {
 	jq -c '{mpps: (.rx_mpps // null), gbps: (.rx_gbps // null), loss: (.loss // null),
 		p50_ns: (.latency_ns.p50 // null), p99_ns: (.latency_ns.p99 // null),
 		offered_pps: (.offered_pps // null), ndr: (.ndr // null), error: (.error // null),
-		rounds: ([.rounds[]?.rx_mpps] | if length > 1 then . else null end)}' \
+		dut_cycles_per_frame: (.dut_cycles_per_frame // null), rounds: (.rounds // [])}' \
 		"$OUT/cells/${1//:/_}.json"
 }
 
@@ -250,96 +312,148 @@ record() { # PART KEYS-JSON CELL
 		-n '{part: $part} + $k + $r' >>"$RESULTS"
 }
 : >"$RESULTS"
+# How much of each core the machine takes away (interrupts, other tasks,
+# the hypervisor): 1 s of podwire-jitter on each, before anything runs.
+JITTER=$T/jitter.jsonl
+: >"$JITTER"
+for cpu in "$GEN_CPU" "$DUT_CPU"; do
+	"$BUILD/podwire-jitter" "$cpu" 1 >>"$JITTER" 2>/dev/null || echo "{\"cpu\": $cpu, \"error\": \"podwire-jitter failed\"}" >>"$JITTER"
+done
+OVS_NOTE=""
+OVS=0
+if ! ovs_installed; then
+	OVS_NOTE="ovs: skipped, openvswitch-switch-dpdk is not installed (apt-get install openvswitch-switch-dpdk)"
+else
+	OVS=1
+	OVS_NOTE="ovs: ovs-vswitchd-dpdk $(ovs-vsctl --version | sed -n '1s/.* //p'), NORMAL action, dpdkvhostuserclient ports"
+fi
+OVS_WANTED=0
+for size in $SIZES; do want "ovs:$size" && OVS_WANTED=1; done
+[ $OVS_WANTED = 1 ] || OVS_NOTE=""
 
-# ---- 1. main comparison -----------------------------------------------------
+# ---- 1. main comparison (OVS joins the vhost-user groups) -------------------
+# One group per interface and frame size: its systems are interleaved.
 for iface in vhost memif; do
 	for size in $SIZES; do
-		for sys in testpmd bridge xconnect; do
+		group=()
+		for sys in testpmd bridge xconnect ovs; do
 			name=main:$iface:$sys:$size
+			[ "$sys" != ovs ] || { name=ovs:$size; [ "$iface" = vhost ] || continue; }
 			want "$name" || continue
-			cell "$name" "$sys" "$iface" 2 --size "$size" || true
-			record main "{\"iface\":\"$iface\",\"system\":\"$sys\",\"size\":$size}" "$name"
+			if [ "$sys" = ovs ] && [ $OVS = 0 ]; then
+				echo "suite: $OVS_NOTE" >&2
+				continue
+			fi
+			define "$name" "$sys" "$iface" 2 --size "$size"
+			group+=("$name")
+		done
+		[ ${#group[@]} -gt 0 ] || continue
+		measure "${group[@]}"
+		for name in "${group[@]}"; do
+			record main "{\"iface\":\"$iface\",\"system\":\"${C_SYS[$name]}\",\"size\":$size}" "$name"
 		done
 	done
 done
 
 # ---- 2. scaling -------------------------------------------------------------
+group=()
 for n in $PODS_LIST; do
-	name=scale:$n
-	want "$name" || continue
+	want "scale:$n" || continue
 	# Smaller rings so that 128 pods' mbufs fit in the generator's hugepages.
-	cell "$name" bridge vhost "$n" --size 64 --ring 256 || true
-	record scale "{\"pods\":$n}" "$name"
+	RING=256 define "scale:$n" bridge vhost "$n" --size 64
+	group+=("scale:$n")
 done
+if [ ${#group[@]} -gt 0 ]; then
+	measure "${group[@]}"
+	for name in "${group[@]}"; do record scale "{\"pods\":${name#scale:}}" "$name"; done
+fi
 
 # ---- 3. latency at a fraction of the NDR ------------------------------------
 LAT_PCTS=""
 for pct in 10 50 90; do want "latency:$pct" && LAT_PCTS+=" $pct"; done
 if [ -n "$LAT_PCTS" ]; then
-	if cell latency:ndr bridge vhost 2 --size 64 --ndr --trial "$TRIAL" \
-		--resolution "$RESOLUTION"; then
-		ndr=$(jq -r .ndr.ndr_pps "$OUT/cells/latency_ndr.json")
-	else
-		ndr=0
-	fi
+	define latency:ndr bridge vhost 2 --size 64 --ndr --trial "$TRIAL" --resolution "$RESOLUTION"
+	measure latency:ndr
+	ndr=$(jq -r '.ndr.ndr_pps // 0' "$OUT/cells/latency_ndr.json")
 	record latency '{"pct":100}' latency:ndr
+	# podwired and, at the same rate, testpmd io: the zero-work forwarder
+	# shows what the machine itself adds (see machine.jitter).
+	group=()
 	for pct in $LAT_PCTS; do
 		rate=$(awk -v n="$ndr" -v p="$pct" 'BEGIN {printf "%.0f", n * p / 100}')
 		if [ "$rate" -gt 0 ]; then
-			cell "latency:$pct" bridge vhost 2 --size 64 --rate "$rate" || true
+			define "latency:$pct" bridge vhost 2 --size 64 --rate "$rate"
+			define "latency:$pct:testpmd" testpmd vhost 2 --size 64 --rate "$rate"
+			group+=("latency:$pct" "latency:$pct:testpmd")
 		else
 			echo '{"error": "no NDR"}' >"$OUT/cells/latency_$pct.json"
+			echo '{"error": "no NDR"}' >"$OUT/cells/latency_${pct}_testpmd.json"
 		fi
-		record latency "{\"pct\":$pct,\"rate_pps\":$rate}" "latency:$pct"
 	done
-fi
-
-# ---- 4. Open vSwitch with DPDK ----------------------------------------------
-OVS_NOTE=""
-OVS_SIZES=""
-for size in $SIZES; do want "ovs:$size" && OVS_SIZES+=" $size"; done
-if [ -n "$OVS_SIZES" ] && ! ovs_installed; then
-	OVS_NOTE="ovs: skipped, openvswitch-switch-dpdk is not installed (apt-get install openvswitch-switch-dpdk)"
-	echo "suite: $OVS_NOTE" >&2
-elif [ -n "$OVS_SIZES" ]; then
-	OVS_NOTE="ovs: ovs-vswitchd-dpdk $(ovs-vsctl --version | sed -n '1s/.* //p'), NORMAL action, dpdkvhostuserclient ports"
-	for size in $OVS_SIZES; do
-		VHOST_EXTRA=,server=1 cell "ovs:$size" ovs vhost 2 --size "$size" || true
-		record main "{\"iface\":\"vhost\",\"system\":\"ovs\",\"size\":$size}" "ovs:$size"
+	[ ${#group[@]} -eq 0 ] || measure "${group[@]}"
+	for pct in $LAT_PCTS; do
+		rate=$(awk -v n="$ndr" -v p="$pct" 'BEGIN {printf "%.0f", n * p / 100}')
+		tp=$(jq -c '{testpmd_p50_ns: (.latency_ns.p50 // null), testpmd_p99_ns: (.latency_ns.p99 // null)}' \
+			"$OUT/cells/latency_${pct}_testpmd.json")
+		record latency "$(jq -c -n --argjson t "$tp" "{pct: $pct, rate_pps: $rate} + \$t")" "latency:$pct"
 	done
 fi
 
 # ---- summary ----------------------------------------------------------------
+# Ratios pair rounds: the median over rounds of this cell's figure over the
+# other cell's figure in the same round (throughput: Mpps; efficiency:
+# the other's cycles per frame over this one's, so > 1 is better).
 jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT%TZ)" \
-	--argjson dur "$DURATION" --argjson quick "$QUICK" --argjson rounds "$ROUNDS" '
-	def ratio($a; $b): if ($a != null and $b != null and $b > 0) then $a / $b else null end;
+	--argjson dur "$DURATION" --argjson quick "$QUICK" --argjson rounds "$ROUNDS" \
+	--arg virtio "$VIRTIO" --slurpfile jitter "$JITTER" '
+	def median: sort | if length == 0 then null elif length % 2 == 1 then .[(length - 1) / 2]
+		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	def paired($a; $b; f): [$a.rounds[]? as $x | $b.rounds[]? | select(.round == $x.round)
+		| [($x | f), (. | f)] | select(.[0] != null and .[1] != null and .[1] > 0)
+		| .[0] / .[1]] | median;
+	def speed($a; $b): if $a == null or $b == null then null else paired($a; $b; .rx_mpps) end;
+	def eff($a; $b): if $a == null or $b == null then null
+		else paired($b; $a; .dut_cycles_per_frame) end;
 	(map(select(.part == "main"))) as $m
-	| {date: $date, host: $host, quick: ($quick == 1), duration_s: $dur, rounds: $rounds,
-	   cores: {generator: 0, forwarder: 1},
-	   main: [$m[] | . as $r
-		| ([$m[] | select(.iface == $r.iface and .size == $r.size and .system == "testpmd")
-		   | .mpps] | first) as $base
-		| $r + {ratio_to_testpmd: ratio($r.mpps; $base)}],
-	   scaling: [.[] | select(.part == "scale") | del(.part)],
+	| def pick($iface; $size; $sys): [$m[] | select(.iface == $iface and .size == $size
+		and .system == $sys)] | first;
+	{date: $date, host: $host, quick: ($quick == 1), duration_s: $dur, rounds: $rounds,
+	   virtio: $virtio, cores: {generator: 0, forwarder: 1}, machine: {jitter: $jitter},
+	   main: [$m[] | . as $r | pick($r.iface; $r.size; "testpmd") as $base
+		| $r + {ratio_to_testpmd: speed($r; $base), efficiency_to_testpmd: eff($r; $base)}],
+	   scaling: ([.[] | select(.part == "scale") | del(.part)] as $sc
+		| ([$sc[] | select(.pods == 2)] | first) as $two
+		| [$sc[] | . + {ratio_to_2_pods: speed(.; $two)}]),
 	   latency: [.[] | select(.part == "latency") | del(.part)],
 	   ovs: {skipped: ($note | startswith("ovs: skipped") or . == ""), note: $note,
 		 bridge_over_ovs: [$m[] | select(.system == "ovs") | . as $o
-			| {size: .size, ratio: ratio([$m[] | select(.iface == "vhost" and
-				.size == $o.size and .system == "bridge") | .mpps] | first; $o.mpps)}]}}' "$RESULTS" >"$OUT/summary.json"
+			| pick("vhost"; $o.size; "bridge") as $b
+			| {size: .size, ratio: speed($b; $o), efficiency: eff($b; $o)}]}}' \
+	"$RESULTS" >"$OUT/summary.json"
 
 jq -e '.main | length > 0' "$OUT/summary.json" >/dev/null &&
-	printf '\n%-6s %-9s %5s %8s %8s %9s %9s %9s %7s\n' IFACE SYSTEM SIZE MPPS GBIT/S LOSS P50-US P99-US RATIO
+	printf '\n%-6s %-8s %5s %8s %7s %8s %7s %7s %7s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
+		LOSS P50-US P99-US CYC/FR RATIO EFF
 jq -r '.main[] | [.iface, .system, .size, (.mpps // "err"), (.gbps // "-"), (.loss // "-"),
-	(.p50_ns // "-"), (.p99_ns // "-"), (.ratio_to_testpmd // "-")] | @tsv' "$OUT/summary.json" |
+	(.p50_ns // "-"), (.p99_ns // "-"), (.dut_cycles_per_frame // "-"),
+	(.ratio_to_testpmd // "-"), (.efficiency_to_testpmd // "-")] | @tsv' "$OUT/summary.json" |
 	awk -F'\t' '
 	# f(value, width, precision, divisor): a number formatted, anything else as is.
 	function f(v, w, p, d) { return v ~ /^-?[0-9]/ ? sprintf("%" w "." p "f", v / d) : sprintf("%" w "s", v) }
-	{ printf "%-6s %-9s %5s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1), f($5, 8, 3, 1),
-		f($6, 9, 5, 1), f($7, 9, 2, 1000), f($8, 9, 2, 1000), f($9, 7, 3, 1) }'
+	{ printf "%-6s %-8s %5s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1), f($5, 7, 3, 1),
+		f($6, 8, 5, 1), f($7, 7, 2, 1000), f($8, 7, 2, 1000), f($9, 7, 0, 1), f($10, 6, 2, 1),
+		f($11, 6, 2, 1) }'
+jq -r '.ovs.bridge_over_ovs[] | "\(.size) \(.ratio // "-") \(.efficiency // "-")"' "$OUT/summary.json" |
+	while read -r a b c; do
+		awk -v a="$a" -v b="$b" -v c="$c" 'function f(v) { return v ~ /^[0-9]/ ? sprintf("%.2f", v) : v }
+			BEGIN { printf "podwired bridge / OVS, %s B: throughput %s, efficiency %s\n", a, f(b), f(c) }'
+	done
 if jq -e '.scaling | length > 0' "$OUT/summary.json" >/dev/null; then
-	printf '\nscaling (podwired bridge, vhost-user, 64 B, one worker)\n%6s %8s %8s\n' PODS MPPS LOSS
-	jq -r '.scaling[] | "\(.pods) \(.mpps // 0) \(.loss // 0)"' "$OUT/summary.json" |
-		while read -r a b c; do printf '%6s %8.3f %8.5f\n' "$a" "$b" "$c"; done
+	printf '\nscaling (podwired bridge, vhost-user, 64 B, one worker)\n%6s %8s %8s %7s %9s\n' \
+		PODS MPPS LOSS CYC/FR VS-2-PODS
+	jq -r '.scaling[] | "\(.pods) \(.mpps // 0) \(.loss // 0) \(.dut_cycles_per_frame // 0) \(.ratio_to_2_pods // 0)"' \
+		"$OUT/summary.json" |
+		while read -r a b c d e; do printf '%6s %8.3f %8.5f %7.0f %9.3f\n' "$a" "$b" "$c" "$d" "$e"; done
 	jq -r '.scaling[] | select(.mpps != null) | "\(.pods) \(.mpps)"' "$OUT/summary.json" \
 		>"$OUT/scaling.dat"
 	if command -v gnuplot >/dev/null; then
@@ -352,15 +466,22 @@ if jq -e '.scaling | length > 0' "$OUT/summary.json" >/dev/null; then
 	fi
 fi
 if jq -e '.latency | length > 0' "$OUT/summary.json" >/dev/null; then
-	printf '\nlatency (podwired bridge, vhost-user, 64 B)\n%8s %10s %8s %8s %9s\n' \
-		%NDR RATE-MPPS P50-US P99-US LOSS
-	jq -r '.latency[] | "\(.pct) \((.rate_pps // .ndr.ndr_pps // 0) / 1e6) \((.p50_ns // 0) / 1000) \((.p99_ns // 0) / 1000) \(.loss // 0)"' \
-		"$OUT/summary.json" | while read -r a b c d e; do
-		printf '%8s %10.3f %8.2f %8.2f %9.5f\n' "$a" "$b" "$c" "$d" "$e"
+	printf '\nlatency (podwired bridge, vhost-user, 64 B; testpmd io at the same rate)\n%8s %10s %8s %8s %9s %11s %11s\n' \
+		%NDR RATE-MPPS P50-US P99-US LOSS TP-P50-US TP-P99-US
+	jq -r '.latency[] | "\(.pct) \((.rate_pps // .ndr.ndr_pps // 0) / 1e6) \((.p50_ns // 0) / 1000) \((.p99_ns // 0) / 1000) \(.loss // 0) \(.testpmd_p50_ns // -1000) \(.testpmd_p99_ns // -1000)"' \
+		"$OUT/summary.json" | while read -r a b c d e f g; do
+		printf '%8s %10.3f %8.2f %8.2f %9.5f %11s %11s\n' "$a" "$b" "$c" "$d" "$e" \
+			"$(awk -v v="$f" 'BEGIN { print v < 0 ? "-" : sprintf("%.2f", v / 1000) }')" \
+			"$(awk -v v="$g" 'BEGIN { print v < 0 ? "-" : sprintf("%.2f", v / 1000) }')"
 	done
+	jq -r '.machine.jitter[] | select(.stalled_fraction != null) | "core \(.cpu): \(.gaps_over_20us) gaps over 20 us in \(.seconds) s, \(.stalled_fraction * 1000 | round / 10)% of the time taken away, longest \(.max_gap_us) us"' \
+		"$OUT/summary.json" | sed 's/^/machine (podwire-jitter): /'
 	jq -e '.latency[] | select(.pct == 100) | .ndr.ndr_loss > 0' "$OUT/summary.json" \
 		>/dev/null 2>&1 && echo "(the search found no zero-loss rate: the NDR row is its" \
 		"lowest trial rate, so the percentages are of that rate, not of an NDR)"
 fi
 [ -z "$OVS_NOTE" ] || echo "$OVS_NOTE"
+echo "(virtio rings: $VIRTIO; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"
+echo " CYC/FR: the forwarder's busy cycles per frame; RATIO and EFF: medians of round-by-round"
+echo " ratios of MPPS and of testpmd's CYC/FR over this one's, both against testpmd)"
 echo "results: $OUT/summary.json"

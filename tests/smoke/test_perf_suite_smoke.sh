@@ -16,7 +16,7 @@ S=$RES/summary.json
 jq -e . "$S" >/dev/null || { cat "$S"; fail "summary.json is not JSON"; }
 ok "summary.json is JSON"
 
-for k in date host quick duration_s cores main scaling latency ovs ovs.note; do
+for k in date host quick duration_s rounds virtio cores machine.jitter main scaling latency ovs ovs.note; do
 	jq -e ".$k != null" "$S" >/dev/null || fail "summary key $k missing"
 done
 # OVS, when installed, adds its row to main.
@@ -24,14 +24,26 @@ rows=$(jq 'if .ovs.skipped then 2 else 3 end' "$S")
 expect_eq "main rows" "$rows" "$(jq '.main | length' "$S")"
 expect_eq "scaling rows" 1 "$(jq '.scaling | length' "$S")"
 expect_eq "latency rows (NDR + 50%)" 2 "$(jq '.latency | length' "$S")"
-for k in iface system size mpps gbps loss p50_ns p99_ns ratio_to_testpmd; do
+for k in iface system size mpps gbps loss p50_ns p99_ns dut_cycles_per_frame rounds \
+	ratio_to_testpmd efficiency_to_testpmd; do
 	jq -e --arg k "$k" '.main | all(has($k))' "$S" >/dev/null || fail "main rows lack $k"
 done
 jq -e '.scaling[0].pods == 2 and (.latency | map(.pct) | sort == [50, 100])' "$S" >/dev/null ||
 	fail "scaling or latency rows are not the ones asked for: $(jq -c '[.scaling, .latency]' "$S")"
+# Every forwarder reports its cycles per frame, and the ratios pair rounds.
+jq -e '.main | all(.dut_cycles_per_frame > 0 and (.rounds | length) == 1
+	and .ratio_to_testpmd > 0 and .efficiency_to_testpmd > 0)' "$S" >/dev/null ||
+	fail "main rows lack cycles per frame or paired ratios: $(jq -c .main "$S")"
+jq -e '.machine.jitter | length == 2 and all(.stalled_fraction >= 0 and .gaps_over_20us >= 0)' \
+	"$S" >/dev/null || fail "machine.jitter is not two podwire-jitter results: $(jq -c .machine "$S")"
+jq -e '.latency[] | select(.pct == 50) | .testpmd_p99_ns > 0' "$S" >/dev/null ||
+	fail "the 50% latency row lacks testpmd's p99 at the same rate"
 jq -e '.main | map(select(.error != null)) | length == 0' "$S" >/dev/null ||
 	fail "a cell failed: $(jq -c .main "$S")"
 for f in "$RES"/cells/*.json; do
+	# Every round's figures are kept, with its number.
+	jq -e '(.rounds | length) == 1 and .rounds[0].round == 1' "$f" >/dev/null ||
+		fail "$(basename "$f") lacks its rounds"
 	jq -e '.rx_mpps != null and .latency_ns.p99 != null' "$f" >/dev/null ||
 		fail "$(basename "$f") is not podwire-bench output"
 done
