@@ -54,7 +54,8 @@ int main(int argc, char **argv)
 	errno = 0;
 	cpu = strtol(argv[1], &e, 10);
 	if (errno != 0 || *e != '\0' || cpu < 0 || cpu >= CPU_SETSIZE) {
-		fprintf(stderr, "podwire-jitter: CPU \"%s\": give a CPU number\n", argv[1]);
+		fprintf(stderr, "podwire-jitter: CPU \"%s\": give a CPU number (0-%d)\n", argv[1],
+			CPU_SETSIZE - 1);
 		return 2;
 	}
 	if (argc == 3 && ((seconds = strtod(argv[2], &e)) <= 0 || *e != '\0' || seconds > 3600)) {

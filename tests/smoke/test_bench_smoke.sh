@@ -52,3 +52,19 @@ jq -e '.duration_s > 2 and .duration_s < 4' "$T/bench.json" >/dev/null ||
 jq -e '.tx_packets > 250000 and .tx_packets < 350000' "$T/bench.json" >/dev/null ||
 	fail "tx $(j .tx_packets) is not about 300000 at 100k pps for 3 s"
 ok "plausible: tx $(j .tx_packets) rx $(j .rx_packets) loss $(j .loss) p50 $(j .latency_ns.p50) ns p99 $(j .latency_ns.p99) ns"
+
+# podwire-jitter: one line of JSON for a core that exists; a clear refusal
+# naming the argument otherwise.
+J=$("$BUILD/podwire-jitter" 0 0.2) || fail "podwire-jitter 0 0.2 failed"
+echo "$J" | jq -e '.cpu == 0 and .seconds == 0.2 and .gaps_over_5us >= .gaps_over_20us
+	and .gaps_over_20us >= .gaps_over_100us and .stalled_fraction >= 0
+	and .stalled_fraction < 1' >/dev/null || fail "podwire-jitter output: $J"
+for bad in "x" "0 0" "0 -1" "99999"; do
+	# shellcheck disable=SC2086
+	if "$BUILD/podwire-jitter" $bad >"$T/j.out" 2>"$T/j.err"; then
+		fail "podwire-jitter $bad succeeded: $(cat "$T/j.out")"
+	fi
+	grep -q "podwire-jitter: .*\(CPU\|SECONDS\)" "$T/j.err" ||
+		fail "podwire-jitter $bad: unclear error: $(cat "$T/j.err")"
+done
+ok "podwire-jitter: $J; bad arguments refused"
