@@ -58,7 +58,6 @@ struct pod {
 	/* Full speed: frames a full ring refused, sent first next time. */
 	uint16_t npend;
 	struct rte_mbuf *pend[BURST];
-	uint16_t pend_dst[BURST];
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
 };
 
@@ -325,24 +324,25 @@ static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
 	struct dir *d;
 	struct bench_stamp s;
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t smac[6], dmac[6];
+	const uint8_t *dmac, *smac = pd->mac.addr_bytes;
+	uint8_t smac_k[6], dmac_k[6];
 
 	if (dst >= npods)
 		dst = (uint16_t)(dst - npods);
+	dmac = pods[dst].mac.addr_bytes;
 	d = &dirs[p * npods + dst];
 	m->data_len = (uint16_t)(len - BENCH_FCS_LEN);
 	m->pkt_len = m->data_len;
 	/* Destinations rotate over the peers' MACs too: they learned them
 	 * when the peers sent from them. */
-	if (pd->mac_i == 0) {
-		bench_pkt_fill(buf, len, &pd->tmpl, pods[dst].mac.addr_bytes, pd->mac.addr_bytes,
-			       bench_pod_ip(dst), (uint16_t)(1024 + pd->flow_i));
-	} else {
-		pod_mac(dst, pd->mac_i, dmac);
-		pod_mac(p, pd->mac_i, smac);
-		bench_pkt_fill(buf, len, &pd->tmpl, dmac, smac, bench_pod_ip(dst),
-			       (uint16_t)(1024 + pd->flow_i));
+	if (pd->mac_i != 0) {
+		pod_mac(dst, pd->mac_i, dmac_k);
+		pod_mac(p, pd->mac_i, smac_k);
+		dmac = dmac_k;
+		smac = smac_k;
 	}
+	bench_pkt_fill(buf, len, &pd->tmpl, dmac, smac, bench_pod_ip(dst),
+		       (uint16_t)(1024 + pd->flow_i));
 	s = (struct bench_stamp){.src_pod = p, .dst_pod = dst, .seq = d->seq_tx++, .tsc = now};
 	bench_stamp_write(buf, &s);
 	rotation_next(pd);
@@ -369,9 +369,10 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 		if (rte_pktmbuf_alloc_bulk(pool, pd->pend, n) < 0)
 			return 0;
 		for (unsigned int i = 0; i < n; i++) {
-			pd->pend_dst[i] = frame_next(p, pd->pend[i], now);
+			uint16_t dst = frame_next(p, pd->pend[i], now);
+
 			if (count)
-				dirs[p * npods + pd->pend_dst[i]].tx++;
+				dirs[p * npods + dst].tx++;
 		}
 		pd->npend = (uint16_t)n;
 	}
@@ -388,22 +389,27 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 		pd->npend = 0;
 	} else if (sent > 0) {
 		memmove(m, &m[sent], sizeof(m[0]) * (total - sent));
-		memmove(pd->pend_dst, &pd->pend_dst[sent],
-			sizeof(pd->pend_dst[0]) * (total - sent));
 		pd->npend = (uint16_t)(total - sent);
 	}
 	return n;
 }
 
 /* Drops the frames still waiting to be sent (at the end of a run), and
- * takes them out of the per-direction counts they were added to. */
+ * takes them out of the per-direction counts they were added to: their
+ * destination is in their stamp. */
 static void pending_drop(bool count)
 {
 	for (uint16_t p = 0; p < npods; p++) {
 		struct pod *pd = &pods[p];
 
-		for (uint16_t i = 0; count && i < pd->npend; i++)
-			dirs[p * npods + pd->pend_dst[i]].tx--;
+		for (uint16_t i = 0; count && i < pd->npend; i++) {
+			struct rte_mbuf *m = pd->pend[i];
+			struct bench_stamp s;
+
+			if (bench_stamp_read(rte_pktmbuf_mtod(m, const uint8_t *),
+					     rte_pktmbuf_data_len(m), &s) == 0)
+				dirs[p * npods + s.dst_pod].tx--;
+		}
 		if (pd->npend > 0)
 			rte_pktmbuf_free_bulk(pd->pend, pd->npend);
 		pd->npend = 0;

@@ -379,8 +379,10 @@ if [ -n "$LAT_PCTS" ]; then
 	# podwired and, at the same rate, testpmd io: the zero-work forwarder
 	# shows what the machine itself adds (see machine.jitter).
 	group=()
+	declare -A RATE
 	for pct in $LAT_PCTS; do
 		rate=$(awk -v n="$ndr" -v p="$pct" 'BEGIN {printf "%.0f", n * p / 100}')
+		RATE[$pct]=$rate
 		if [ "$rate" -gt 0 ]; then
 			define "latency:$pct" bridge vhost 2 --size 64 --rate "$rate"
 			define "latency:$pct:testpmd" testpmd vhost 2 --size 64 --rate "$rate"
@@ -392,7 +394,7 @@ if [ -n "$LAT_PCTS" ]; then
 	done
 	[ ${#group[@]} -eq 0 ] || measure "${group[@]}"
 	for pct in $LAT_PCTS; do
-		rate=$(awk -v n="$ndr" -v p="$pct" 'BEGIN {printf "%.0f", n * p / 100}')
+		rate=${RATE[$pct]}
 		tp=$(jq -c '{testpmd_p50_ns: (.latency_ns.p50 // null), testpmd_p99_ns: (.latency_ns.p99 // null)}' \
 			"$OUT/cells/latency_${pct}_testpmd.json")
 		record latency "$(jq -c -n --argjson t "$tp" "{pct: $pct, rate_pps: $rate} + \$t")" "latency:$pct"

@@ -44,6 +44,10 @@ expect_eq "directions" 2 "$(j '.directions | length')"
 jq -e '.rx_packets > 0 and .tx_packets > 0' "$T/bench.json" >/dev/null ||
 	fail "nothing received: $(j '[.tx_packets, .rx_packets]')"
 jq -e '.loss >= 0 and .loss <= 1' "$T/bench.json" >/dev/null || fail "loss $(j .loss) not in [0,1]"
+# Both MACs were learned before measuring: every frame reaches its own pod
+# (a wrong destination MAC would be flooded and counted misdelivered).
+jq -e '.misdelivered == 0 and .foreign == 0' "$T/bench.json" >/dev/null ||
+	fail "frames reached the wrong pod: misdelivered $(j .misdelivered), foreign $(j .foreign)"
 jq -e '.latency_ns | .min <= .p50 and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max' \
 	"$T/bench.json" >/dev/null || fail "latency percentiles out of order: $(j -c .latency_ns)"
 jq -e '.duration_s > 2 and .duration_s < 4' "$T/bench.json" >/dev/null ||
