@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mac_table.h"
+#include "datapath/mac_table.h"
 #include "unit.h"
 
 /* Distinct unicast MACs from an index, spread over all six bytes so that

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "port_conf.h"
+#include "model/port_conf.h"
 #include "unit.h"
 #include "validate.h"
 

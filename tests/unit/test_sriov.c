@@ -7,7 +7,7 @@
 #include <limits.h>
 
 #include "../sriov/fake_kernel.h"
-#include "sriov.h"
+#include "sriov/sriov.h"
 #include "unit.h"
 
 static char base[64]; /* scratch directory, made by main */

@@ -8,9 +8,9 @@
 #include <cjson/cJSON.h>
 
 #include "../sriov/fake_kernel.h"
-#include "port_conf.h"
+#include "model/port_conf.h"
 #include "unit.h"
-#include "vf_pool.h"
+#include "sriov/vf_pool.h"
 
 static char base[64]; /* scratch directory, made by main */
 static char root[128], state[128];

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Line-delimited JSON-RPC over a unix socket, non-blocking, many clients.
+ * A bad request gets an error answer and affects nobody else; a client
+ * that floods with an over-long line is answered once and disconnected.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "api/server.h"
+#include "daemon/log.h"
+
+#define MAX_CLIENTS 256
+
+struct client {
+	int fd;
+	char *in;
+	size_t in_len, in_cap;
+	char *out;
+	size_t out_len, out_off;
+	bool closing;
+};
+
+static struct {
+	int fd;
+	int epfd;
+	char path[108];
+	struct client *clients[MAX_CLIENTS];
+} srv = {.fd = -1};
+
+char *api_server_handle_line(const char *line, size_t len)
+{
+	char msg[1024] = "";
+	const char *field = NULL;
+	const cJSON *id, *method, *params;
+	cJSON *req, *resp, *result;
+	int code = 0, m;
+	char *text;
+
+	req = cJSON_ParseWithLength(line, len);
+	if (req == NULL) {
+		resp = api_error_new(
+		    NULL, API_ERR_PARSE,
+		    "request is not valid JSON; send one JSON-RPC 2.0 object per line", NULL);
+		goto out;
+	}
+	id = cJSON_GetObjectItemCaseSensitive(req, "id");
+	method = cJSON_GetObjectItemCaseSensitive(req, "method");
+	params = cJSON_GetObjectItemCaseSensitive(req, "params");
+	if (!cJSON_IsObject(req) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(req, "jsonrpc")) ||
+	    strcmp(cJSON_GetObjectItemCaseSensitive(req, "jsonrpc")->valuestring, "2.0") != 0 ||
+	    !cJSON_IsString(method)) {
+		resp = api_error_new(id, API_ERR_INVALID_REQUEST,
+				     "not a JSON-RPC 2.0 request; it needs \"jsonrpc\":\"2.0\", "
+				     "\"method\" and \"id\"",
+				     NULL);
+		goto out;
+	}
+	m = api_method_lookup(method->valuestring);
+	if (m < 0) {
+		snprintf(msg, sizeof(msg),
+			 "unknown method \"%.64s\"; `podwirectl --help` lists "
+			 "what the daemon offers",
+			 method->valuestring);
+		resp = api_error_new(id, API_ERR_NO_METHOD, msg, NULL);
+		goto out;
+	}
+	code = api_check_params((enum api_method)m, params, msg, sizeof(msg), &field);
+	if (code != 0) {
+		resp = api_error_new(id, code, msg, field);
+		goto out;
+	}
+	result = api_handlers[m](params, &code, msg, sizeof(msg), &field);
+	if (result == NULL) {
+		PW_LOG(INFO, api, "%s refused: %s", method->valuestring, msg);
+		resp = api_error_new(id, code ? code : API_ERR_INTERNAL, msg, field);
+	} else {
+		resp = api_result_new(id, result);
+	}
+out:
+	text = cJSON_PrintUnformatted(resp);
+	cJSON_Delete(resp);
+	cJSON_Delete(req);
+	return text;
+}
+
+static void client_close(struct client *c)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (srv.clients[i] == c)
+			srv.clients[i] = NULL;
+	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+static void client_queue(struct client *c, const char *text)
+{
+	size_t n = strlen(text);
+	char *o = realloc(c->out, c->out_len + n + 1);
+
+	if (o == NULL) {
+		c->closing = true;
+		return;
+	}
+	memcpy(o + c->out_len, text, n);
+	o[c->out_len + n] = '\n';
+	c->out = o;
+	c->out_len += n + 1;
+}
+
+/* Writes what it can; returns false when the client is gone. */
+static bool client_flush(struct client *c)
+{
+	struct epoll_event ev = {.data.ptr = c};
+
+	while (c->out_off < c->out_len) {
+		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w < 0)
+			return false;
+		c->out_off += (size_t)w;
+	}
+	if (c->out_off == c->out_len) {
+		c->out_off = c->out_len = 0;
+		if (c->closing)
+			return false;
+	}
+	ev.events = EPOLLIN | (c->out_len ? EPOLLOUT : 0);
+	epoll_ctl(srv.epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	return true;
+}
+
+static void client_process(struct client *c)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < c->in_len; i++) {
+		char *resp;
+
+		if (c->in[i] != '\n')
+			continue;
+		if (i > start) {
+			resp = api_server_handle_line(c->in + start, i - start);
+			if (resp != NULL)
+				client_queue(c, resp);
+			free(resp);
+		}
+		start = i + 1;
+	}
+	memmove(c->in, c->in + start, c->in_len - start);
+	c->in_len -= start;
+	if (c->in_len >= API_MAX_LINE) {
+		cJSON *e = api_error_new(NULL, API_ERR_INVALID_REQUEST,
+					 "request line longer than 1 MiB; closing", NULL);
+		char *t = cJSON_PrintUnformatted(e);
+
+		client_queue(c, t);
+		free(t);
+		cJSON_Delete(e);
+		c->in_len = 0;
+		c->closing = true;
+	}
+}
+
+static bool client_read(struct client *c)
+{
+	for (;;) {
+		ssize_t r;
+
+		if (c->in_cap - c->in_len < 4096) {
+			size_t cap = c->in_cap ? c->in_cap * 2 : 8192;
+			char *n = realloc(c->in, cap);
+
+			if (n == NULL)
+				return false;
+			c->in = n;
+			c->in_cap = cap;
+		}
+		r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return true;
+		if (r <= 0)
+			return false;
+		c->in_len += (size_t)r;
+		client_process(c);
+		if (c->closing)
+			return true;
+	}
+}
+
+static void accept_clients(void)
+{
+	for (;;) {
+		int fd = accept4(srv.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct epoll_event ev = {.events = EPOLLIN};
+		struct client *c;
+		int slot = -1;
+
+		if (fd < 0)
+			return;
+		for (int i = 0; i < MAX_CLIENTS; i++)
+			if (srv.clients[i] == NULL) {
+				slot = i;
+				break;
+			}
+		c = slot < 0 ? NULL : calloc(1, sizeof(*c));
+		if (c == NULL) {
+			PW_LOG(WARNING, api, "too many API clients (%d); refusing one",
+			       MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		ev.data.ptr = c;
+		if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		srv.clients[slot] = c;
+	}
+}
+
+int api_server_event(void *ptr, uint32_t events)
+{
+	struct client *c = ptr;
+
+	if (ptr == &srv) {
+		accept_clients();
+		return 1;
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (srv.clients[i] != c)
+			continue;
+		if ((events & EPOLLIN) && !client_read(c)) {
+			client_close(c);
+			return 1;
+		}
+		if (!client_flush(c) || (events & (EPOLLHUP | EPOLLERR) && c->out_len == 0))
+			client_close(c);
+		return 1;
+	}
+	return 0;
+}
+
+int api_server_open(int epfd, const char *path, gid_t gid)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &srv};
+
+	srv.epfd = epfd;
+	snprintf(srv.path, sizeof(srv.path), "%s", path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	srv.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	unlink(path); /* checked at start-up: no live daemon owns it */
+	if (srv.fd < 0 || bind(srv.fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod(path, 0660) != 0 || (gid != (gid_t)-1 && chown(path, 0, gid) != 0) ||
+	    listen(srv.fd, 64) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, srv.fd, &ev) != 0) {
+		PW_LOG(ERR, api, "cannot serve the API on %s: %s", path, strerror(errno));
+		fprintf(stderr, "podwired: cannot serve the API on %s: %s\n", path,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+void api_server_close(void)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (srv.clients[i] != NULL)
+			client_close(srv.clients[i]);
+	if (srv.fd >= 0) {
+		close(srv.fd);
+		unlink(srv.path);
+		srv.fd = -1;
+	}
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "datapath/view.h"
+#include "datapath/stats.h"
+
+const char *const drop_names[DROP_MAX] = {
+#define DROP_NAME(id, name) [DROP_##id] = name,
+    DROP_REASONS(DROP_NAME)
+#undef DROP_NAME
+};
+
+struct port_counters *stats_ports[PW_MAX_WORKERS];
+struct worker_counters stats_workers[PW_MAX_WORKERS];
+static struct port_counters baseline[PW_MAX_PORTS];
+static struct worker_counters worker_baseline[PW_MAX_WORKERS];
+static unsigned int nw;
+
+int stats_init(unsigned int n)
+{
+	nw = n;
+	for (unsigned int w = 0; w < n; w++) {
+		stats_ports[w] = rte_zmalloc(
+		    "pw_stats", PW_MAX_PORTS * sizeof(struct port_counters), RTE_CACHE_LINE_SIZE);
+		if (stats_ports[w] == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void stats_fini(void)
+{
+	for (unsigned int w = 0; w < nw; w++) {
+		rte_free(stats_ports[w]);
+		stats_ports[w] = NULL;
+	}
+}
+
+void stats_reset_port(uint16_t idx)
+{
+	for (unsigned int w = 0; w < nw; w++)
+		memset(&stats_ports[w][idx], 0, sizeof(struct port_counters));
+	memset(&baseline[idx], 0, sizeof(baseline[idx]));
+}
+
+static void sum_raw(uint16_t idx, struct port_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int w = 0; w < nw; w++) {
+		/* Torn reads are impossible for aligned 64-bit loads on the
+		 * platforms DPDK supports; a counter may be one burst behind. */
+		const volatile struct port_counters *c = &stats_ports[w][idx];
+
+		out->rx_packets += c->rx_packets;
+		out->rx_bytes += c->rx_bytes;
+		out->tx_packets += c->tx_packets;
+		out->tx_bytes += c->tx_bytes;
+		for (int d = 0; d < DROP_MAX; d++)
+			out->drops[d] += c->drops[d];
+	}
+}
+
+void stats_port_sum(uint16_t idx, struct port_counters *out)
+{
+	const struct port_counters *b = &baseline[idx];
+
+	sum_raw(idx, out);
+	out->rx_packets -= b->rx_packets;
+	out->rx_bytes -= b->rx_bytes;
+	out->tx_packets -= b->tx_packets;
+	out->tx_bytes -= b->tx_bytes;
+	for (int d = 0; d < DROP_MAX; d++)
+		out->drops[d] -= b->drops[d];
+}
+
+void stats_clear_port(uint16_t idx)
+{
+	sum_raw(idx, &baseline[idx]);
+}
+
+cJSON *stats_port_json(const struct port *p)
+{
+	cJSON *o = cJSON_CreateObject(), *d;
+	struct port_counters c;
+
+	stats_port_sum(p->idx, &c);
+	cJSON_AddStringToObject(o, API_F_NAME, p->conf.name);
+	cJSON_AddNumberToObject(o, "rx_packets", (double)c.rx_packets);
+	cJSON_AddNumberToObject(o, "rx_bytes", (double)c.rx_bytes);
+	cJSON_AddNumberToObject(o, "tx_packets", (double)c.tx_packets);
+	cJSON_AddNumberToObject(o, "tx_bytes", (double)c.tx_bytes);
+	d = cJSON_AddObjectToObject(o, "drops");
+	for (int r = 0; r < DROP_MAX; r++)
+		cJSON_AddNumberToObject(d, drop_names[r], (double)c.drops[r]);
+	return o;
+}
+
+cJSON *stats_workers_json(void)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (unsigned int w = 0; w < nw; w++) {
+		cJSON *o = cJSON_CreateObject();
+		const volatile struct worker_counters *c = &stats_workers[w];
+
+		cJSON_AddNumberToObject(o, "busy_cycles",
+					(double)(c->busy_cycles - worker_baseline[w].busy_cycles));
+		cJSON_AddNumberToObject(o, "idle_cycles",
+					(double)(c->idle_cycles - worker_baseline[w].idle_cycles));
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+void stats_clear_workers(void)
+{
+	for (unsigned int w = 0; w < nw; w++) {
+		worker_baseline[w].busy_cycles = stats_workers[w].busy_cycles;
+		worker_baseline[w].idle_cycles = stats_workers[w].idle_cycles;
+	}
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Networks and ports survive restarts: state.json under the state dir,
+ * rewritten atomically after every change, replayed at start-up. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "daemon/log.h"
+#include "model/network.h"
+#include "daemon/config.h"
+#include "model/port_conf.h"
+
+#define STATE_FILE    "state.json"
+#define STATE_VERSION 1
+
+int state_save(char *msg, size_t len)
+{
+	cJSON *doc = cJSON_CreateObject(), *nets, *ports;
+	struct network *n;
+	struct port *p;
+	int rc;
+
+	cJSON_AddNumberToObject(doc, "version", STATE_VERSION);
+	nets = cJSON_AddArrayToObject(doc, "networks");
+	TAILQ_FOREACH (n, &network_all, next) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, API_F_NAME, n->name);
+		cJSON_AddStringToObject(o, API_F_MODE, network_mode_name(n->mode));
+		cJSON_AddNumberToObject(o, API_F_VLAN, n->vlan);
+		cJSON_AddItemToArray(nets, o);
+	}
+	ports = cJSON_AddArrayToObject(doc, "ports");
+	TAILQ_FOREACH (p, &port_all, next)
+		cJSON_AddItemToArray(ports, port_conf_to_json(&p->conf, true));
+	rc = state_file_write(pw_cfg.state_dir, STATE_FILE, doc, msg, len);
+	if (rc != 0)
+		PW_LOG(ERR, state, "%s", msg);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* A server-role socket lives in a directory podwired may have to remake
+ * (a tmpfs under /run after the daemon restarted). */
+static void ensure_socket_dir(const char *sock)
+{
+	char dir[API_SOCKET_PATH_MAX + 1], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", sock);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0)
+		PW_LOG(NOTICE, state, "recreated socket directory %s", dir);
+}
+
+int state_restore(void)
+{
+	const cJSON *item, *nets, *ports;
+	char msg[1024];
+	const char *field;
+	cJSON *doc;
+	int rc, code, ok = 0, failed = 0;
+
+	rc = state_file_read(pw_cfg.state_dir, STATE_FILE, &doc, msg, sizeof(msg));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc != 0) {
+		PW_LOG(ERR, state, "%s", msg);
+		return rc;
+	}
+	nets = cJSON_GetObjectItemCaseSensitive(doc, "networks");
+	ports = cJSON_GetObjectItemCaseSensitive(doc, "ports");
+	cJSON_ArrayForEach (item, nets) {
+		const char *name = api_get_str(item, API_F_NAME, "");
+		const char *mode = api_get_str(item, API_F_MODE, API_NET_BRIDGE);
+		long vlan = api_get_int(item, API_F_VLAN, 0);
+		struct network *n;
+
+		if (network_create(name,
+				   strcmp(mode, API_NET_XCONNECT) == 0 ? NET_XCONNECT : NET_BRIDGE,
+				   (uint16_t)vlan, &n, &code, msg, sizeof(msg)) != 0) {
+			PW_LOG(ERR, state, "restoring network \"%s\": %s", name, msg);
+			failed++;
+		}
+	}
+	cJSON_ArrayForEach (item, ports) {
+		struct port_conf conf;
+		struct network *n;
+		struct port *p;
+
+		if (port_conf_parse(item, port_kind_list(), false, &conf, msg, sizeof(msg),
+				    &field) != 0) {
+			PW_LOG(ERR, state, "restoring a port: %s", msg);
+			failed++;
+			continue;
+		}
+		n = network_find(conf.network);
+		if (conf.role == PORT_ROLE_SERVER && conf.socket[0] != '\0')
+			ensure_socket_dir(conf.socket);
+		if (n == NULL || port_create(&conf, n, &p, &code, msg, sizeof(msg)) != 0) {
+			PW_LOG(ERR, state, "restoring port \"%s\": %s", conf.name,
+			       n ? msg : "its network is gone");
+			failed++;
+			continue;
+		}
+		ok++;
+	}
+	PW_LOG(NOTICE, state, "restored %u network(s) and %d port(s) from %s/%s%s", network_count(),
+	       ok, pw_cfg.state_dir, STATE_FILE, failed ? " (some failed, see above)" : "");
+	cJSON_Delete(doc);
+	return failed ? -EIO : 0;
+}

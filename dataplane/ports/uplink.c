@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared part of every uplink kind: one ethdev per device, opened by
+ * the first uplink port on it; a VLAN demultiplexer on receive and VLAN
+ * tagging on transmit. See uplink.h.
+ *
+ * Threads: the control thread creates and destroys; the one worker that
+ * polls the device's ports runs uplink_rx; any worker may run uplink_tx
+ * (the device's tx queue is shared, so it is locked per burst).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "datapath/view.h"
+#include "daemon/log.h"
+#include "model/network.h"
+#include "ports/uplink.h"
+#include "ports/uplink_vdev.h"
+
+#define UPLINK_RING  1024
+#define UPLINK_STASH (2 * PW_BURST)
+#define MAX_KINDS    4
+#define MAX_XSK_FDS  8
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+struct uplink_port;
+
+struct uplink_dev {
+	char name[API_SOCKET_PATH_MAX + 1]; /* interface or PCI address */
+	const struct uplink_kind *kind;
+	char vdev[32];
+	char driver[64];
+	uint16_t port_id;
+	/* AF_XDP sockets made while the device started: net_af_xdp of DPDK
+	 * 22.11 (with libxdp 1.3) leaves them open on close, and the queue
+	 * stays taken until they are closed. */
+	int n_xsk;
+	int xsk_fd[MAX_XSK_FDS];
+	ino_t xsk_ino[MAX_XSK_FDS]; /* the fd may be closed and reused by a fixed driver */
+	unsigned int refs;
+	unsigned int worker;
+	rte_spinlock_t tx_lock;
+	/* Written by the polling worker only. */
+	uint64_t unknown_vlan;
+	uint64_t stash_full;
+	/* Receiving port by VLAN id (0: untagged). The control thread stores,
+	 * the polling worker loads. */
+	struct uplink_port *by_vlan[RTE_ETHER_MAX_VLAN_ID + 1];
+	TAILQ_ENTRY(uplink_dev) next;
+};
+
+/* A port's private state: its network's view of the device. */
+struct uplink_port {
+	struct uplink_dev *dev;
+	struct port *port;
+	uint16_t vlan;
+	/* Frames the device gave while another port of it was polled. */
+	uint16_t n_stash;
+	struct rte_mbuf *stash[UPLINK_STASH];
+};
+
+static TAILQ_HEAD(, uplink_dev) devs = TAILQ_HEAD_INITIALIZER(devs);
+static const struct uplink_kind *kinds[MAX_KINDS];
+static unsigned int n_kinds;
+
+void uplink_kind_register(const struct uplink_kind *uk)
+{
+	if (n_kinds < MAX_KINDS)
+		kinds[n_kinds++] = uk;
+}
+
+const char *uplink_device_name(const struct port_conf *c)
+{
+	return c->pci[0] != '\0' ? c->pci : c->iface;
+}
+
+static const struct uplink_kind *kind_of(const struct port *p)
+{
+	for (unsigned int i = 0; i < n_kinds; i++)
+		if (strcmp(kinds[i]->kind, p->conf.type) == 0)
+			return kinds[i];
+	return NULL;
+}
+
+static struct uplink_dev *dev_find(const char *name)
+{
+	struct uplink_dev *d;
+
+	TAILQ_FOREACH (d, &devs, next)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+static struct port *port_on_vlan(const struct uplink_dev *d, uint16_t vlan)
+{
+	return d->by_vlan[vlan] != NULL ? d->by_vlan[vlan]->port : NULL;
+}
+
+static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
+{
+	int sock = (int)rte_eth_dev_socket_id(d->port_id);
+	unsigned int s = sock < 0 ? 0 : (unsigned int)sock;
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(d->port_id, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(d->port_id, 0, UPLINK_RING, s, NULL, pw_mbuf_pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(d->port_id, 0, UPLINK_RING, s, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(d->port_id);
+	if (rc != 0) {
+		snprintf(msg, len, "port \"%s\": cannot start %s on %s: %s; see podwired's log",
+			 p->conf.name, d->driver, d->name, strerror(rc < 0 ? -rc : rc));
+		return rc < 0 ? rc : -EIO;
+	}
+	/* Frames for pods carry the pods' MACs, not the device's. A VF needs
+	 * trust on for this; without it only its own MAC arrives. */
+	if (rte_eth_promiscuous_enable(d->port_id) != 0)
+		PW_LOG(WARNING, uplink, "%s: cannot enable promiscuous mode", d->name);
+	return 0;
+}
+
+static bool fd_is_xsk(int fd)
+{
+	int dom;
+	socklen_t len = sizeof(dom);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 && dom == AF_XDP;
+}
+
+/* Stops and closes the ethdev and undoes the kind's open; d stays. */
+static void dev_release(struct uplink_dev *d)
+{
+	rte_eth_dev_stop(d->port_id);
+	rte_eth_dev_close(d->port_id);
+	if (d->kind->close != NULL)
+		d->kind->close(d->vdev, d->name);
+	for (int i = 0; i < d->n_xsk; i++) {
+		struct stat st;
+
+		if (fstat(d->xsk_fd[i], &st) == 0 && st.st_ino == d->xsk_ino[i] &&
+		    fd_is_xsk(d->xsk_fd[i])) {
+			PW_LOG(DEBUG, uplink, "%s: closing AF_XDP socket %d the driver left open",
+			       d->name, d->xsk_fd[i]);
+			close(d->xsk_fd[i]);
+		}
+	}
+	d->n_xsk = 0;
+}
+
+/* dev_start, recording the AF_XDP sockets it makes. */
+static int dev_start_tracked(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
+{
+	int before[UPLINK_MAX_SOCKETS], after[UPLINK_MAX_SOCKETS];
+	unsigned int n_before = uplink_sockets(AF_XDP, before, RTE_DIM(before)), n_after;
+	int rc = dev_start(d, p, msg, len);
+
+	n_after = uplink_sockets(AF_XDP, after, RTE_DIM(after));
+	d->n_xsk = 0;
+	for (unsigned int i = 0; i < n_after && d->n_xsk < MAX_XSK_FDS; i++) {
+		unsigned int j = 0;
+		struct stat st;
+
+		while (j < n_before && before[j] != after[i])
+			j++;
+		if (j == n_before && fstat(after[i], &st) == 0) {
+			d->xsk_ino[d->n_xsk] = st.st_ino;
+			d->xsk_fd[d->n_xsk++] = after[i];
+		}
+	}
+	return rc;
+}
+
+static void dev_close(struct uplink_dev *d)
+{
+	dev_release(d);
+	PW_LOG(INFO, uplink, "%s (%s) closed", d->name, d->driver);
+	TAILQ_REMOVE(&devs, d, next);
+	rte_free(d);
+}
+
+static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_dev **out,
+		    char *msg, size_t len)
+{
+	struct uplink_dev *d;
+	int rc;
+
+	d = rte_zmalloc("pw_uplink", sizeof(*d), RTE_CACHE_LINE_SIZE);
+	if (d == NULL) {
+		snprintf(msg, len, "port \"%s\": out of hugepage memory", p->conf.name);
+		return -ENOMEM;
+	}
+	snprintf(d->name, sizeof(d->name), "%s", uplink_device_name(&p->conf));
+	d->kind = uk;
+	d->worker = p->worker;
+	rte_spinlock_init(&d->tx_lock);
+	rc = uk->open(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver, sizeof(d->driver), msg,
+		      len);
+	if (rc == 0) {
+		rc = dev_start_tracked(d, p, msg, len);
+		if (rc != 0 && uk->fallback != NULL) {
+			PW_LOG(WARNING, uplink, "port \"%s\": %s; trying the fallback",
+			       p->conf.name, msg);
+			dev_release(d);
+			rc = uk->fallback(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver,
+					  sizeof(d->driver), msg, len);
+			if (rc != 0) {
+				rte_free(d);
+				return rc;
+			}
+			rc = dev_start_tracked(d, p, msg, len);
+		}
+		if (rc != 0)
+			dev_release(d);
+	}
+	if (rc != 0) {
+		rte_free(d);
+		return rc;
+	}
+	TAILQ_INSERT_TAIL(&devs, d, next);
+	PW_LOG(INFO, uplink, "%s opened with %s (ethdev %u)", d->name, d->driver, d->port_id);
+	*out = d;
+	return 0;
+}
+
+int uplink_create(struct port *p, char *msg, size_t len)
+{
+	const struct uplink_kind *uk = kind_of(p);
+	struct uplink_dev *d = dev_find(uplink_device_name(&p->conf));
+	struct uplink_port *u;
+	struct port *other;
+	int rc;
+
+	if (uk == NULL)
+		return -EINVAL;
+	if (d != NULL && d->kind != uk) {
+		snprintf(msg, len,
+			 "port \"%s\": %s is already an uplink of type %s; give this port "
+			 "type \"%s\" too",
+			 p->conf.name, d->name, d->kind->kind, d->kind->kind);
+		return -EADDRINUSE;
+	}
+	if (d != NULL && (other = port_on_vlan(d, p->net->vlan)) != NULL) {
+		snprintf(msg, len,
+			 "port \"%s\": uplink %s already carries VLAN %u for port \"%s\" of "
+			 "network \"%s\"; networks sharing an uplink need distinct VLANs",
+			 p->conf.name, d->name, p->net->vlan, other->conf.name, other->net->name);
+		return -EADDRINUSE;
+	}
+	u = rte_zmalloc("pw_uplink_port", sizeof(*u), RTE_CACHE_LINE_SIZE);
+	if (u == NULL) {
+		snprintf(msg, len, "port \"%s\": out of hugepage memory", p->conf.name);
+		return -ENOMEM;
+	}
+	if (d == NULL) {
+		rc = dev_open(p, uk, &d, msg, len);
+		if (rc != 0) {
+			rte_free(u);
+			return rc;
+		}
+	}
+	d->refs++;
+	u->dev = d;
+	u->port = p;
+	u->vlan = p->net->vlan;
+	p->priv = u;
+	/* One worker polls every port of a device: the demultiplexer hands
+	 * frames between them without locks. */
+	p->worker = d->worker;
+	__atomic_store_n(&d->by_vlan[u->vlan], u, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void uplink_destroy(struct port *p)
+{
+	struct uplink_port *u = p->priv;
+	struct uplink_dev *d;
+
+	if (u == NULL)
+		return;
+	d = u->dev;
+	__atomic_store_n(&d->by_vlan[u->vlan], NULL, __ATOMIC_RELEASE);
+	/* The worker may have just loaded u from by_vlan: wait until it is
+	 * past that burst before freeing what it stashed. */
+	dp_wait();
+	rte_pktmbuf_free_bulk(u->stash, u->n_stash);
+	rte_free(u);
+	p->priv = NULL;
+	if (--d->refs == 0)
+		dev_close(d);
+}
+
+void uplink_poll_link(struct port *p)
+{
+	const struct uplink_port *u = p->priv;
+	struct rte_eth_link link;
+	bool up;
+
+	if (rte_eth_link_get_nowait(u->dev->port_id, &link) != 0)
+		return;
+	up = link.link_status == RTE_ETH_LINK_UP;
+	if (up != p->link_up)
+		PW_LOG(INFO, uplink, "port \"%s\": link %s", p->conf.name, up ? "up" : "down");
+	__atomic_store_n(&p->link_up, up, __ATOMIC_RELEASE);
+}
+
+/* The VLAN id of a frame, 0 when untagged or priority-tagged (VLAN 0),
+ * UINT16_MAX when the tag cannot be removed; removes the tag. */
+static inline uint16_t take_vlan(struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint16_t vid;
+
+	if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) ||
+	    eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN))
+		return 0;
+	vid = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) & 0xfff;
+	if (rte_vlan_strip(m) != 0)
+		return UINT16_MAX;
+	return vid;
+}
+
+uint16_t uplink_rx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct uplink_port *u = p->priv;
+	struct uplink_dev *d = u->dev;
+	struct rte_mbuf *got[PW_BURST];
+	uint16_t k = 0, g;
+
+	if (u->n_stash != 0) {
+		k = RTE_MIN(n, u->n_stash);
+		memcpy(pkts, u->stash, k * sizeof(*pkts));
+		u->n_stash -= k;
+		memmove(u->stash, u->stash + k, u->n_stash * sizeof(*pkts));
+		return k;
+	}
+	g = rte_eth_rx_burst(d->port_id, 0, got, RTE_MIN(n, PW_BURST));
+	for (uint16_t i = 0; i < g; i++) {
+		struct rte_mbuf *m = got[i];
+		uint16_t vid = take_vlan(m);
+		struct uplink_port *to = vid == UINT16_MAX ? NULL
+					 : vid == u->vlan
+					     ? u
+					     : __atomic_load_n(&d->by_vlan[vid], __ATOMIC_ACQUIRE);
+
+		if (to == u) {
+			pkts[k++] = m;
+		} else if (to == NULL) {
+			d->unknown_vlan++;
+			rte_pktmbuf_free(m);
+		} else if (to->n_stash < UPLINK_STASH) {
+			to->stash[to->n_stash++] = m;
+		} else {
+			d->stash_full++;
+			rte_pktmbuf_free(m);
+		}
+	}
+	return k;
+}
+
+/* Tags m with vlan; a frame shared by a flood is copied first. NULL when
+ * memory is short (m is then left as it was). */
+static struct rte_mbuf *tag(struct rte_mbuf *m, uint16_t vlan)
+{
+	struct rte_mbuf *t = m;
+
+	if (rte_mbuf_refcnt_read(m) > 1 || !RTE_MBUF_DIRECT(m) || rte_pktmbuf_headroom(m) < 4) {
+		t = rte_pktmbuf_copy(m, pw_mbuf_pool, 0, UINT32_MAX);
+		if (t == NULL)
+			return NULL;
+	}
+	t->vlan_tci = vlan;
+	if (rte_vlan_insert(&t) != 0) {
+		if (t != m)
+			rte_pktmbuf_free(t);
+		return NULL;
+	}
+	if (t != m)
+		rte_pktmbuf_free(m);
+	return t;
+}
+
+uint16_t uplink_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct uplink_port *u = p->priv;
+	struct uplink_dev *d = u->dev;
+	uint16_t ok = n, sent;
+
+	if (u->vlan != 0) {
+		/* Frames that cannot be tagged go to the end, unsent: the caller
+		 * counts and frees them. */
+		for (uint16_t i = 0; i < ok;) {
+			struct rte_mbuf *t = tag(pkts[i], u->vlan);
+
+			if (t != NULL) {
+				pkts[i++] = t;
+			} else {
+				struct rte_mbuf *m = pkts[i];
+
+				pkts[i] = pkts[--ok];
+				pkts[ok] = m;
+			}
+		}
+	}
+	rte_spinlock_lock(&d->tx_lock);
+	sent = rte_eth_tx_burst(d->port_id, 0, pkts, ok);
+	rte_spinlock_unlock(&d->tx_lock);
+	return sent;
+}
+
+void uplink_to_json(const struct port *p, cJSON *obj)
+{
+	const struct uplink_port *u = p->priv;
+	const struct uplink_dev *d = u->dev;
+	cJSON *o = cJSON_AddObjectToObject(obj, "uplink");
+
+	cJSON_AddStringToObject(o, "device", d->name);
+	cJSON_AddStringToObject(o, "driver", d->driver);
+	cJSON_AddNumberToObject(o, "vlan", u->vlan);
+	cJSON_AddNumberToObject(o, "ports_on_device", d->refs);
+	cJSON_AddNumberToObject(o, "unknown_vlan", (double)d->unknown_vlan);
+	cJSON_AddNumberToObject(o, "stash_full", (double)d->stash_full);
+}
