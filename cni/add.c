@@ -16,7 +16,7 @@
 #include "devinfo.h"
 #include "files.h"
 #include "ipam.h"
-#include "podwired.h"
+#include "podwired_client.h"
 #include "result.h"
 #include "vf.h"
 
@@ -79,7 +79,7 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 		if (prev == NULL)
 			return -1;
 	}
-	pw = pwd_connect(c->podwired_socket, c->timeout_ms, err);
+	pw = podwired_connect(c->podwired_socket, c->timeout_ms, err);
 	if (pw == NULL) {
 		cJSON_Delete(prev);
 		return -1;
@@ -120,7 +120,7 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 		 * owner anyway, but CHECK and people want the address. */
 		if (vf_alloc(pw, c, &a, mac, err) != 0 || record_write(c->data_dir, &a, err) != 0)
 			goto rollback;
-	} else if (pwd_port_create(pw, c, &a, mac, err) != 0) {
+	} else if (podwired_port_create(pw, c, &a, mac, err) != 0) {
 		goto rollback;
 	}
 	if (c->ipam != NULL) {
@@ -142,7 +142,7 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 						       .mtu = c->mtu});
 	pj = podwire_json_build(&a, mac, c->mtu, internal);
 	snprintf(path, sizeof(path), "%s/" PODWIRE_JSON, a.dir);
-	if (file_write_json(path, pj, 0640, c->socket_gid, err) != 0) {
+	if (cni_write_json(path, pj, 0640, c->socket_gid, err) != 0) {
 		cJSON_Delete(pj);
 		goto rollback;
 	}

@@ -6,14 +6,14 @@
 
 #include "cni.h"
 #include "ipam.h"
-#include "podwired.h"
+#include "podwired_client.h"
 #include "vf.h"
 
 static int check_port(struct pw_client *pw, const struct netconf *c, const struct attach *a,
 		      char mac[18], struct cni_error *err)
 {
 	cJSON *p = NULL;
-	int rc = pwd_port_get(pw, a->port, &p, err);
+	int rc = podwired_port_get(pw, a->port, &p, err);
 	const char *net, *sock, *type;
 
 	if (rc < 0)
@@ -81,7 +81,7 @@ static int check_vf(struct pw_client *pw, const struct attach *a, struct cni_err
 				"reconfigured?); delete the pod's network (DEL) and add it again",
 				a->pci, a->physnet);
 	holder = api_get_str(vf, API_F_OWNER, "");
-	driver = api_get_str(vf, "driver", "");
+	driver = api_get_str(vf, API_R_DRIVER, "");
 	if (strcmp(holder, owner) != 0)
 		rc = cni_fail(err, PW_ERR_CHECK,
 			      "VF %s of physnet \"%s\" is lent to \"%s\", not to %s; the "
@@ -181,7 +181,7 @@ int cmd_check(const struct cni_call *call, struct cni_error *err)
 				"no record of %s/%s in %s (\"dataDir\"); was it added with this "
 				"config? re-add the pod's network",
 				env->containerid, env->ifname, c->data_dir);
-	pw = pwd_connect(a.podwired, c->timeout_ms, err);
+	pw = podwired_connect(a.podwired, c->timeout_ms, err);
 	rc = pw == NULL ? -1 : check_pieces(pw, c, env, &a, err);
 	if (rc == 0 && c->ipam != NULL) {
 		struct ipam_call ic = cni_ipam_call(call, "CHECK");

@@ -12,7 +12,7 @@
 
 #include "cni.h"
 #include "ipam.h"
-#include "podwired.h"
+#include "podwired_client.h"
 #include "vf.h"
 
 int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_client *pw,
@@ -28,7 +28,7 @@ int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_cli
 	if (a->iftype == IFTYPE_PCI)
 		rc = pw == NULL ? -1 : vf_release(pw, owner, &perr);
 	else
-		rc = pw == NULL ? -1 : pwd_port_delete(pw, a->port, a->socket, &perr);
+		rc = pw == NULL ? -1 : podwired_port_delete(pw, a->port, a->socket, &perr);
 	if (rc != 0) {
 		/* Not fatal: the pod is gone and podwired drops the port (or
 		 * takes the VF back) later. */
@@ -75,7 +75,7 @@ int cmd_del(const struct cni_call *call, struct cni_error *err)
 	found = record_find(c->data_dir, env->containerid, env->ifname, false, &a, &lock, err);
 	if (found < 0)
 		return -1;
-	pw = pwd_connect(found ? a.podwired : c->podwired_socket, c->timeout_ms, &ignored);
+	pw = podwired_connect(found ? a.podwired : c->podwired_socket, c->timeout_ms, &ignored);
 	if (pw != NULL)
 		pending_reconcile(c->data_dir, pw, found ? a.podwired : c->podwired_socket,
 				  found ? (int64_t)a.slot : -1);

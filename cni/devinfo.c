@@ -185,5 +185,5 @@ int devinfo_write(const char *path, const cJSON *info, struct cni_error *err)
 					"(runtimeConfig.CNIDeviceInfoFile): %s",
 					dir, strerror(-rc));
 	}
-	return file_write_json(path, info, 0644, (gid_t)-1, err);
+	return cni_write_json(path, info, 0644, (gid_t)-1, err);
 }

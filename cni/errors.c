@@ -2,7 +2,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <limits.h>
+
 #include "errors.h"
+#include "files.h"
 
 int cni_fail(struct cni_error *err, int code, const char *fmt, ...)
 {
@@ -14,4 +17,14 @@ int cni_fail(struct cni_error *err, int code, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int cni_write_json(const char *path, const cJSON *doc, mode_t mode, gid_t gid,
+		   struct cni_error *err)
+{
+	char msg[PATH_MAX + 256];
+
+	if (json_file_write(path, doc, mode, gid, msg, sizeof(msg)) == 0)
+		return 0;
+	return cni_fail(err, PW_ERR_FILES, "%s", msg);
 }

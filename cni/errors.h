@@ -10,6 +10,10 @@
 #ifndef PODWIRE_CNI_ERRORS_H
 #define PODWIRE_CNI_ERRORS_H
 
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
 enum cni_code {
 	CNI_ERR_VERSION = 1,	  /* incompatible CNI version */
 	CNI_ERR_FIELD = 2,	  /* unsupported field in the network config */
@@ -37,5 +41,10 @@ struct cni_error {
  * `return cni_fail(err, CNI_ERR_CONFIG, "...")`. */
 int cni_fail(struct cni_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* json_file_write (control/files.h), failing as PW_ERR_FILES with its
+ * message. */
+int cni_write_json(const char *path, const cJSON *doc, mode_t mode, gid_t gid,
+		   struct cni_error *err);
 
 #endif

@@ -16,7 +16,7 @@
 #include "cni.h"
 #include "files.h"
 #include "ipam.h"
-#include "podwired.h"
+#include "podwired_client.h"
 #include "vf.h"
 
 struct gc {
@@ -86,11 +86,11 @@ static void gc_ports(struct gc *g)
 	cJSON *res = NULL;
 	const cJSON *p;
 
-	if (pwd_call(g->pw, "port.list", NULL, &res, NULL, &err) != 0) {
+	if (podwired_call(g->pw, API_NAME(PORT_LIST), NULL, &res, NULL, &err) != 0) {
 		gc_failed(g, &err);
 		return;
 	}
-	cJSON_ArrayForEach (p, cJSON_GetObjectItemCaseSensitive(res, "ports")) {
+	cJSON_ArrayForEach (p, cJSON_GetObjectItemCaseSensitive(res, API_R_PORTS)) {
 		const char *name = api_get_str(p, API_F_NAME, "");
 		const char *sock = api_get_str(p, API_F_SOCKET, "");
 		int64_t slot = port_name_slot(name);
@@ -111,7 +111,7 @@ static void gc_ports(struct gc *g)
 		if (rc == 0) {
 			char dir[PATH_MAX], *slash;
 
-			if (pwd_port_delete(g->pw, name, sock, &err) != 0)
+			if (podwired_port_delete(g->pw, name, sock, &err) != 0)
 				gc_failed(g, &err);
 			snprintf(dir, sizeof(dir), "%s", sock);
 			slash = strrchr(dir, '/');
@@ -216,7 +216,7 @@ int cmd_gc(const struct cni_call *call, struct cni_error *err)
 	struct gc g = {.call = call};
 	struct cni_error perr;
 
-	g.pw = pwd_connect(c->podwired_socket, c->timeout_ms, &perr);
+	g.pw = podwired_connect(c->podwired_socket, c->timeout_ms, &perr);
 	if (g.pw != NULL)
 		pending_reconcile(c->data_dir, g.pw, c->podwired_socket, -1);
 	record_each(c->data_dir, gc_record, &g);
@@ -251,7 +251,7 @@ int cmd_gc(const struct cni_call *call, struct cni_error *err)
 int cmd_status(const struct cni_call *call, struct cni_error *err)
 {
 	const struct netconf *c = call->conf;
-	struct pw_client *pw = pwd_connect(c->podwired_socket, c->timeout_ms, err);
+	struct pw_client *pw = podwired_connect(c->podwired_socket, c->timeout_ms, err);
 	char why[sizeof(err->msg)];
 	cJSON *info = NULL;
 	int rc;
@@ -261,8 +261,8 @@ int cmd_status(const struct cni_call *call, struct cni_error *err)
 		return cni_fail(err, CNI_ERR_UNAVAILABLE, "podwired is not reachable: %.1900s",
 				why);
 	}
-	rc = pwd_call(pw, "system.info", NULL, &info, NULL, err);
-	if (rc == 0 && c->iftype == IFTYPE_PCI && api_get_bool(info, "ready", false)) {
+	rc = podwired_call(pw, API_NAME(SYSTEM_INFO), NULL, &info, NULL, err);
+	if (rc == 0 && c->iftype == IFTYPE_PCI && api_get_bool(info, API_R_READY, false)) {
 		/* ADD would fail on a physnet podwired does not have. */
 		cJSON *vfs = vf_list(pw, c->physnet, err);
 
@@ -281,7 +281,7 @@ int cmd_status(const struct cni_call *call, struct cni_error *err)
 		snprintf(why, sizeof(why), "%s", err->msg);
 		return cni_fail(err, CNI_ERR_UNAVAILABLE, "podwired does not answer: %.1900s", why);
 	}
-	rc = api_get_bool(info, "ready", false);
+	rc = api_get_bool(info, API_R_READY, false);
 	cJSON_Delete(info);
 	if (!rc)
 		return cni_fail(err, CNI_ERR_UNAVAILABLE,

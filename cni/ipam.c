@@ -320,7 +320,7 @@ static void cache_put(const char *dir, const char *path, const cJSON *versions)
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, path);
 	cJSON_AddItemToObject(doc, path, key);
 	mkdir_parents(dir, 0700);
-	file_write_json(file, doc, 0600, (gid_t)-1, &err); /* a cache: best effort */
+	cni_write_json(file, doc, 0600, (gid_t)-1, &err); /* a cache: best effort */
 	cJSON_Delete(doc);
 }
 

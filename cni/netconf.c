@@ -354,6 +354,64 @@ static int get_on_off(const cJSON *root, const char *name, const char *what, int
 	return 0;
 }
 
+/* portSecurity, allowedMacs, macLimit, floodLimit: podwired's port
+ * security and limits for the pod's port. */
+static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const cJSON *sec = field(root, "portSecurity"), *allowed = field(root, "allowedMacs"), *m;
+	char msg[512];
+	uint8_t mac[6];
+	size_t off = 0;
+	int n = 0;
+
+	/* The pod is told its MAC (podwire.json, device-info, podwire-vdev's
+	 * --vdev): it has no other to send from, so the port is secured
+	 * unless the config says otherwise. */
+	c->port_security = 1;
+	c->mac_limit = -1;
+	c->flood_limit = -1;
+	if (sec != NULL && !cJSON_IsNull(sec)) {
+		if (!cJSON_IsBool(sec))
+			return cni_fail(
+			    err, CNI_ERR_CONFIG,
+			    "\"portSecurity\" must be true or false (false: the pod may "
+			    "send from any source MAC, e.g. a pod that is itself a switch)");
+		c->port_security = cJSON_IsTrue(sec);
+	}
+	if (allowed != NULL && !cJSON_IsNull(allowed)) {
+		if (!cJSON_IsArray(allowed))
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"allowedMacs\" must be an array of MAC strings such as "
+					"[\"02:00:00:00:00:01\"]");
+		cJSON_ArrayForEach (m, allowed) {
+			if (!cJSON_IsString(m) || validate_mac("\"allowedMacs\"", m->valuestring,
+							       mac, msg, sizeof(msg)) != 0)
+				return cni_fail(
+				    err, CNI_ERR_CONFIG, "%s",
+				    cJSON_IsString(m) ? msg : "\"allowedMacs\" holds a non-string");
+			if (++n > API_ALLOWED_MACS_MAX)
+				return cni_fail(err, CNI_ERR_CONFIG,
+						"\"allowedMacs\" lists more than %d MACs",
+						API_ALLOWED_MACS_MAX);
+			off +=
+			    (size_t)snprintf(c->allowed_macs + off, sizeof(c->allowed_macs) - off,
+					     "%s%s", off ? "," : "", m->valuestring);
+		}
+	}
+	if (get_int(root, "macLimit", &c->mac_limit, "MACs the pod may use, 1-65536", err) < 0 ||
+	    get_int(root, "floodLimit", &c->flood_limit,
+		    "broadcast/multicast/unknown frames per second, 0 for no limit", err) < 0)
+		return -1;
+	if (c->mac_limit != -1 && (c->mac_limit < 1 || c->mac_limit > 65536))
+		return cni_fail(err, CNI_ERR_CONFIG, "\"macLimit\" is %ld; give 1-65536",
+				c->mac_limit);
+	if (c->flood_limit != -1 && (c->flood_limit < 0 || c->flood_limit > 10000000))
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"floodLimit\" is %ld; give 0 (no limit) to 10000000",
+				c->flood_limit);
+	return 0;
+}
+
 /* iftype pci: the VF pool and what podwired sets on the VF through its PF. */
 static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err)
 {
@@ -364,6 +422,10 @@ static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err
 	if (refuse(root, c, "network",
 		   "a VF is not on a podwired network; \"physnet\" names its pool", err) != 0 ||
 	    refuse(root, c, "mode", "a VF has no socket", err) != 0 ||
+	    refuse(root, c, "portSecurity", "a VF's is \"spoofChk\"", err) != 0 ||
+	    refuse(root, c, "allowedMacs", "a VF's source check is \"spoofChk\"", err) != 0 ||
+	    refuse(root, c, "macLimit", "a VF is not on a podwired bridge", err) != 0 ||
+	    refuse(root, c, "floodLimit", "a VF is not on a podwired bridge", err) != 0 ||
 	    refuse(root, c, "mtu", "the pod's DPDK app sets the VF's MTU itself", err) != 0)
 		return -1;
 	if (get_str(root, "", "physnet", &physnet,
@@ -443,7 +505,7 @@ static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *e
 	if (validate_mtu("\"mtu\"", mtu, msg, sizeof(msg)) != 0)
 		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
 	c->mtu = mtu;
-	return 0;
+	return parse_guards(root, c, err);
 }
 
 static int parse_network(const cJSON *root, struct netconf *c, struct cni_error *err)

@@ -59,6 +59,11 @@ struct netconf {
 	bool pod_creates_socket;
 	long mtu;
 	char mac[18]; /* "" when podwired should pick one */
+	/* Port security and limits (vhost-user, memif); -1: podwired's default. */
+	int port_security;
+	char allowed_macs[API_ALLOWED_MACS_MAX * 18]; /* "m1,m2", "" when none */
+	long mac_limit;
+	long flood_limit;
 	char socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char podwired_socket[API_SOCKET_PATH_MAX + 1];

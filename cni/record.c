@@ -52,7 +52,7 @@ void attach_init(struct attach *a, const struct netconf *c, const struct cni_env
 	snprintf(a->netns, sizeof(a->netns), "%s", env->netns ? env->netns : "");
 	snprintf(a->args, sizeof(a->args), "%s", env->args ? env->args : "");
 	/* Port names allow [A-Za-z0-9._-]; interface names allow more. */
-	for (i = 0; env->ifname[i] != '\0' && i < CNI_IFNAME_MAX; i++) {
+	for (i = 0; i < CNI_IFNAME_MAX && env->ifname[i] != '\0'; i++) {
 		char ch = env->ifname[i];
 		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			 (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
@@ -162,7 +162,7 @@ int record_read(const char *data_dir, uint32_t slot, struct attach *a, struct cn
 		return cni_fail(err, CNI_ERR_IO,
 				"record %s is unreadable (%s); remove it by hand after checking "
 				"that its port is gone from podwired",
-				path, rc == -EINVAL ? "not JSON" : strerror(-rc));
+				path, rc == -EBADMSG ? "not JSON" : strerror(-rc));
 	memset(a, 0, sizeof(*a));
 	a->slot = slot;
 	copy_str(doc, "containerID", a->containerid, sizeof(a->containerid));
@@ -229,7 +229,7 @@ int record_write(const char *data_dir, const struct attach *a, struct cni_error 
 	if (a->conf != NULL)
 		cJSON_AddItemToObject(o, "config", cJSON_Duplicate(a->conf, true));
 	slot_path(path, sizeof(path), data_dir, a->slot, "json");
-	rc = file_write_json(path, o, 0600, (gid_t)-1, err);
+	rc = cni_write_json(path, o, 0600, (gid_t)-1, err);
 	cJSON_Delete(o);
 	return rc;
 }
@@ -383,9 +383,9 @@ int pending_add(const char *data_dir, const struct attach *a, struct cni_error *
 		cJSON_AddStringToObject(o, "vfOwner", owner);
 		cJSON_AddStringToObject(o, "pci", a->pci);
 	}
-	rc = file_write_json(path, o, 0600, (gid_t)-1, err);
+	rc = cni_write_json(path, o, 0600, (gid_t)-1, err);
 	if (rc != 0 && mkdir_parents(dir, 0700) == 0) /* raced with a reconcile's rmdir */
-		rc = file_write_json(path, o, 0600, (gid_t)-1, err);
+		rc = cni_write_json(path, o, 0600, (gid_t)-1, err);
 	cJSON_Delete(o);
 	return rc;
 }
@@ -412,12 +412,12 @@ static int pending_one(struct pw_client *c, const cJSON *e)
 	if (owner != NULL) {
 		/* A VF: releasing what is not lent (any more) is success. */
 		cJSON_AddStringToObject(params, API_F_OWNER, owner);
-		rc = pw_client_call(c, "vf.release", params, &res, &perr);
+		rc = pw_client_call(c, API_NAME(VF_RELEASE), params, &res, &perr);
 		cJSON_Delete(res);
 		return rc == 0 || perr.code == API_ERR_NOT_FOUND ? 0 : -1;
 	}
 	cJSON_AddStringToObject(params, API_F_NAME, port);
-	rc = pw_client_call(c, "port.get", params, &res, &perr);
+	rc = pw_client_call(c, API_NAME(PORT_GET), params, &res, &perr);
 	if (rc != 0)
 		return perr.code == API_ERR_NOT_FOUND ? 0 : -1;
 	/* A port of that name on another socket is not the one we left. */
@@ -426,7 +426,7 @@ static int pending_one(struct pw_client *c, const cJSON *e)
 		cJSON_AddStringToObject(params, API_F_NAME, port);
 		cJSON_Delete(res);
 		res = NULL;
-		if (pw_client_call(c, "port.delete", params, &res, &perr) != 0 &&
+		if (pw_client_call(c, API_NAME(PORT_DELETE), params, &res, &perr) != 0 &&
 		    perr.code != API_ERR_NOT_FOUND) {
 			cJSON_Delete(res);
 			return -1;

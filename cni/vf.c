@@ -97,7 +97,7 @@ int vf_release(struct pw_client *c, const char *owner, struct cni_error *err)
 	struct pw_error pe;
 
 	cJSON_AddStringToObject(params, API_F_OWNER, owner);
-	if (pw_client_call(c, "vf.release", params, &res, &pe) == 0 ||
+	if (pw_client_call(c, API_NAME(VF_RELEASE), params, &res, &pe) == 0 ||
 	    pe.code == API_ERR_NOT_FOUND) {
 		cJSON_Delete(res);
 		return 0;
@@ -117,23 +117,23 @@ int vf_alloc(struct pw_client *c, const struct netconf *conf, struct attach *a, 
 	const char *pci, *pf;
 
 	vf_owner(a->containerid, a->ifname, owner);
-	if (pw_client_call(c, "vf.alloc", vf_alloc_params(conf, a, mac), &res, &pe) != 0)
+	if (pw_client_call(c, API_NAME(VF_ALLOC), vf_alloc_params(conf, a, mac), &res, &pe) != 0)
 		return vf_alloc_error(&pe, conf, err);
 	pci = api_get_str(res, API_F_PCI, "");
-	pf = api_get_str(res, "pf_pci", "");
+	pf = api_get_str(res, API_R_PF_PCI, "");
 	/* Kept before checking, so that the rollback releases it by owner
 	 * whatever podwired answered. */
 	snprintf(a->pci, sizeof(a->pci), "%s", pci);
 	snprintf(a->pf_pci, sizeof(a->pf_pci), "%s", pf);
-	snprintf(a->vfio, sizeof(a->vfio), "%s", api_get_str(res, "vfio_device", ""));
+	snprintf(a->vfio, sizeof(a->vfio), "%s", api_get_str(res, API_R_VFIO_DEVICE, ""));
 	if (api_get_str(res, API_F_MAC, "")[0] != '\0')
 		snprintf(mac, 18, "%s", api_get_str(res, API_F_MAC, ""));
 	if (!pci_addr_valid(pci) || (pf[0] != '\0' && !pci_addr_valid(pf)) ||
-	    strcmp(api_get_str(res, "driver", VF_DRIVER), VF_DRIVER) != 0) {
+	    strcmp(api_get_str(res, API_R_DRIVER, VF_DRIVER), VF_DRIVER) != 0) {
 		cni_fail(err, PW_ERR_PODWIRED,
 			 "podwired lent %s a VF it describes as pci \"%.32s\", pf_pci \"%.32s\", "
 			 "driver \"%.32s\"; expected PCI addresses dddd:bb:dd.f and driver %s",
-			 owner, pci, pf, api_get_str(res, "driver", ""), VF_DRIVER);
+			 owner, pci, pf, api_get_str(res, API_R_DRIVER, ""), VF_DRIVER);
 		cJSON_Delete(res);
 		return -1;
 	}
@@ -149,7 +149,7 @@ static void collect_vfs(const cJSON *node, cJSON *out)
 
 	if (cJSON_IsObject(node) &&
 	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(node, API_F_PCI)) &&
-	    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(node, "vf_index"))) {
+	    cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(node, API_R_VF_INDEX))) {
 		cJSON_AddItemToArray(out, cJSON_Duplicate(node, true));
 		return;
 	}
@@ -166,7 +166,7 @@ cJSON *vf_list(struct pw_client *c, const char *physnet, struct cni_error *err)
 		params = cJSON_CreateObject();
 		cJSON_AddStringToObject(params, API_F_PHYSNET, physnet);
 	}
-	if (pw_client_call(c, "vf.list", params, &res, &pe) != 0) {
+	if (pw_client_call(c, API_NAME(VF_LIST), params, &res, &pe) != 0) {
 		if (pe.code == 0 || pe.code == API_ERR_NOT_READY)
 			cni_fail(err, CNI_ERR_TRY_AGAIN, "%s", pe.message);
 		else

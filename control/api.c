@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The method table and the JSON-RPC framing shared by daemon and clients. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
@@ -13,6 +15,10 @@ static const struct api_field NETWORK_CREATE_params[] = {
     {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
     {API_F_MODE, API_T_STRING, false, "\"bridge\" (default) or \"xconnect\""},
     {API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094, or 0 for none"},
+    {API_F_MAC_LIMIT, API_T_INT, false, "MACs the network may learn, 1-16777216 (default 65536)"},
+    {API_F_FLOOD_LIMIT, API_T_INT, false,
+     "default for its ports: broadcast, multicast and unknown-unicast frames per second a port "
+     "may send, 0 for no limit (default 10000)"},
     {NULL}};
 
 static const struct api_field name_only_params[] = {
@@ -25,7 +31,7 @@ static const struct api_field PORT_CREATE_params[] = {
     {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
     {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"},
     {API_F_TYPE, API_T_STRING, true,
-     "\"vhost-user\", \"memif\", \"af_xdp\", \"af_packet\", \"pci\" or \"null\""},
+     "a port kind such as \"vhost-user\" or \"memif\"; `podwirectl info` lists them"},
     {API_F_SOCKET, API_T_STRING, false,
      "an absolute path of at most 107 bytes in an existing directory"},
     {API_F_MODE, API_T_STRING, false,
@@ -35,6 +41,18 @@ static const struct api_field PORT_CREATE_params[] = {
     {API_F_SECRET, API_T_STRING, false, "memif secret, at most 24 characters"},
     {API_F_IFACE, API_T_STRING, false, "af_xdp/af_packet: an existing kernel interface"},
     {API_F_PCI, API_T_STRING, false, "pci: a PCI address such as 0000:01:10.2"},
+    {API_F_PORT_SECURITY, API_T_BOOL, false,
+     "true: on a bridge, only frames from the port's MAC (and allowed_macs) are taken; the "
+     "default for pod ports given a MAC"},
+    {API_F_ALLOWED_MACS, API_T_STRING, false,
+     "up to 8 more source MACs the pod may use, comma separated"},
+    {API_F_MAC_LIMIT, API_T_INT, false,
+     "MACs the port may have learned, 1-65536 (default 64; uplinks 65536)"},
+    {API_F_FLOOD_LIMIT, API_T_INT, false,
+     "broadcast, multicast and unknown-unicast frames per second the port may send, 0 for no "
+     "limit (default: its network's; uplinks 0)"},
+    {API_F_TX_RETRIES, API_T_INT, false,
+     "times a full vhost-user or memif ring is tried again, 0-64 (default 8)"},
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
@@ -66,8 +84,245 @@ static const struct api_field VF_RELEASE_params[] = {
     {API_F_OWNER, API_T_STRING, false, "release every VF this owner holds"},
     {NULL}};
 
+/* ---- results ---------------------------------------------------------- */
+
+#define S(name, help)                                                                              \
+	{                                                                                          \
+		name, API_T_STRING, true, help                                                     \
+	}
+#define I(name, help)                                                                              \
+	{                                                                                          \
+		name, API_T_INT, true, help                                                        \
+	}
+#define N(name, help)                                                                              \
+	{                                                                                          \
+		name, API_T_NUMBER, true, help                                                     \
+	}
+#define B(name, help)                                                                              \
+	{                                                                                          \
+		name, API_T_BOOL, true, help                                                       \
+	}
+#define O(name, help, m)                                                                           \
+	{                                                                                          \
+		name, API_T_OBJECT, true, help, m                                                  \
+	}
+#define A(name, help, m)                                                                           \
+	{                                                                                          \
+		name, API_T_ARRAY, true, help, m                                                   \
+	}
+#define OPT(type, name, help)                                                                      \
+	{                                                                                          \
+		name, type, false, help                                                            \
+	}
+
+static const struct api_field no_results[] = {{NULL}};
+#define NETWORK_DELETE_results no_results
+#define PORT_DELETE_results    no_results
+
+static const struct api_field kind_results[] = {
+    S(API_F_NAME, "the value of port.create \"type\""),
+    S(API_R_SUMMARY, "what the kind is"),
+    A(API_R_FIELDS, "the port.create fields it takes besides name, network, mac, mtu", NULL),
+    B(API_R_UPLINK, "true for uplinks (a device shared by networks, VLAN-tagged)"),
+    {NULL}};
+
+/* stats.get's workers carry no port list, system.info's do. */
+static const struct api_field worker_results[] = {
+    I(API_R_LCORE, "the worker's core"),
+    N(API_R_BUSY_CYCLES, "TSC cycles spent in loop turns that moved frames"),
+    N(API_R_IDLE_CYCLES, "TSC cycles spent in empty loop turns"),
+    {API_R_PORTS, API_T_ARRAY, false, "names of the ports it polls"},
+    {NULL}};
+
+static const struct api_field SYSTEM_INFO_results[] = {
+    S(API_R_VERSION, "podwire's version"),
+    S(API_R_API_VERSION, "the API version, MAJOR.MINOR"),
+    I(API_R_PID, "podwired's process id"),
+    S(API_F_SOCKET, "the API socket"),
+    S(API_R_STATE_DIR, "where state.json lives"),
+    I(API_R_MAIN_CORE, "the control thread's core"),
+    N(API_R_UPTIME, "seconds since start"),
+    N(API_R_TSC_HZ, "TSC frequency: cycles per second"),
+    S(API_R_RUNTIME_DIR, "DPDK's runtime directory (telemetry socket)"),
+    I(API_R_NETWORKS, "how many networks"),
+    I(API_R_PORTS, "how many ports"),
+    N(API_R_MAC_ENTRIES, "learned MAC addresses, all networks"),
+    I(API_R_MAC_AGING, "seconds a MAC is kept unseen"),
+    B(API_R_READY, "true once state is restored"),
+    A(API_R_WORKERS, "per worker: core, cycles, ports", worker_results),
+    A(API_R_KINDS, "the port kinds this podwired offers", kind_results),
+    {NULL}};
+
+static const struct api_field network_results[] = {
+    S(API_F_NAME, "the network's name"),
+    S(API_F_MODE, "bridge or xconnect"),
+    I(API_F_VLAN, "VLAN id, 0 for none"),
+    I(API_F_MAC_LIMIT, "MACs it may learn"),
+    I(API_F_FLOOD_LIMIT, "flooded frames per second its ports may send by default, 0: no limit"),
+    A(API_R_PORTS, "names of its ports", NULL),
+    {NULL}};
+#define NETWORK_CREATE_results network_results
+
+static const struct api_field NETWORK_LIST_results[] = {
+    A(API_R_NETWORKS, "every network", network_results), {NULL}};
+
+static const struct api_field uplink_results[] = {
+    S(API_R_DEVICE, "interface name or PCI address"),
+    S(API_R_DRIVER, "what carries it: af_xdp, af_packet, pci (driver)"),
+    I(API_F_VLAN, "the tag this port's frames carry on the wire, 0 for none"),
+    I(API_R_PORTS_ON_DEVICE, "uplink ports sharing the device"),
+    N(API_R_UNKNOWN_VLAN, "device-wide: frames whose VLAN no network has"),
+    N(API_R_STASH_FULL, "device-wide: frames dropped as stash_full"),
+    {NULL}};
+
+static const struct api_field memif_results[] = {
+    S(API_R_STATE, "listening, connecting, handshake or connected"),
+    S(API_R_PEER, "the peer's name, \"\" when none"),
+    I(API_R_QUEUE_PAIRS, "queue pairs in use"),
+    I(API_R_RING_SIZE, "slots per ring"),
+    I(API_R_REGIONS, "shared memory regions"),
+    N(API_R_MAPPED_BYTES, "bytes of them mapped"),
+    N(API_R_CONNECTS, "connections since the port was made"),
+    N(API_R_DISCONNECTS, "disconnections since"),
+    S(API_R_LAST_DISCONNECT, "why the last connection ended or failed"),
+    {NULL}};
+
+static const struct api_field stats_results[] = {
+    S(API_F_NAME, "the port"),
+    N(API_R_RX_PACKETS, "frames received from the port"),
+    N(API_R_RX_BYTES, "bytes received"),
+    N(API_R_TX_PACKETS, "frames sent to the port"),
+    N(API_R_TX_BYTES, "bytes sent"),
+    O(API_R_DROPS, "frames dropped, by reason", NULL),
+    N(API_R_LEARN_LIMIT, "source MACs not learned: the port or network was at its limit"),
+    N(API_F_TX_RETRIES, "tries again of a full ring"),
+    N(API_R_MACS_LEARNED, "MACs learned on the port now"),
+    {NULL}};
+
+static const struct api_field port_results[] = {
+    S(API_F_NAME, "the port's name"),
+    S(API_F_NETWORK, "its network"),
+    S(API_F_TYPE, "its kind"),
+    OPT(API_T_STRING, API_F_SOCKET, "vhost-user, memif: the socket path"),
+    OPT(API_T_STRING, API_F_MODE, "vhost-user, memif: server or client"),
+    OPT(API_T_STRING, API_F_IFACE, "af_xdp, af_packet: the kernel interface"),
+    OPT(API_T_STRING, API_F_PCI, "pci: the device's address"),
+    S(API_F_MAC, "the pod's MAC"),
+    I(API_F_MTU, "largest frame payload"),
+    B(API_F_PORT_SECURITY, "whether only its MACs are taken as source"),
+    OPT(API_T_STRING, API_F_ALLOWED_MACS, "the other source MACs it may use"),
+    I(API_F_MAC_LIMIT, "MACs it may have learned"),
+    I(API_F_FLOOD_LIMIT, "flooded frames per second it may send, 0: no limit"),
+    I(API_F_TX_RETRIES, "tries again of a full ring"),
+    S(API_F_LINK, "up or down"),
+    I(API_F_WORKER, "the core of the worker polling it"),
+    {API_R_UPLINK, API_T_OBJECT, false, "uplinks: the device", uplink_results},
+    {API_R_MEMIF, API_T_OBJECT, false, "memif: the connection", memif_results},
+    {API_R_STATS, API_T_OBJECT, false, "port.get: counters", stats_results},
+    {NULL}};
+#define PORT_CREATE_results port_results
+#define PORT_GET_results    port_results
+
+static const struct api_field PORT_LIST_results[] = {A(API_R_PORTS, "the ports", port_results),
+						     {NULL}};
+
+static const struct api_field STATS_GET_results[] = {
+    A(API_R_PORTS, "per port counters", stats_results),
+    A(API_R_WORKERS, "per worker cycles", worker_results),
+    {NULL}};
+
+static const struct api_field STATS_CLEAR_results[] = {I(API_R_CLEARED, "ports cleared"), {NULL}};
+
+static const struct api_field mac_results[] = {S(API_F_MAC, "a learned address"),
+					       S(API_F_PORT, "where it was seen"),
+					       N(API_R_AGE, "seconds since it was last seen"),
+					       {NULL}};
+
+static const struct api_field mac_port_results[] = {
+    S(API_F_NAME, "a port of the network"),
+    I(API_R_MACS_LEARNED, "MACs learned from it"),
+    I(API_F_MAC_LIMIT, "how many it may have learned"),
+    N(API_R_LEARN_LIMIT, "source MACs not learned because a limit was reached"),
+    {NULL}};
+
+static const struct api_field MAC_LIST_results[] = {
+    S(API_F_NETWORK, "the network"),
+    A(API_R_ENTRIES, "its learned MACs", mac_results),
+    I(API_R_MACS_LEARNED, "how many"),
+    I(API_F_MAC_LIMIT, "how many it may have learned"),
+    A(API_R_PORTS, "learning per port", mac_port_results),
+    {NULL}};
+
+static const struct api_field pf_results[] = {S(API_R_PF, "the PF's netdev"),
+					      S(API_F_PCI, "the PF's PCI address"),
+					      I(API_R_FIRST_VF, "first VF index in the pool"),
+					      I(API_R_LAST_VF, "last VF index"),
+					      {NULL}};
+
+static const struct api_field vf_results[] = {
+    S(API_F_PCI, "the VF's PCI address"),
+    S(API_R_PF, "its PF's netdev"),
+    I(API_R_VF_INDEX, "its index on the PF"),
+    S(API_R_DRIVER, "its driver now, \"\" when unbound"),
+    I(API_R_IOMMU_GROUP, "its IOMMU group, null when none"),
+    S(API_R_NETDEV, "its netdev, \"\" when none"),
+    S(API_R_STATE, "free, used or unavailable"),
+    S(API_F_OWNER, "who holds it, \"\" when free"),
+    S(API_R_REASON, "why it is unavailable"),
+    {NULL}};
+
+static const struct api_field physnet_results[] = {
+    S(API_F_PHYSNET, "the physnet"),
+    I(API_R_TOTAL, "its VFs"),
+    I(API_R_FREE, "free VFs"),
+    I(API_R_USED, "allocated VFs"),
+    I(API_R_UNAVAILABLE, "VFs that cannot be handed out"),
+    A(API_R_PFS, "its PFs", pf_results),
+    A(API_R_VFS, "its VFs", vf_results),
+    {NULL}};
+
+static const struct api_field VF_LIST_results[] = {A(API_R_PHYSNETS, "the pools", physnet_results),
+						   {NULL}};
+
+static const struct api_field VF_ALLOC_results[] = {
+    S(API_F_PCI, "the VF's PCI address"),
+    S(API_R_PF, "its PF's netdev"),
+    S(API_R_PF_PCI, "its PF's PCI address"),
+    I(API_R_VF_INDEX, "its index on the PF"),
+    S(API_F_PHYSNET, "its physnet"),
+    S(API_F_OWNER, "who holds it"),
+    S(API_R_DRIVER, "its driver now (vfio-pci)"),
+    S(API_R_ORIGINAL_DRIVER, "the driver it goes back to"),
+    I(API_R_IOMMU_GROUP, "its IOMMU group, null when none"),
+    S(API_R_VFIO_DEVICE, "the VFIO group device, e.g. /dev/vfio/42"),
+    I(API_F_VLAN, "VLAN set through the PF, null when not set"),
+    S(API_F_MAC, "MAC set through the PF, null when not set"),
+    OPT(API_T_BOOL, API_F_SPOOFCHK, "spoof check set through the PF"),
+    OPT(API_T_BOOL, API_F_TRUST, "trust set through the PF"),
+    S(API_R_VF_CONFIG, "what the PF was told, in words"),
+    {NULL}};
+
+static const struct api_field released_results[] = {S(API_F_PCI, "the VF"),
+						    S(API_R_PF, "its PF"),
+						    I(API_R_VF_INDEX, "its index"),
+						    S(API_F_PHYSNET, "its physnet"),
+						    S(API_F_OWNER, "who held it"),
+						    S(API_R_DRIVER, "its driver now"),
+						    {NULL}};
+
+static const struct api_field VF_RELEASE_results[] = {
+    A(API_R_RELEASED, "the VFs given back", released_results), {NULL}};
+
+#undef S
+#undef I
+#undef N
+#undef B
+#undef O
+#undef A
+#undef OPT
+
 const struct api_method_desc api_methods[API_METHOD_COUNT] = {
-#define API_DESC(id, wire, summary) [API_M_##id] = {wire, summary, id##_params},
+#define API_DESC(id, wire, summary) [API_M_##id] = {wire, summary, id##_params, id##_results},
     API_METHODS(API_DESC)
 #undef API_DESC
 };
@@ -91,6 +346,12 @@ static const char *type_name(enum api_type t)
 		return "an integer";
 	case API_T_BOOL:
 		return "true or false";
+	case API_T_NUMBER:
+		return "a number";
+	case API_T_OBJECT:
+		return "an object";
+	case API_T_ARRAY:
+		return "an array";
 	}
 	return "?";
 }
@@ -104,6 +365,12 @@ static bool type_matches(const cJSON *v, enum api_type t)
 		return cJSON_IsNumber(v) && v->valuedouble == (double)(long)v->valuedouble;
 	case API_T_BOOL:
 		return cJSON_IsBool(v);
+	case API_T_NUMBER:
+		return cJSON_IsNumber(v);
+	case API_T_OBJECT:
+		return cJSON_IsObject(v);
+	case API_T_ARRAY:
+		return cJSON_IsArray(v);
 	}
 	return false;
 }
@@ -151,6 +418,86 @@ int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t m
 			return API_ERR_INVALID_PARAMS;
 		}
 	}
+	return 0;
+}
+
+static const struct api_field *field_find(const struct api_field *fields, const char *name)
+{
+	for (const struct api_field *f = fields; f != NULL && f->name != NULL; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+/* Checks the members of obj against fields; path names obj in messages. */
+static int check_members(const cJSON *obj, const struct api_field *fields, const char *path,
+			 char *msg, size_t len)
+{
+	const cJSON *item;
+
+	cJSON_ArrayForEach (item, obj) {
+		const struct api_field *f = field_find(fields, item->string);
+		char sub[256];
+		int i = 0;
+
+		if (f == NULL) {
+			snprintf(msg, len, "%s.%s is not declared", path, item->string);
+			return -EPROTO;
+		}
+		if (!cJSON_IsNull(item) && !type_matches(item, f->type)) {
+			snprintf(msg, len, "%s.%s must be %s", path, f->name, type_name(f->type));
+			return -EPROTO;
+		}
+		if (f->members == NULL)
+			continue;
+		snprintf(sub, sizeof(sub), "%s.%s", path, f->name);
+		if (cJSON_IsObject(item) && check_members(item, f->members, sub, msg, len) != 0)
+			return -EPROTO;
+		if (!cJSON_IsArray(item))
+			continue;
+		for (const cJSON *e = item->child; e != NULL; e = e->next, i++) {
+			snprintf(sub, sizeof(sub), "%s.%s[%d]", path, f->name, i);
+			if (!cJSON_IsObject(e)) {
+				snprintf(msg, len, "%s must be an object", sub);
+				return -EPROTO;
+			}
+			if (check_members(e, f->members, sub, msg, len) != 0)
+				return -EPROTO;
+		}
+	}
+	for (const struct api_field *f = fields; f->name != NULL; f++)
+		if (f->required && cJSON_GetObjectItemCaseSensitive(obj, f->name) == NULL) {
+			snprintf(msg, len, "%s.%s is declared required but missing", path, f->name);
+			return -EPROTO;
+		}
+	return 0;
+}
+
+int api_check_result(enum api_method m, const cJSON *result, char *msg, size_t msglen)
+{
+	if (!cJSON_IsObject(result)) {
+		snprintf(msg, msglen, "%s: the result is not an object", api_methods[m].name);
+		return -EPROTO;
+	}
+	return check_members(result, api_methods[m].results, api_methods[m].name, msg, msglen);
+}
+
+int api_version_parse(const char *text, int *major, int *minor)
+{
+	char *end;
+	long a, b;
+
+	if (text == NULL)
+		return -1;
+	a = strtol(text, &end, 10);
+	if (end == text || *end != '.' || a < 0 || a > 1000)
+		return -1;
+	text = end + 1;
+	b = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || b < 0 || b > 1000)
+		return -1;
+	*major = (int)a;
+	*minor = (int)b;
 	return 0;
 }
 

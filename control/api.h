@@ -17,7 +17,11 @@
 
 #include <cjson/cJSON.h>
 
-#define PODWIRE_VERSION		  "0.1.0"
+#define PODWIRE_VERSION "0.1.0"
+/* The API's own version. A client refuses a daemon of a newer major
+ * version (fields it would misread); minor versions only add. */
+#define API_VERSION_MAJOR	  1
+#define API_VERSION_MINOR	  2
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -26,12 +30,17 @@
 /* Longest name of a network or port (bytes, without the NUL). */
 #define API_NAME_MAX 63
 /* sun_path holds 108 bytes; one is the NUL. */
-#define API_SOCKET_PATH_MAX 107
-#define API_SECRET_MAX	    24
-#define API_MTU_MIN	    68
-#define API_MTU_MAX	    9000
-#define API_MTU_DEFAULT	    1500
-#define API_VLAN_MAX	    4094
+#define API_SOCKET_PATH_MAX  107
+#define API_SECRET_MAX	     24
+#define API_MTU_MIN	     68
+#define API_MTU_MAX	     9000
+#define API_MTU_DEFAULT	     1500
+#define API_VLAN_MAX	     4094
+#define API_ALLOWED_MACS_MAX 8
+#define API_PORT_MAC_LIMIT   64	   /* default learned MACs per port */
+#define API_NET_MAC_LIMIT    65536 /* default learned MACs per network */
+#define API_FLOOD_LIMIT	     10000 /* default flooded frames/s per port */
+#define API_TX_RETRIES	     8	   /* default, as OVS's tx-retries */
 
 /* Stable error codes. The JSON-RPC ones keep their standard meaning. */
 enum api_error {
@@ -46,6 +55,7 @@ enum api_error {
 	API_ERR_PATH = 1004,	  /* socket directory missing or not writable */
 	API_ERR_RESOURCE = 1005,  /* DPDK or a limit refused the request */
 	API_ERR_NOT_READY = 1006, /* the daemon is starting or stopping */
+	API_ERR_VERSION = 1007,	  /* client side: the daemon speaks a newer API */
 };
 
 /* Every method: X(enum suffix, wire name, one-line summary). */
@@ -73,24 +83,99 @@ enum api_method {
 };
 
 /* Field names, shared by requests, results and the state file. */
-#define API_F_NAME     "name"
-#define API_F_NETWORK  "network"
-#define API_F_MODE     "mode" /* network: bridge|xconnect; port: server|client */
-#define API_F_VLAN     "vlan"
-#define API_F_TYPE     "type"
-#define API_F_SOCKET   "socket"
-#define API_F_MAC      "mac"
-#define API_F_MTU      "mtu"
-#define API_F_SECRET   "secret"
-#define API_F_PORT     "port"
-#define API_F_LINK     "link"
-#define API_F_WORKER   "worker"
-#define API_F_IFACE    "iface"	 /* af_xdp, af_packet: the kernel interface */
-#define API_F_PCI      "pci"	 /* pci port, vf.release: a PCI address 0000:01:10.2 */
-#define API_F_PHYSNET  "physnet" /* vf.*: a physical network name */
-#define API_F_OWNER    "owner"	 /* vf.*: who holds the VF (CNI: containerID/ifname) */
-#define API_F_SPOOFCHK "spoof_check"
-#define API_F_TRUST    "trust"
+#define API_F_NAME	    "name"
+#define API_F_NETWORK	    "network"
+#define API_F_MODE	    "mode" /* network: bridge|xconnect; port: server|client */
+#define API_F_VLAN	    "vlan"
+#define API_F_TYPE	    "type"
+#define API_F_SOCKET	    "socket"
+#define API_F_MAC	    "mac"
+#define API_F_MTU	    "mtu"
+#define API_F_SECRET	    "secret"
+#define API_F_PORT	    "port"
+#define API_F_LINK	    "link"
+#define API_F_WORKER	    "worker"
+#define API_F_IFACE	    "iface"   /* af_xdp, af_packet: the kernel interface */
+#define API_F_PCI	    "pci"     /* pci port, vf.release: a PCI address 0000:01:10.2 */
+#define API_F_PHYSNET	    "physnet" /* vf.*: a physical network name */
+#define API_F_OWNER	    "owner"   /* vf.*: who holds the VF (CNI: containerID/ifname) */
+#define API_F_SPOOFCHK	    "spoof_check"
+#define API_F_PORT_SECURITY "port_security" /* bridge: only the port's MACs as source */
+#define API_F_ALLOWED_MACS  "allowed_macs"  /* extra source MACs, comma separated */
+#define API_F_MAC_LIMIT	    "mac_limit"	    /* MACs a port / network may have learned */
+#define API_F_FLOOD_LIMIT   "flood_limit"   /* flooded frames per second from a port */
+#define API_F_TX_RETRIES    "tx_retries"    /* tries again of a full ring */
+#define API_F_TRUST	    "trust"
+
+/* Result fields: what handlers return and clients read, by these names
+ * only (besides the API_F_ names above). Each method's results are
+ * declared in api.c next to its parameters. */
+#define API_R_VERSION	      "version"
+#define API_R_API_VERSION     "api_version" /* "MAJOR.MINOR" */
+#define API_R_PID	      "pid"
+#define API_R_STATE_DIR	      "state_dir"
+#define API_R_MAIN_CORE	      "main_core"
+#define API_R_UPTIME	      "uptime_sec"
+#define API_R_TSC_HZ	      "tsc_hz"
+#define API_R_RUNTIME_DIR     "dpdk_runtime_dir"
+#define API_R_NETWORKS	      "networks"
+#define API_R_PORTS	      "ports"
+#define API_R_MAC_ENTRIES     "mac_entries"
+#define API_R_MAC_AGING	      "mac_aging_sec"
+#define API_R_READY	      "ready"
+#define API_R_WORKERS	      "workers"
+#define API_R_KINDS	      "kinds"
+#define API_R_SUMMARY	      "summary"
+#define API_R_FIELDS	      "fields"
+#define API_R_LCORE	      "lcore"
+#define API_R_BUSY_CYCLES     "busy_cycles"
+#define API_R_IDLE_CYCLES     "idle_cycles"
+#define API_R_STATS	      "stats"
+#define API_R_RX_PACKETS      "rx_packets"
+#define API_R_RX_BYTES	      "rx_bytes"
+#define API_R_TX_PACKETS      "tx_packets"
+#define API_R_TX_BYTES	      "tx_bytes"
+#define API_R_DROPS	      "drops" /* object: drop reason -> count */
+#define API_R_UPLINK	      "uplink"
+#define API_R_DEVICE	      "device"
+#define API_R_DRIVER	      "driver"
+#define API_R_PORTS_ON_DEVICE "ports_on_device"
+#define API_R_UNKNOWN_VLAN    "unknown_vlan"
+#define API_R_STASH_FULL      "stash_full"
+#define API_R_CLEARED	      "cleared"
+#define API_R_ENTRIES	      "entries"
+#define API_R_AGE	      "age_sec"
+#define API_R_PHYSNETS	      "physnets"
+#define API_R_TOTAL	      "total"
+#define API_R_FREE	      "free"
+#define API_R_USED	      "used"
+#define API_R_UNAVAILABLE     "unavailable"
+#define API_R_PFS	      "pfs"
+#define API_R_VFS	      "vfs"
+#define API_R_PF	      "pf"
+#define API_R_PF_PCI	      "pf_pci"
+#define API_R_FIRST_VF	      "first_vf"
+#define API_R_LAST_VF	      "last_vf"
+#define API_R_VF_INDEX	      "vf_index"
+#define API_R_IOMMU_GROUP     "iommu_group"
+#define API_R_NETDEV	      "netdev"
+#define API_R_STATE	      "state"
+#define API_R_REASON	      "reason"
+#define API_R_ORIGINAL_DRIVER "original_driver"
+#define API_R_VFIO_DEVICE     "vfio_device"
+#define API_R_VF_CONFIG	      "vf_config"
+#define API_R_RELEASED	      "released"
+#define API_R_MEMIF	      "memif"
+#define API_R_PEER	      "peer"
+#define API_R_QUEUE_PAIRS     "queue_pairs"
+#define API_R_RING_SIZE	      "ring_size"
+#define API_R_REGIONS	      "regions"
+#define API_R_MAPPED_BYTES    "mapped_bytes"
+#define API_R_CONNECTS	      "connects"
+#define API_R_DISCONNECTS     "disconnects"
+#define API_R_LAST_DISCONNECT "last_disconnect"
+#define API_R_LEARN_LIMIT     "learn_limit"
+#define API_R_MACS_LEARNED    "macs_learned"
 
 /* Values of the enumerated fields. */
 #define API_NET_BRIDGE	   "bridge"
@@ -104,24 +189,38 @@ enum api_method {
 #define API_ROLE_SERVER	   "server"    /* podwired creates the socket */
 #define API_ROLE_CLIENT	   "client"    /* podwired connects to the pod's socket */
 
-enum api_type { API_T_STRING, API_T_INT, API_T_BOOL };
+enum api_type {
+	API_T_STRING,
+	API_T_INT,
+	API_T_BOOL,
+	API_T_NUMBER, /* results: counters, which JSON carries as doubles */
+	API_T_OBJECT,
+	API_T_ARRAY,
+};
 
-/* One parameter of a method. */
+/* One parameter or result field of a method. */
 struct api_field {
 	const char *name;
 	enum api_type type;
 	bool required;
 	const char *help; /* shown in errors: what a good value looks like */
+	/* Results: an object's members, or the members of an array's object
+	 * items; NULL for an array of strings or an object of counters. */
+	const struct api_field *members;
 };
 
 struct api_method_desc {
 	const char *name;
 	const char *summary;
-	const struct api_field *params; /* terminated by a NULL name */
+	const struct api_field *params;	 /* terminated by a NULL name */
+	const struct api_field *results; /* the result object's members */
 };
 
 /* The method table, indexed by enum api_method. */
 extern const struct api_method_desc api_methods[API_METHOD_COUNT];
+
+/* A method's wire name, for clients: API_NAME(PORT_LIST) is "port.list". */
+#define API_NAME(id) (api_methods[API_M_##id].name)
 
 /* Returns the method with this wire name, or -1. */
 int api_method_lookup(const char *name);
@@ -134,6 +233,17 @@ int api_method_lookup(const char *name);
  */
 int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t msglen,
 		     const char **field);
+
+/*
+ * Checks that every member of a method's result (and of its nested
+ * objects) is declared, with its declared type (null is allowed). 0, or
+ * -EPROTO with msg naming the path of the first undeclared member. The
+ * daemon runs it on every answer; tests run it too.
+ */
+int api_check_result(enum api_method m, const cJSON *result, char *msg, size_t msglen);
+
+/* "MAJOR.MINOR" into its parts; -1 when it is not that shape. */
+int api_version_parse(const char *text, int *major, int *minor);
 
 /* Builders used by both sides. The caller owns what they return. */
 cJSON *api_request_new(int id, const char *method, cJSON *params);

@@ -18,6 +18,8 @@
 #include "api.h"
 #include "client.h"
 
+static int handshake(struct pw_client *c, struct pw_error *err);
+
 struct pw_client {
 	int fd; /* -1 once the stream is out of sync and unusable */
 	int timeout_ms;
@@ -151,6 +153,10 @@ struct pw_client *pw_client_connect(const char *path, int timeout_ms, struct pw_
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 0;
 	c->next_id = 1;
 	memcpy(c->path, path, plen + 1);
+	if (handshake(c, err) != 0) {
+		pw_client_close(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -407,4 +413,30 @@ int pw_client_call(struct pw_client *c, const char *method, cJSON *params, cJSON
 	ret = parse_response(c, method, resp, id, result, err);
 	cJSON_Delete(resp);
 	return ret;
+}
+
+/* A daemon of a newer major API version may give fields other meanings:
+ * refuse it, saying what to upgrade. One without api_version is 1.0. */
+static int handshake(struct pw_client *c, struct pw_error *err)
+{
+	cJSON *info = NULL;
+	const char *v;
+	int major = 1, minor = 0;
+
+	if (pw_client_call(c, API_NAME(SYSTEM_INFO), NULL, &info, err) != 0)
+		return -1;
+	v = api_get_str(info, API_R_API_VERSION, NULL);
+	if (v != NULL && api_version_parse(v, &major, &minor) != 0)
+		major = -1;
+	if (major < 0 || major > API_VERSION_MAJOR) {
+		set_error(err, API_ERR_VERSION, API_R_API_VERSION,
+			  "podwired at %s (podwire %s) speaks API version %s; this client (podwire "
+			  "%s) understands %d.x only: upgrade the client to podwire %s",
+			  c->path, api_get_str(info, API_R_VERSION, "?"), v, PODWIRE_VERSION,
+			  API_VERSION_MAJOR, api_get_str(info, API_R_VERSION, "?"));
+		cJSON_Delete(info);
+		return -1;
+	}
+	cJSON_Delete(info);
+	return 0;
 }

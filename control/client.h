@@ -18,9 +18,11 @@ struct pw_error {
 	char field[64];
 };
 
-/* Connects to the daemon's socket. Returns NULL and fills err on failure
- * (e.g. "cannot connect to podwired at PATH: No such file or directory;
- * is podwired running?"). timeout_ms bounds each call (0: no limit). */
+/* Connects to the daemon's socket and checks its API version (system.info):
+ * a newer major version is refused with API_ERR_VERSION. Returns NULL and
+ * fills err on failure (e.g. "cannot connect to podwired at PATH: No such
+ * file or directory; is podwired running?"). timeout_ms bounds each call
+ * (0: no limit). */
 struct pw_client *pw_client_connect(const char *path, int timeout_ms, struct pw_error *err);
 void pw_client_close(struct pw_client *c);
 

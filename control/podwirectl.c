@@ -39,6 +39,7 @@ enum col_kind {
 	COL_REASONS,  /* the non-zero members of a drops object: "tx_full=12" */
 	COL_BUSY,     /* busy_cycles / (busy_cycles + idle_cycles) */
 	COL_ENDPOINT, /* what a port attaches to: socket, interface or PCI address */
+	COL_BOOL,     /* "on" or "off" */
 };
 
 struct column {
@@ -82,6 +83,9 @@ static void format_cell(char *buf, size_t len, const cJSON *obj, const struct co
 			 : member(obj, API_F_IFACE) ? str(obj, API_F_IFACE)
 						    : str(obj, API_F_PCI));
 		break;
+	case COL_BOOL:
+		snprintf(buf, len, "%s", cJSON_IsTrue(v) ? "on" : "off");
+		break;
 	case COL_INT:
 	case COL_ID:
 		if (cJSON_IsNumber(v) && v->valuedouble >= (col->kind == COL_ID ? 1 : 0))
@@ -108,8 +112,8 @@ static void format_cell(char *buf, size_t len, const cJSON *obj, const struct co
 						e->string, u64(e));
 		break;
 	case COL_BUSY:
-		busy = u64(member(obj, "busy_cycles"));
-		idle = u64(member(obj, "idle_cycles"));
+		busy = u64(member(obj, API_R_BUSY_CYCLES));
+		idle = u64(member(obj, API_R_IDLE_CYCLES));
 		if (busy + idle > 0)
 			snprintf(buf, len, "%.1f%%", 100.0 * (double)busy / (double)(busy + idle));
 		break;
@@ -176,7 +180,7 @@ static void print_fields(const cJSON *obj, const struct column *cols)
 static const struct column network_cols[] = {{"NAME", API_F_NAME, COL_STR},
 					     {"MODE", API_F_MODE, COL_STR},
 					     {"VLAN", API_F_VLAN, COL_ID},
-					     {"PORTS", "ports", COL_LIST},
+					     {"PORTS", API_R_PORTS, COL_LIST},
 					     {NULL}};
 
 static const struct column port_cols[] = {{"NAME", API_F_NAME, COL_STR},
@@ -190,44 +194,60 @@ static const struct column port_cols[] = {{"NAME", API_F_NAME, COL_STR},
 					  {"SOCKET/DEVICE", API_F_SOCKET, COL_ENDPOINT},
 					  {NULL}};
 
-static const struct column uplink_fields[] = {{"UPLINK", "device", COL_STR},
-					      {"DRIVER", "driver", COL_STR},
+static const struct column uplink_fields[] = {{"UPLINK", API_R_DEVICE, COL_STR},
+					      {"DRIVER", API_R_DRIVER, COL_STR},
 					      {"TAG", API_F_VLAN, COL_ID},
-					      {"SHARED-BY", "ports_on_device", COL_INT},
-					      {"UNKNOWN-VLAN", "unknown_vlan", COL_U64},
+					      {"SHARED-BY", API_R_PORTS_ON_DEVICE, COL_INT},
+					      {"UNKNOWN-VLAN", API_R_UNKNOWN_VLAN, COL_U64},
 					      {NULL}};
 
 static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
-					   {"RX-PKTS", "rx_packets", COL_U64},
-					   {"RX-BYTES", "rx_bytes", COL_U64},
-					   {"TX-PKTS", "tx_packets", COL_U64},
-					   {"TX-BYTES", "tx_bytes", COL_U64},
-					   {"DROPS", "drops", COL_DROPS},
+					   {"RX-PKTS", API_R_RX_PACKETS, COL_U64},
+					   {"RX-BYTES", API_R_RX_BYTES, COL_U64},
+					   {"TX-PKTS", API_R_TX_PACKETS, COL_U64},
+					   {"TX-BYTES", API_R_TX_BYTES, COL_U64},
+					   {"DROPS", API_R_DROPS, COL_DROPS},
 					   {NULL}};
 
-static const struct column reasons_col[] = {{"DROP-REASONS", "drops", COL_REASONS}, {NULL}};
+static const struct column reasons_col[] = {{"DROP-REASONS", API_R_DROPS, COL_REASONS}, {NULL}};
+
+/* Port security and limits, in port show. */
+static const struct column guard_fields[] = {
+    {"PORT-SECURITY", API_F_PORT_SECURITY, COL_BOOL}, {"ALLOWED-MACS", API_F_ALLOWED_MACS, COL_STR},
+    {"MAC-LIMIT", API_F_MAC_LIMIT, COL_INT},	      {"FLOOD-LIMIT", API_F_FLOOD_LIMIT, COL_INT},
+    {"TX-RETRIES", API_F_TX_RETRIES, COL_INT},	      {NULL}};
+static const struct column guard_stats[] = {{"MACS-LEARNED", API_R_MACS_LEARNED, COL_U64},
+					    {"LEARN-LIMIT", API_R_LEARN_LIMIT, COL_U64},
+					    {"TX-RETRIES", API_F_TX_RETRIES, COL_U64},
+					    {NULL}};
 
 /* stats.get workers carry no port list, system.info ones do. */
 #define WORKER_COLS                                                                                \
-	{"LCORE", "lcore", COL_INT}, {"BUSY-CYCLES", "busy_cycles", COL_U64},                      \
-	    {"IDLE-CYCLES", "idle_cycles", COL_U64},                                               \
+	{"LCORE", API_R_LCORE, COL_INT}, {"BUSY-CYCLES", API_R_BUSY_CYCLES, COL_U64},              \
+	    {"IDLE-CYCLES", API_R_IDLE_CYCLES, COL_U64},                                           \
 	{                                                                                          \
 		"BUSY", NULL, COL_BUSY                                                             \
 	}
 static const struct column worker_cols[] = {WORKER_COLS, {NULL}};
-static const struct column info_worker_cols[] = {WORKER_COLS, {"PORTS", "ports", COL_LIST}, {NULL}};
+static const struct column info_worker_cols[] = {
+    WORKER_COLS, {"PORTS", API_R_PORTS, COL_LIST}, {NULL}};
 
 static const struct column info_fields[] = {
-    {"VERSION", "version", COL_STR},	     {"PID", "pid", COL_INT},
-    {"SOCKET", "socket", COL_STR},	     {"STATE-DIR", "state_dir", COL_STR},
-    {"MAIN-LCORE", "main_core", COL_INT},    {"UPTIME-SEC", "uptime_sec", COL_U64},
-    {"NETWORKS", "networks", COL_U64},	     {"PORTS", "ports", COL_U64},
-    {"MAC-ENTRIES", "mac_entries", COL_U64}, {NULL}};
+    {"VERSION", API_R_VERSION, COL_STR},	 {"PID", API_R_PID, COL_INT},
+    {"SOCKET", API_F_SOCKET, COL_STR},		 {"STATE-DIR", API_R_STATE_DIR, COL_STR},
+    {"MAIN-LCORE", API_R_MAIN_CORE, COL_INT},	 {"UPTIME-SEC", API_R_UPTIME, COL_U64},
+    {"NETWORKS", API_R_NETWORKS, COL_U64},	 {"PORTS", API_R_PORTS, COL_U64},
+    {"MAC-ENTRIES", API_R_MAC_ENTRIES, COL_U64}, {NULL}};
 
 static const struct column mac_cols[] = {{"MAC", API_F_MAC, COL_STR},
 					 {"PORT", API_F_PORT, COL_STR},
-					 {"AGE-SEC", "age_sec", COL_U64},
+					 {"AGE-SEC", API_R_AGE, COL_U64},
 					 {NULL}};
+static const struct column mac_port_cols[] = {{"PORT", API_F_NAME, COL_STR},
+					      {"MACS-LEARNED", API_R_MACS_LEARNED, COL_U64},
+					      {"MAC-LIMIT", API_F_MAC_LIMIT, COL_INT},
+					      {"LEARN-LIMIT", API_R_LEARN_LIMIT, COL_U64},
+					      {NULL}};
 
 struct reply {
 	const struct command *cmd;
@@ -235,7 +255,13 @@ struct reply {
 	const cJSON *result;
 };
 
-enum opt_kind { OPT_STR, OPT_INT, OPT_FLAG, OPT_ONOFF /* on|off: a JSON bool */ };
+enum opt_kind {
+	OPT_STR,
+	OPT_INT,
+	OPT_FLAG,     /* sets the field to the string in metavar */
+	OPT_ONOFF,    /* on|off: a JSON bool */
+	OPT_FLAG_OFF, /* a flag that sets the field false: --no-port-security */
+};
 
 struct opt {
 	const char *name;    /* "--vlan" */
@@ -255,6 +281,7 @@ struct command {
 	void (*print)(const struct reply *r); /* NULL: print_table(list, cols) */
 	const char *list;
 	const struct column *cols;
+	const char *summary; /* NULL: the method's */
 };
 
 static void print_network(const struct reply *r)
@@ -276,11 +303,11 @@ static void print_port_created(const struct reply *r)
 	printf("port \"%s\" created: %s", str(p, API_F_NAME), str(p, API_F_TYPE));
 	if (member(p, API_F_SOCKET) != NULL)
 		printf(" %s socket %s", str(p, API_F_MODE), str(p, API_F_SOCKET));
-	if (member(p, "uplink") != NULL)
-		printf(" uplink %s via %s, vlan %ld", str(member(p, "uplink"), "device"),
-		       str(member(p, "uplink"), "driver"),
-		       api_get_int(member(p, "uplink"), API_F_VLAN, 0));
-	if (member(p, API_F_MAC) != NULL && member(p, "uplink") == NULL)
+	if (member(p, API_R_UPLINK) != NULL)
+		printf(" uplink %s via %s, vlan %ld", str(member(p, API_R_UPLINK), "device"),
+		       str(member(p, API_R_UPLINK), "driver"),
+		       api_get_int(member(p, API_R_UPLINK), API_F_VLAN, 0));
+	if (member(p, API_F_MAC) != NULL && member(p, API_R_UPLINK) == NULL)
 		printf(" mac %s", str(p, API_F_MAC));
 	putchar('\n');
 }
@@ -294,21 +321,23 @@ static void print_deleted(const struct reply *r)
 
 static void print_port(const struct reply *r)
 {
-	const cJSON *stats = member(r->result, "stats");
+	const cJSON *stats = member(r->result, API_R_STATS);
 
 	print_fields(r->result, port_cols);
-	if (member(r->result, "uplink") != NULL)
-		print_fields(member(r->result, "uplink"), uplink_fields);
+	if (member(r->result, API_R_UPLINK) != NULL)
+		print_fields(member(r->result, API_R_UPLINK), uplink_fields);
+	print_fields(r->result, guard_fields);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */
 		print_fields(stats, stats_cols + 1);
 		print_fields(stats, reasons_col);
+		print_fields(stats, guard_stats);
 	}
 }
 
 static void print_stats(const struct reply *r)
 {
-	const cJSON *p, *ports = member(r->result, "ports");
+	const cJSON *p, *ports = member(r->result, API_R_PORTS);
 	char reasons[512];
 
 	print_table(ports, stats_cols);
@@ -316,9 +345,23 @@ static void print_stats(const struct reply *r)
 		format_cell(reasons, sizeof(reasons), p, reasons_col);
 		if (strcmp(reasons, "-") != 0)
 			printf("  %s drops: %s\n", str(p, API_F_NAME), reasons);
+		if (u64(member(p, API_R_LEARN_LIMIT)) + u64(member(p, API_F_TX_RETRIES)) != 0)
+			printf("  %s: learn_limit=%llu tx_retries=%llu\n", str(p, API_F_NAME),
+			       u64(member(p, API_R_LEARN_LIMIT)), u64(member(p, API_F_TX_RETRIES)));
 	}
 	putchar('\n');
-	print_table(member(r->result, "workers"), worker_cols);
+	print_table(member(r->result, API_R_WORKERS), worker_cols);
+}
+
+/* The learned MACs, then how full the table is: for the network and for
+ * each of its ports. */
+static void print_mac_list(const struct reply *r)
+{
+	print_table(member(r->result, API_R_ENTRIES), mac_cols);
+	printf("\n%llu of %llu MACs learned on network \"%s\"\n",
+	       u64(member(r->result, API_R_MACS_LEARNED)), u64(member(r->result, API_F_MAC_LIMIT)),
+	       str(r->result, API_F_NETWORK));
+	print_table(member(r->result, API_R_PORTS), mac_port_cols);
 }
 
 static void print_cleared(const struct reply *r)
@@ -326,22 +369,44 @@ static void print_cleared(const struct reply *r)
 	if (member(r->params, API_F_PORT) != NULL)
 		printf("counters of port \"%s\" cleared\n", str(r->params, API_F_PORT));
 	else
-		printf("counters cleared on %llu ports\n", u64(member(r->result, "cleared")));
+		printf("counters cleared on %llu ports\n", u64(member(r->result, API_R_CLEARED)));
 }
 
 static void print_info(const struct reply *r)
 {
 	print_fields(r->result, info_fields);
 	putchar('\n');
-	print_table(member(r->result, "workers"), info_worker_cols);
+	print_table(member(r->result, API_R_WORKERS), info_worker_cols);
 }
 
-static const struct column vf_cols[] = {{"PF", "pf", COL_STR},
-					{"VF", "vf_index", COL_INT},
+/* One kind a line: what it is, then the port add options it takes. */
+static void print_kinds(const struct reply *r)
+{
+	const cJSON *k, *f;
+
+	cJSON_ArrayForEach (k, member(r->result, API_R_KINDS)) {
+		printf("%-10s %s%s\n", str(k, API_F_NAME), str(k, API_R_SUMMARY),
+		       cJSON_IsTrue(member(k, API_R_UPLINK)) ? " [uplink]" : "");
+		printf("%-10s port add NAME --network NET --type %s", "", str(k, API_F_NAME));
+		cJSON_ArrayForEach (f, member(k, API_R_FIELDS))
+			if (cJSON_IsString(f))
+				printf(" %s",
+				       strcmp(f->valuestring, API_F_MODE) == 0
+					   ? "[--server|--client]"
+				       : strcmp(f->valuestring, API_F_SECRET) == 0 ? "[--secret S]"
+				       : strcmp(f->valuestring, API_F_SOCKET) == 0 ? "--socket PATH"
+				       : strcmp(f->valuestring, API_F_IFACE) == 0 ? "--iface IFNAME"
+										  : "--pci BDF");
+		printf(" [--mac MAC] [--mtu N]\n");
+	}
+}
+
+static const struct column vf_cols[] = {{"PF", API_R_PF, COL_STR},
+					{"VF", API_R_VF_INDEX, COL_INT},
 					{"PCI", API_F_PCI, COL_STR},
-					{"DRIVER", "driver", COL_STR},
-					{"IOMMU", "iommu_group", COL_INT},
-					{"STATE", "state", COL_STR},
+					{"DRIVER", API_R_DRIVER, COL_STR},
+					{"IOMMU", API_R_IOMMU_GROUP, COL_INT},
+					{"STATE", API_R_STATE, COL_STR},
 					{"OWNER", API_F_OWNER, COL_STR},
 					{NULL}};
 
@@ -349,24 +414,24 @@ static const struct column vf_cols[] = {{"PF", "pf", COL_STR},
  * unavailable below. */
 static void print_vf_list(const struct reply *r)
 {
-	const cJSON *pn, *pf, *vf, *physnets = member(r->result, "physnets");
+	const cJSON *pn, *pf, *vf, *physnets = member(r->result, API_R_PHYSNETS);
 
 	if (cJSON_GetArraySize(physnets) == 0)
 		printf("no physnets: podwired was started without --physnets\n");
 	cJSON_ArrayForEach (pn, physnets) {
 		printf("%sphysnet %s: %llu VFs, %llu free, %llu used, %llu unavailable; PFs",
 		       pn == physnets->child ? "" : "\n", str(pn, API_F_PHYSNET),
-		       u64(member(pn, "total")), u64(member(pn, "free")), u64(member(pn, "used")),
-		       u64(member(pn, "unavailable")));
-		cJSON_ArrayForEach (pf, member(pn, "pfs"))
-			printf(" %s (%s VFs %lld-%lld)", str(pf, "pf"), str(pf, API_F_PCI),
-			       (long long)api_get_int(pf, "first_vf", 0),
-			       (long long)api_get_int(pf, "last_vf", 0));
+		       u64(member(pn, API_R_TOTAL)), u64(member(pn, API_R_FREE)),
+		       u64(member(pn, API_R_USED)), u64(member(pn, API_R_UNAVAILABLE)));
+		cJSON_ArrayForEach (pf, member(pn, API_R_PFS))
+			printf(" %s (%s VFs %lld-%lld)", str(pf, API_R_PF), str(pf, API_F_PCI),
+			       (long long)api_get_int(pf, API_R_FIRST_VF, 0),
+			       (long long)api_get_int(pf, API_R_LAST_VF, 0));
 		putchar('\n');
-		print_table(member(pn, "vfs"), vf_cols);
-		cJSON_ArrayForEach (vf, member(pn, "vfs"))
-			if (strcmp(str(vf, "reason"), "-") != 0)
-				printf("  %s: %s\n", str(vf, API_F_PCI), str(vf, "reason"));
+		print_table(member(pn, API_R_VFS), vf_cols);
+		cJSON_ArrayForEach (vf, member(pn, API_R_VFS))
+			if (strcmp(str(vf, API_R_REASON), "-") != 0)
+				printf("  %s: %s\n", str(vf, API_F_PCI), str(vf, API_R_REASON));
 	}
 }
 
@@ -375,15 +440,15 @@ static void print_vf_alloc(const struct reply *r)
 	const cJSON *v = r->result;
 
 	printf("VF %s (PF %s VF %ld) allocated to %s in physnet %s: %s (was %s), %s\n",
-	       str(v, API_F_PCI), str(v, "pf"), api_get_int(v, "vf_index", -1), str(v, API_F_OWNER),
-	       str(v, API_F_PHYSNET), str(v, "driver"), str(v, "original_driver"),
-	       str(v, "vfio_device"));
-	printf("VF settings: %s\n", str(v, "vf_config"));
+	       str(v, API_F_PCI), str(v, API_R_PF), api_get_int(v, API_R_VF_INDEX, -1),
+	       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, API_R_DRIVER),
+	       str(v, API_R_ORIGINAL_DRIVER), str(v, API_R_VFIO_DEVICE));
+	printf("VF settings: %s\n", str(v, API_R_VF_CONFIG));
 }
 
 static void print_vf_released(const struct reply *r)
 {
-	const cJSON *v, *released = member(r->result, "released");
+	const cJSON *v, *released = member(r->result, API_R_RELEASED);
 
 	if (cJSON_GetArraySize(released) == 0) {
 		if (member(r->params, API_F_PCI) != NULL)
@@ -395,25 +460,35 @@ static void print_vf_released(const struct reply *r)
 	}
 	cJSON_ArrayForEach (v, released)
 		printf("VF %s released by %s (physnet %s), back on %s\n", str(v, API_F_PCI),
-		       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, "driver"));
+		       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, API_R_DRIVER));
 }
 
 /* ---- command line ------------------------------------------------------ */
 
-static const struct opt network_add_opts[] = {
-    {"--vlan", "ID", OPT_INT, API_F_VLAN}, {"--mode", "MODE", OPT_STR, API_F_MODE}, {NULL}};
+static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
+					      {"--mode", "MODE", OPT_STR, API_F_MODE},
+					      {"--mac-limit", "N", OPT_INT, API_F_MAC_LIMIT},
+					      {"--flood-limit", "N", OPT_INT, API_F_FLOOD_LIMIT},
+					      {NULL}};
 
-static const struct opt port_add_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK, true},
-					   {"--type", "TYPE", OPT_STR, API_F_TYPE, true},
-					   {"--socket", "PATH", OPT_STR, API_F_SOCKET},
-					   {"--server", API_ROLE_SERVER, OPT_FLAG, API_F_MODE},
-					   {"--client", API_ROLE_CLIENT, OPT_FLAG, API_F_MODE},
-					   {"--mac", "MAC", OPT_STR, API_F_MAC},
-					   {"--mtu", "N", OPT_INT, API_F_MTU},
-					   {"--secret", "S", OPT_STR, API_F_SECRET},
-					   {"--iface", "IFNAME", OPT_STR, API_F_IFACE},
-					   {"--pci", "BDF", OPT_STR, API_F_PCI},
-					   {NULL}};
+static const struct opt port_add_opts[] = {
+    {"--network", "NET", OPT_STR, API_F_NETWORK, true},
+    {"--type", "TYPE", OPT_STR, API_F_TYPE, true},
+    {"--socket", "PATH", OPT_STR, API_F_SOCKET},
+    {"--server", API_ROLE_SERVER, OPT_FLAG, API_F_MODE},
+    {"--client", API_ROLE_CLIENT, OPT_FLAG, API_F_MODE},
+    {"--mac", "MAC", OPT_STR, API_F_MAC},
+    {"--mtu", "N", OPT_INT, API_F_MTU},
+    {"--secret", "S", OPT_STR, API_F_SECRET},
+    {"--iface", "IFNAME", OPT_STR, API_F_IFACE},
+    {"--pci", "BDF", OPT_STR, API_F_PCI},
+    {"--no-port-security", "", OPT_FLAG_OFF, API_F_PORT_SECURITY},
+    {"--port-security", "on|off", OPT_ONOFF, API_F_PORT_SECURITY},
+    {"--allowed-macs", "MAC,...", OPT_STR, API_F_ALLOWED_MACS},
+    {"--mac-limit", "N", OPT_INT, API_F_MAC_LIMIT},
+    {"--flood-limit", "N", OPT_INT, API_F_FLOOD_LIMIT},
+    {"--tx-retries", "N", OPT_INT, API_F_TX_RETRIES},
+    {NULL}};
 
 static const struct opt vf_list_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET}, {NULL}};
 static const struct opt vf_alloc_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET, true},
@@ -431,25 +506,28 @@ static const struct opt no_opts[] = {{NULL}};
 
 /* Two-word commands come before the one-word command they extend. */
 static const struct command commands[] = {
-    {"network add", "NAME [--vlan ID] [--mode bridge|xconnect]", API_M_NETWORK_CREATE, API_F_NAME,
-     true, network_add_opts, print_network},
+    {"network add", "NAME [--vlan ID] [--mode bridge|xconnect] [--mac-limit N] [--flood-limit N]",
+     API_M_NETWORK_CREATE, API_F_NAME, true, network_add_opts, print_network},
     {"network del", "NAME", API_M_NETWORK_DELETE, API_F_NAME, true, no_opts, print_deleted},
-    {"network list", "", API_M_NETWORK_LIST, NULL, false, no_opts, NULL, "networks", network_cols},
+    {"network list", "", API_M_NETWORK_LIST, NULL, false, no_opts, NULL, API_R_NETWORKS,
+     network_cols},
     {"port add",
-     "NAME --network NET --type vhost-user|memif|null [--socket PATH]\n"
-     "           [--server|--client] [--mac MAC] [--mtu N] [--secret S]\n"
-     "  port add NAME --network NET --type af_xdp|af_packet --iface IFNAME [--mtu N]\n"
-     "  port add NAME --network NET --type pci --pci BDF [--mtu N]",
+     "NAME --network NET --type KIND [--mac MAC] [--mtu N]\n"
+     "           [--socket PATH] [--server|--client] [--secret S] [--iface IFNAME] [--pci BDF]\n"
+     "           [--no-port-security] [--allowed-macs MAC,...] [--mac-limit N]\n"
+     "           [--flood-limit N] [--tx-retries N]\n"
+     "           (`kinds` lists the kinds podwired offers and which options each takes)",
      API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
     {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
-    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL, "ports",
-     port_cols},
+    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL,
+     API_R_PORTS, port_cols},
     {"port show", "NAME", API_M_PORT_GET, API_F_NAME, true, no_opts, print_port},
     {"stats clear", "[PORT]", API_M_STATS_CLEAR, API_F_PORT, false, no_opts, print_cleared},
     {"stats", "[PORT]", API_M_STATS_GET, API_F_PORT, false, no_opts, print_stats},
     {"info", "", API_M_SYSTEM_INFO, NULL, false, no_opts, print_info},
-    {"mac list", "NETWORK", API_M_MAC_LIST, API_F_NETWORK, true, no_opts, NULL, "entries",
-     mac_cols},
+    {"kinds", "", API_M_SYSTEM_INFO, NULL, false, no_opts, print_kinds, NULL, NULL,
+     "the port kinds podwired offers and the options each takes"},
+    {"mac list", "NETWORK", API_M_MAC_LIST, API_F_NETWORK, true, no_opts, print_mac_list},
     {"vf list", "[--physnet P]", API_M_VF_LIST, NULL, false, vf_list_opts, print_vf_list},
     {"vf alloc",
      "--physnet P --owner O [--vlan N] [--mac MAC]\n"
@@ -467,13 +545,14 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %s%s%s\n      %s\n", commands[i].words,
 			commands[i].args[0] ? " " : "", commands[i].args,
-			api_methods[commands[i].method].summary);
+			commands[i].summary ? commands[i].summary
+					    : api_methods[commands[i].method].summary);
 	fprintf(f,
 		"  help\n\n"
 		"port add --server: podwired creates the socket (default);\n"
 		"         --client: podwired connects to a socket the pod created.\n"
-		"Uplinks (af_xdp, af_packet, pci) carry a network off the node, tagged\n"
-		"with its VLAN; networks with distinct VLANs may share one uplink device.\n"
+		"Uplink kinds carry a network off the node, tagged with its VLAN;\n"
+		"networks with distinct VLANs may share one uplink device.\n"
 		"vf: SR-IOV VFs of the PFs podwired was given with --physnets; alloc binds\n"
 		"    a free one to vfio-pci, release gives it back to its driver.\n\n"
 		"Global options, before COMMAND:\n"
@@ -536,6 +615,11 @@ static int add_option(const struct opt *opts, const char *where, int argc, char 
 				   arg, prog, arg, where);
 	if (o == NULL)
 		return usage_error("unknown %s option \"%s\"", where, arg);
+	if (o->kind == OPT_FLAG_OFF) {
+		cJSON_DeleteItemFromObjectCaseSensitive(params, o->field);
+		cJSON_AddBoolToObject(params, o->field, false);
+		return 0;
+	}
 	if (o->kind == OPT_FLAG) {
 		val = o->metavar;
 	} else {

@@ -242,7 +242,9 @@ static int port_setup(uint16_t port)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
-	uint16_t nrx = opt.ring, ntx = opt.ring;
+	/* The driver may round both ring sizes; ask for the same. */
+	uint16_t nrx = opt.ring;
+	uint16_t ntx = nrx;
 	int rc;
 
 	rc = rte_eth_dev_info_get(port, &info);
@@ -783,7 +785,7 @@ int main(int argc, char **argv)
 	npods = rte_eth_dev_count_avail();
 	if (npods < 2 || npods > MAX_PODS) {
 		fprintf(stderr,
-			"podwire-bench: %u ports: need 2..%u pods, one per --vdev (e.g. "
+			"podwire-bench: %u ports: need 2..%d pods, one per --vdev (e.g. "
 			"--vdev net_virtio_user0,path=SOCK,mac=MAC)\n",
 			npods, MAX_PODS);
 		rc = -EINVAL;

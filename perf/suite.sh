@@ -11,6 +11,9 @@
 #            at 10%, 50% and 90% of the NDR
 #   ovs      Open vSwitch with DPDK (openvswitch-switch-dpdk, see suite_ovs.sh),
 #            NORMAL action, vhost-user, 64/512/1518 B, when installed
+#   retries  podwired bridge, vhost-user, 64 B, 2 pods, with the ports'
+#            tx_retries at 0 and at 8 (the default): what retrying a full
+#            ring costs at full load
 # Parts run in that order. Within a part the cells that are compared with
 # each other are measured in interleaved rounds (round 1 of each, then
 # round 2 of each, ...), so that ratios pair runs made under the same
@@ -18,17 +21,21 @@
 # stops both.
 #
 # Usage: perf/suite.sh [--quick] [--only GLOBS] [--out DIR] [--duration SEC] [--rounds N]
-#                      [--virtio packed|split]
+#                      [--virtio packed|split] [--baseline BUILD]
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
-#                 scale:PODS, latency:PCT, ovs:SIZE
+#                 scale:PODS, latency:PCT, ovs:SIZE, retries:N
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
 #   --rounds N    measure each cell N times (default 5, --quick 1) and keep
 #                 the median round; every round's figure is in the cell's JSON
 #   --virtio R    the pods' virtio ring layout: packed (default: packed
 #                 virtqueues, in-order, no mergeable buffers) or split
 #                 (DPDK's virtio-user defaults); the same for every system
+#   --baseline B  also run the podwired of another build directory B (say,
+#                 of the commit before a datapath change) as systems
+#                 bridge-base and xconnect-base in the main groups,
+#                 interleaved with the others, and compare it round by round
 # Results: OUT/summary.json, OUT/cells/*.json (podwire-bench's own output),
 # OUT/scaling.png when gnuplot is installed. It asserts nothing.
 set -euo pipefail
@@ -44,6 +51,7 @@ OUT=""
 DURATION=""
 VIRTIO=packed
 SIZES="64 512 1518"
+BASE_BUILD=""
 PODS_LIST="2 8 32 128"
 usage() {
 	sed -n '/^# Usage/,/^# OUT/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -57,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--duration) DURATION=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--virtio) VIRTIO=$2; shift 2 ;;
+	--baseline) BASE_BUILD=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -75,6 +84,9 @@ OUT=${OUT:-$ROOT/perf/results/$(date -u +%Y%m%dT%H%M%SZ)}
 
 for f in "$BENCH" "$BUILD/podwired" "$BUILD/podwirectl" "$BUILD/podwire-jitter"; do
 	[ -x "$f" ] || { echo "suite: $f is not built; run: ninja -C $BUILD" >&2; exit 1; }
+done
+for f in ${BASE_BUILD:+"$BASE_BUILD/podwired" "$BASE_BUILD/podwirectl"}; do
+	[ -x "$f" ] || { echo "suite: --baseline: $f is not built; run: ninja -C $BASE_BUILD" >&2; exit 1; }
 done
 command -v dpdk-testpmd >/dev/null || { echo "suite: dpdk-testpmd is missing (apt-get install dpdk)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "suite: jq is missing (apt-get install jq)" >&2; exit 1; }
@@ -118,7 +130,9 @@ wait_for() { # SECONDS COMMAND...
 
 # dut_start SYS IFACE NPODS: SYS testpmd|bridge|xconnect; sockets $T/pI.sock.
 dut_start() {
-	local sys=$1 iface=$2 n=$3 i vdevs=() fifo=$T/dut.in ctl=("$BUILD/podwirectl" --socket "$T/pw.sock")
+	local sys=$1 iface=$2 n=$3 i vdevs=() fifo=$T/dut.in build=$BUILD
+	[[ $sys != *-base ]] || build=$BASE_BUILD
+	local ctl=("$build/podwirectl" --socket "$T/pw.sock")
 	rm -f "$T"/p*.sock
 	[ "$sys" != ovs ] || { ovs_start "$n"; return; }
 	if [ "$sys" = testpmd ]; then
@@ -131,27 +145,32 @@ dut_start() {
 		done
 		rm -f "$fifo"
 		mkfifo "$fifo"
-		# Without -i, testpmd forwards until its stdin closes (dut_stop).
+		# Interactive, forwarding until its stdin closes (dut_stop): its
+		# cycles are asked for while the pods are still there (a memif
+		# port's counters are reset when its peer leaves).
 		dpdk-testpmd -l "$GEN_CPU,$DUT_CPU" --main-lcore "$GEN_CPU" \
 			--file-prefix "$PFX-dut" --in-memory --no-pci --log-level '*:notice' \
-			"${vdevs[@]}" -- --forward-mode=io --nb-cores=1 --stats-period 0 \
+			"${vdevs[@]}" -- -i --forward-mode=io --nb-cores=1 \
 			--record-core-cycles \
 			<"$fifo" >"$T/dut.log" 2>&1 &
 		DUT_PID=$!
 		exec {DUT_FD}>"$fifo"
+		echo start >&"$DUT_FD"
 		wait_for 20 test -S "$T/p$((n - 1)).sock"
 		return 0
 	fi
 	rm -rf "$T/state"
-	"$BUILD/podwired" --main-core "$GEN_CPU" --worker-cores "$DUT_CPU" \
+	"$build/podwired" --main-core "$GEN_CPU" --worker-cores "$DUT_CPU" \
 		--socket "$T/pw.sock" --state-dir "$T/state" --log-level warning \
 		>"$T/dut.log" 2>&1 &
 	DUT_PID=$!
 	wait_for 30 "${ctl[@]}" info
-	"${ctl[@]}" network add bench --mode "$sys" >/dev/null
+	"${ctl[@]}" network add bench --mode "${sys%-base}" >/dev/null
 	for i in $(seq 0 $((n - 1))); do
+		# shellcheck disable=SC2086
 		"${ctl[@]}" port add "p$i" --network bench --socket "$T/p$i.sock" --mac "$(mac_of "$i")" \
-			--type "$([ "$iface" = vhost ] && echo vhost-user || echo memif)" >/dev/null
+			--type "$([ "$iface" = vhost ] && echo vhost-user || echo memif)" ${PORT_OPTS:-} \
+			>/dev/null
 	done
 }
 
@@ -174,12 +193,13 @@ dut_stop() {
 
 # dut_cycles SYS: the forwarder's busy cycles per frame it received (its
 # forwarding loop's turns that moved frames, over frames received), or
-# null. podwired and OVS are asked while they run; testpmd prints it when
-# it stops ("CPU cycles/packet=" with --record-core-cycles).
+# null. podwired and OVS are asked once the generator is done; testpmd was
+# asked near the generator's end ("show fwd stats all", which prints "CPU
+# cycles/packet="), and its log is read once it has exited.
 dut_cycles() {
 	local v=""
 	case $1 in
-	bridge | xconnect)
+	bridge | xconnect | bridge-base | xconnect-base)
 		v=$("$BUILD/podwirectl" --socket "$T/pw.sock" --json stats 2>/dev/null | jq '
 			([.ports[].rx_packets] | add) as $rx
 			| if $rx > 0 then ([.workers[].busy_cycles] | add) / $rx else null end') ;;
@@ -190,6 +210,14 @@ dut_cycles() {
 		v=$(sed -n 's/.*CPU cycles\/packet=\([0-9.]*\).*/\1/p' "$T/dut.log" | tail -n 1) ;;
 	esac
 	echo "${v:-null}"
+}
+
+# dut_tx_losses: podwired's tx_full drops and tx_retries summed over its
+# ports, as JSON; {} for other forwarders.
+dut_tx_losses() {
+	"$BUILD/podwirectl" --socket "$T/pw.sock" --json stats 2>/dev/null | jq -c '
+		{dut_tx_full: ([.ports[].drops.tx_full] | add),
+		 dut_tx_retries: ([.ports[].tx_retries] | add)}' || echo '{}'
 }
 
 # bench IFACE NPODS OUTFILE [podwire-bench options...]: the generator on
@@ -222,17 +250,34 @@ bench() {
 # came up) is tried once more. A forwarder that exits badly leaves its log
 # in logs/.
 one_round() {
-	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc
+	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses
 	shift 6
 	VHOST_EXTRA=""
 	[ "$sys" != ovs ] || VHOST_EXTRA=,server=1
 	for try in 1 2; do
 		[ "$try" = 1 ] || echo "suite: $name again: nothing was received" >&2
 		ok=0 cyc=null
-		if dut_start "$sys" "$iface" "$n" && bench "$iface" "$n" "$f" "$@"; then ok=1; fi
-		[ $ok = 0 ] || [ "$sys" = testpmd ] || cyc=$(dut_cycles "$sys")
+		if dut_start "$sys" "$iface" "$n"; then
+			if [ "$sys" = testpmd ] && [[ " $* " != *" --ndr "* ]]; then
+				# testpmd's counters, and so its cycles per frame, are
+				# read while the generator still runs: near its end.
+				bench "$iface" "$n" "$f" "$@" &
+				local bpid=$!
+				sleep "$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN {print w + d * 0.9}')"
+				echo "show fwd stats all" >&"$DUT_FD"
+				if wait "$bpid"; then ok=1; fi
+			elif bench "$iface" "$n" "$f" "$@"; then
+				ok=1
+			fi
+		fi
+		losses='{}'
+		if [ $ok = 1 ] && [ "$sys" != testpmd ]; then
+			cyc=$(dut_cycles "$sys")
+			[ "$sys" = ovs ] || losses=$(dut_tx_losses)
+		fi
 		rc=0
 		dut_stop || rc=$?
+		# testpmd's output reaches its log when it exits.
 		[ $ok = 0 ] || [ "$sys" != testpmd ] || cyc=$(dut_cycles "$sys")
 		# 143: ended by our SIGTERM (ovs-vswitchd's way), not a crash.
 		if [ $rc -ne 0 ] && [ $rc -ne 143 ]; then
@@ -242,7 +287,8 @@ one_round() {
 				"log: $OUT/logs/${name//:/_}-$sys.log" >&2
 		fi
 		[ $ok = 1 ] || return 1
-		jq --argjson r "$round" --argjson c "$cyc" '. + {round: $r, dut_cycles_per_frame: $c}' \
+		jq --argjson r "$round" --argjson c "$cyc" --argjson l "$losses" \
+			'. + {round: $r, dut_cycles_per_frame: $c} + $l' \
 			"$f" >"$f.tmp" && mv "$f.tmp" "$f"
 		jq -e '.rx_packets == 0' "$f" >/dev/null || return 0
 	done
@@ -257,9 +303,11 @@ one_round() {
 # received Mpps, or the NDR for a search, or p99 latency for a fixed-rate
 # run; dut_cycles_per_frame is the median over rounds. A failed cell is
 # recorded as an error and the suite goes on.
-declare -A C_SYS C_IFACE C_N C_OPTS C_RING
+# PORT_OPTS set when defining a cell: more podwirectl port add options.
+declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS
 define() {
 	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
+	C_PORT_OPTS[$1]=${PORT_OPTS:-}
 }
 measure() {
 	local r name f
@@ -268,7 +316,8 @@ measure() {
 			f=$OUT/cells/${name//:/_}.json
 			echo "suite: $name (round $r of $ROUNDS)" >&2
 			# shellcheck disable=SC2086
-			RING=${C_RING[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
+			RING=${C_RING[$name]} PORT_OPTS=${C_PORT_OPTS[$name]} \
+				one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
 				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
 		done
 	done
@@ -290,7 +339,7 @@ finish_cell() {
 		| ([.[].dut_cycles_per_frame | numbers] | sort) as $c
 		| $s[(length - 1) / 2 | floor]
 		+ {rounds: [.[] | {round, rx_mpps, p99_ns: .latency_ns.p99, ndr_pps: .ndr.ndr_pps,
-				   dut_cycles_per_frame}],
+				   dut_cycles_per_frame, dut_tx_full, dut_tx_retries}],
 		   median_of: $key,
 		   dut_cycles_per_frame: (if ($c | length) > 0 then $c[($c | length - 1) / 2 | floor]
 					  else null end)}' "${files[@]}" >"$f"
@@ -302,7 +351,9 @@ row() {
 	jq -c '{mpps: (.rx_mpps // null), gbps: (.rx_gbps // null), loss: (.loss // null),
 		p50_ns: (.latency_ns.p50 // null), p99_ns: (.latency_ns.p99 // null),
 		offered_pps: (.offered_pps // null), ndr: (.ndr // null), error: (.error // null),
-		dut_cycles_per_frame: (.dut_cycles_per_frame // null), rounds: (.rounds // [])}' \
+		dut_cycles_per_frame: (.dut_cycles_per_frame // null),
+		dut_tx_full: (.dut_tx_full // null), dut_tx_retries: (.dut_tx_retries // null),
+		rounds: (.rounds // [])}' \
 		"$OUT/cells/${1//:/_}.json"
 }
 
@@ -336,7 +387,7 @@ for size in $SIZES; do want "ovs:$size" && OVS_WANTED=1; done
 for iface in vhost memif; do
 	for size in $SIZES; do
 		group=()
-		for sys in testpmd bridge xconnect ovs; do
+		for sys in testpmd bridge xconnect ${BASE_BUILD:+bridge-base xconnect-base} ovs; do
 			name=main:$iface:$sys:$size
 			[ "$sys" != ovs ] || { name=ovs:$size; [ "$iface" = vhost ] || continue; }
 			want "$name" || continue
@@ -401,6 +452,19 @@ if [ -n "$LAT_PCTS" ]; then
 	done
 fi
 
+# ---- 5. tx retries ------------------------------------------------------------
+# The same cell with the ports' tx_retries at 0 and at the default 8.
+group=()
+for n in 0 8; do
+	want "retries:$n" || continue
+	PORT_OPTS="--tx-retries $n" define "retries:$n" bridge vhost 2 --size 64
+	group+=("retries:$n")
+done
+if [ ${#group[@]} -gt 0 ]; then
+	measure "${group[@]}"
+	for name in "${group[@]}"; do record retries "{\"tx_retries\":${name#retries:}}" "$name"; done
+fi
+
 # ---- summary ----------------------------------------------------------------
 # Ratios pair rounds: the median over rounds of this cell's figure over the
 # other cell's figure in the same round (throughput: Mpps; efficiency:
@@ -426,7 +490,14 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	   scaling: ([.[] | select(.part == "scale") | del(.part)] as $sc
 		| ([$sc[] | select(.pods == 2)] | first) as $two
 		| [$sc[] | . + {ratio_to_2_pods: speed(.; $two)}]),
+	   baseline: [$m[] | select(.system | endswith("-base")) | . as $b
+		| pick($b.iface; $b.size; $b.system | rtrimstr("-base")) as $x
+		| {iface, size, system: $x.system, ratio: speed($x; $b), efficiency: eff($x; $b)}],
 	   latency: [.[] | select(.part == "latency") | del(.part)],
+	   retries: ([.[] | select(.part == "retries") | del(.part)] as $rt
+		| ([$rt[] | select(.tx_retries == 0)] | first) as $none
+		| [$rt[] | . + {ratio_to_no_retries: speed(.; $none),
+				efficiency_to_no_retries: eff(.; $none)}]),
 	   ovs: {skipped: ($note | startswith("ovs: skipped") or . == ""), note: $note,
 		 bridge_over_ovs: [$m[] | select(.system == "ovs") | . as $o
 			| pick("vhost"; $o.size; "bridge") as $b
@@ -434,7 +505,7 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	"$RESULTS" >"$OUT/summary.json"
 
 jq -e '.main | length > 0' "$OUT/summary.json" >/dev/null &&
-	printf '\n%-6s %-8s %5s %8s %7s %8s %7s %7s %7s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
+	printf '\n%-6s %-13s %5s %8s %7s %8s %7s %7s %7s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
 		LOSS P50-US P99-US CYC/FR RATIO EFF
 jq -r '.main[] | [.iface, .system, .size, (.mpps // "err"), (.gbps // "-"), (.loss // "-"),
 	(.p50_ns // "-"), (.p99_ns // "-"), (.dut_cycles_per_frame // "-"),
@@ -442,7 +513,7 @@ jq -r '.main[] | [.iface, .system, .size, (.mpps // "err"), (.gbps // "-"), (.lo
 	awk -F'\t' '
 	# f(value, width, precision, divisor): a number formatted, anything else as is.
 	function f(v, w, p, d) { return v ~ /^-?[0-9]/ ? sprintf("%" w "." p "f", v / d) : sprintf("%" w "s", v) }
-	{ printf "%-6s %-8s %5s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1), f($5, 7, 3, 1),
+	{ printf "%-6s %-13s %5s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1), f($5, 7, 3, 1),
 		f($6, 8, 5, 1), f($7, 7, 2, 1000), f($8, 7, 2, 1000), f($9, 7, 0, 1), f($10, 6, 2, 1),
 		f($11, 6, 2, 1) }'
 jq -r '.ovs.bridge_over_ovs[] | "\(.size) \(.ratio // "-") \(.efficiency // "-")"' "$OUT/summary.json" |
@@ -450,6 +521,13 @@ jq -r '.ovs.bridge_over_ovs[] | "\(.size) \(.ratio // "-") \(.efficiency // "-")
 		awk -v a="$a" -v b="$b" -v c="$c" 'function f(v) { return v ~ /^[0-9]/ ? sprintf("%.2f", v) : v }
 			BEGIN { printf "podwired bridge / OVS, %s B: throughput %s, efficiency %s\n", a, f(b), f(c) }'
 	done
+jq -r '.baseline[] | "\(.iface) \(.system) \(.size) \(.ratio // "-") \(.efficiency // "-")"' \
+	"$OUT/summary.json" | while read -r a b c d e; do
+	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v e="$e" -v base="$BASE_BUILD" '
+		function f(v) { return v ~ /^[0-9]/ ? sprintf("%.2f", v) : v }
+		BEGIN { printf "%s %s %s B, this build / %s: throughput %s, efficiency %s\n", a, b, c,
+			base, f(d), f(e) }'
+done
 if jq -e '.scaling | length > 0' "$OUT/summary.json" >/dev/null; then
 	printf '\nscaling (podwired bridge, vhost-user, 64 B, one worker)\n%6s %8s %8s %7s %9s\n' \
 		PODS MPPS LOSS CYC/FR VS-2-PODS
@@ -481,6 +559,16 @@ if jq -e '.latency | length > 0' "$OUT/summary.json" >/dev/null; then
 	jq -e '.latency[] | select(.pct == 100) | .ndr.ndr_loss > 0' "$OUT/summary.json" \
 		>/dev/null 2>&1 && echo "(the search found no zero-loss rate: the NDR row is its" \
 		"lowest trial rate, so the percentages are of that rate, not of an NDR)"
+fi
+if jq -e '.retries | length > 0' "$OUT/summary.json" >/dev/null; then
+	printf '\ntx retries (podwired bridge, vhost-user, 64 B, 2 pods)\n%10s %8s %8s %7s %12s %12s %6s %6s\n' \
+		TX-RETRIES MPPS LOSS CYC/FR TX-FULL RETRIED RATIO EFF
+	jq -r '.retries[] | [.tx_retries, (.mpps // 0), (.loss // 0), (.dut_cycles_per_frame // 0),
+		(.dut_tx_full // "-"), (.dut_tx_retries // "-"), (.ratio_to_no_retries // "-"),
+		(.efficiency_to_no_retries // "-")] | @tsv' "$OUT/summary.json" |
+		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
+		{ printf "%10s %8.3f %8.5f %7.0f %12s %12s %6s %6s\n", $1, $2, $3, $4, $5, $6,
+			f($7, 2), f($8, 2) }'
 fi
 [ -z "$OVS_NOTE" ] || echo "$OVS_NOTE"
 echo "(virtio rings: $VIRTIO; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"

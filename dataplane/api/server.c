@@ -14,8 +14,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "api/registry.h"
 #include "api/server.h"
 #include "daemon/log.h"
+
+PW_LOG_TYPE("api");
 
 #define MAX_CLIENTS 256
 
@@ -35,12 +38,34 @@ static struct {
 	struct client *clients[MAX_CLIENTS];
 } srv = {.fd = -1};
 
+/* Runs method m's handler; its result is checked against what api.h
+ * declares, so a field no client knows of is caught where it is made. */
+static cJSON *call(enum api_method m, const cJSON *id, const cJSON *params)
+{
+	api_handler_fn fn = api_handler(m);
+	struct api_err err = {0};
+	char why[512];
+	cJSON *result;
+
+	if (fn == NULL) /* start-up refuses this; never call through NULL */
+		return api_error_new(id, API_ERR_INTERNAL, "method has no handler", NULL);
+	result = fn(params, &err);
+	if (result == NULL) {
+		LOG(INFO, "%s refused: %s", api_methods[m].name, err.msg);
+		return api_error_new(id, err.code ? err.code : API_ERR_INTERNAL, err.msg,
+				     err.field);
+	}
+	if (api_check_result(m, result, why, sizeof(why)) != 0)
+		LOG(ERR, "result of %s does not match control/api.h: %s", api_methods[m].name, why);
+	return api_result_new(id, result);
+}
+
 char *api_server_handle_line(const char *line, size_t len)
 {
 	char msg[1024] = "";
 	const char *field = NULL;
 	const cJSON *id, *method, *params;
-	cJSON *req, *resp, *result;
+	cJSON *req, *resp;
 	int code = 0, m;
 	char *text;
 
@@ -78,13 +103,7 @@ char *api_server_handle_line(const char *line, size_t len)
 		resp = api_error_new(id, code, msg, field);
 		goto out;
 	}
-	result = api_handlers[m](params, &code, msg, sizeof(msg), &field);
-	if (result == NULL) {
-		PW_LOG(INFO, api, "%s refused: %s", method->valuestring, msg);
-		resp = api_error_new(id, code ? code : API_ERR_INTERNAL, msg, field);
-	} else {
-		resp = api_result_new(id, result);
-	}
+	resp = call((enum api_method)m, id, params);
 out:
 	text = cJSON_PrintUnformatted(resp);
 	cJSON_Delete(resp);
@@ -223,8 +242,7 @@ static void accept_clients(void)
 			}
 		c = slot < 0 ? NULL : calloc(1, sizeof(*c));
 		if (c == NULL) {
-			PW_LOG(WARNING, api, "too many API clients (%d); refusing one",
-			       MAX_CLIENTS);
+			LOG(WARNING, "too many API clients (%d); refusing one", MAX_CLIENTS);
 			close(fd);
 			continue;
 		}
@@ -274,7 +292,7 @@ int api_server_open(int epfd, const char *path, gid_t gid)
 	if (srv.fd < 0 || bind(srv.fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    chmod(path, 0660) != 0 || (gid != (gid_t)-1 && chown(path, 0, gid) != 0) ||
 	    listen(srv.fd, 64) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, srv.fd, &ev) != 0) {
-		PW_LOG(ERR, api, "cannot serve the API on %s: %s", path, strerror(errno));
+		LOG(ERR, "cannot serve the API on %s: %s", path, strerror(errno));
 		fprintf(stderr, "podwired: cannot serve the API on %s: %s\n", path,
 			strerror(errno));
 		return -errno;

@@ -11,12 +11,6 @@
 
 #include "api.h"
 
-/* A method implementation: returns the result, or NULL with *code, msg and
- * *field set. Runs on the control thread. */
-typedef cJSON *(*api_handler_fn)(const cJSON *params, int *code, char *msg, size_t len,
-				 const char **field);
-extern const api_handler_fn api_handlers[API_METHOD_COUNT];
-
 /* Binds path (mode 0660, group gid when not -1) and adds it to epfd. */
 int api_server_open(int epfd, const char *path, gid_t gid);
 /* Handles an epoll event whose data.ptr the server registered. Returns 1

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Daemon-wide settings, fixed at start-up. */
-#ifndef PODWIRE_PODWIRED_H
-#define PODWIRE_PODWIRED_H
+/* podwired's settings, fixed at start-up: the command line over the
+ * configuration file over the built-in defaults (see options.c). */
+#ifndef PODWIRE_DAEMON_CONFIG_H
+#define PODWIRE_DAEMON_CONFIG_H
 
-#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -29,21 +29,8 @@ struct pw_config {
 extern struct pw_config pw_cfg;
 extern time_t pw_start_time;
 
-/* Held by the control thread while it handles events (so always when it
- * changes registries), and by readers on other threads (telemetry). */
-extern pthread_mutex_t ctl_lock;
-void telemetry_init(void);
-
 /* Parses argv (and --config FILE) into cfg. Returns 0, 1 when the program
  * should exit 0 (--help, --version), or -EINVAL with a message printed. */
 int options_parse(int argc, char **argv, struct pw_config *cfg);
-
-/* Saves networks and ports under the state dir; logs on failure. */
-int state_save(char *msg, size_t len);
-/* Recreates networks and ports from the state dir. */
-int state_restore(void);
-/* Re-reads the SR-IOV VF allocations (api_vf.c); the pools themselves are
- * discovered by options_parse, which fails on a bad --physnets. */
-void vf_restore(void);
 
 #endif

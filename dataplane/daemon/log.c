@@ -4,22 +4,7 @@
 
 #include "daemon/log.h"
 
-#define PW_LOG_DEF(m)                                                                              \
-	int pw_logtype_##m;                                                                        \
-	RTE_LOG_REGISTER_DEFAULT_NAMED(m)
-
-#define RTE_LOG_REGISTER_DEFAULT_NAMED(m)                                                          \
-	RTE_INIT(pw_log_init_##m)                                                                  \
-	{                                                                                          \
-		pw_logtype_##m =                                                                   \
-		    rte_log_register_type_and_pick_level("podwire." #m, RTE_LOG_INFO);             \
-		if (pw_logtype_##m < 0)                                                            \
-			pw_logtype_##m = RTE_LOGTYPE_USER1;                                        \
-	}
-
-PW_LOG_MODULES(PW_LOG_DEF)
-
-int pw_log_set_level(const char *level)
+int pw_log_level_parse(const char *name, uint32_t *level)
 {
 	static const struct {
 		const char *name;
@@ -31,7 +16,18 @@ int pw_log_set_level(const char *level)
 	};
 
 	for (size_t i = 0; i < RTE_DIM(levels); i++)
-		if (strcmp(levels[i].name, level) == 0)
-			return rte_log_set_level_pattern("podwire.*", levels[i].level);
+		if (strcmp(levels[i].name, name) == 0) {
+			*level = levels[i].level;
+			return 0;
+		}
 	return -EINVAL;
+}
+
+int pw_log_set_level(const char *name)
+{
+	uint32_t level;
+
+	if (pw_log_level_parse(name, &level) != 0)
+		return -EINVAL;
+	return rte_log_set_level_pattern("podwire.*", level);
 }

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Command line and configuration file. The built-in defaults make a
- * working daemon with no file at all. */
+/*
+ * Command line and configuration file. Each setting is declared once, in
+ * the table below: its long option, its configuration-file key (the
+ * option's name with '_' for '-'), its argument, its help line and where
+ * it goes. The built-in defaults make a working daemon with no file.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,38 +19,109 @@
 #include <cjson/cJSON.h>
 
 #include "api.h"
-#include "model/port_conf.h"
 #include "daemon/config.h"
+#include "daemon/log.h"
+#include "files.h"
 #include "sriov/sriov.h"
 #include "sriov/vf_pool.h"
+
+struct pw_config pw_cfg;
+time_t pw_start_time;
+
+enum opt_type {
+	OPT_STR,     /* a string into a char array */
+	OPT_INT,     /* an integer in [min, max] (an int) */
+	OPT_U32,     /* an integer in [min, max] (a uint32_t) */
+	OPT_CORES,   /* a core list: "1" or "1-3,5" */
+	OPT_LEVEL,   /* a log level name, checked now */
+	OPT_CONFIG,  /* --config FILE: read before the other options */
+	OPT_HELP,    /* --help */
+	OPT_VERSION, /* --version */
+};
+
+struct opt_desc {
+	const char *name;    /* long option; the config key swaps '-' for '_' */
+	const char *metavar; /* NULL: takes no argument */
+	enum opt_type type;
+	size_t offset, size; /* where in struct pw_config */
+	long min, max;
+	const char *help;
+	bool cli_only;
+};
+
+#define AT(field) offsetof(struct pw_config, field), sizeof(((struct pw_config *)0)->field)
+
+static const struct opt_desc opts[] = {
+    {"config", "FILE", OPT_CONFIG, 0, 0, 0, 0, "JSON configuration file (see README)", true},
+    {"main-core", "N", OPT_INT, AT(main_core), 0, 1023, "control thread core (default 0)"},
+    {"worker-cores", "LIST", OPT_CORES, AT(worker_cores), 0, 1023,
+     "worker cores, e.g. 1 or 1-3,5 (default: all others)"},
+    {"socket", "PATH", OPT_STR, AT(socket), 0, 0,
+     "API socket (default " PODWIRE_DEFAULT_SOCKET ")"},
+    {"socket-group", "NAME", OPT_STR, AT(socket_group), 0, 0,
+     "group owning the API socket (mode 0660)"},
+    {"state-dir", "DIR", OPT_STR, AT(state_dir), 0, 0,
+     "saved networks and ports (default " PODWIRE_DEFAULT_STATE_DIR ")"},
+    {"log-level", "LEVEL", OPT_LEVEL, AT(log_level), 0, 0,
+     "error, warning, notice, info or debug (default info)"},
+    {"mac-table-size", "N", OPT_U32, AT(mac_capacity), 64, 1 << 24,
+     "MAC table entries, all networks (default 65536)"},
+    {"mac-aging-sec", "N", OPT_U32, AT(mac_aging_sec), 1, 86400,
+     "forget a MAC unseen this long (default 300)"},
+    {"mbufs", "N", OPT_U32, AT(mbufs), 2048, 1 << 22, "packet buffers (default 32768)"},
+    {"physnets", "LIST", OPT_STR, AT(physnets), 0, 0,
+     "SR-IOV VF pools: physnet:PF[#first-last],... e.g.\n"
+     "                         physnet2:enp1s0f0,physnet3:enp1s0f1#0-7"},
+    {"sysfs-root", "DIR", OPT_STR, AT(sysfs_root), 0, 0,
+     "where sysfs is (default /sys; tests use a fake tree)"},
+    {"help", NULL, OPT_HELP, 0, 0, 0, 0, "this text", true},
+    {"version", NULL, OPT_VERSION, 0, 0, 0, 0, "podwired's version", true},
+};
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* Where each setting came from ("--physnets", or "FILE: \"physnets\""),
+ * for messages about its value found later. */
+static char origin[N_OPTS][96];
+/* Worker cores were given (file or command line): none is dropped then. */
+static bool cores_given;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: podwired [OPTIONS]\n"
-		"DPDK userspace datapath for container networking.\n\n"
-		"  --config FILE        JSON configuration file (see README)\n"
-		"  --main-core N        control thread core (default 0)\n"
-		"  --worker-cores LIST  worker cores, e.g. 1 or 1-3,5 (default: all others)\n"
-		"  --socket PATH        API socket (default %s)\n"
-		"  --socket-group NAME  group owning the API socket (mode 0660)\n"
-		"  --state-dir DIR      saved networks and ports (default %s)\n"
-		"  --log-level LEVEL    error, warning, notice, info or debug (default info)\n"
-		"  --physnets LIST      SR-IOV VF pools: physnet:PF[#first-last],... e.g.\n"
-		"                       physnet2:enp1s0f0,physnet3:enp1s0f1#0-7\n"
-		"  --sysfs-root DIR     where sysfs is (default /sys; tests use a fake tree)\n"
-		"  --help, --version\n",
-		PODWIRE_DEFAULT_SOCKET, PODWIRE_DEFAULT_STATE_DIR);
+		"Usage: podwired [OPTIONS]\nDPDK userspace datapath for container networking.\n\n");
+	for (size_t i = 0; i < N_OPTS; i++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+			 opts[i].metavar ? opts[i].metavar : "");
+		fprintf(f, "  %-22s %s\n", left, opts[i].help);
+	}
+	fprintf(f, "\nEvery option but --config, --help and --version is also a key of the\n"
+		   "configuration file, with '_' for '-': {\"worker_cores\": \"1\"}.\n");
 }
 
-static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
+static void config_keys(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < N_OPTS && off < len; i++) {
+		if (opts[i].cli_only)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s", off ? ", " : "");
+		for (const char *c = opts[i].name; *c != '\0' && off + 1 < len; c++)
+			buf[off++] = *c == '-' ? '_' : *c;
+		buf[off < len ? off : len - 1] = '\0';
+	}
+}
+
+static int parse_long(const char *what, const char *s, long lo, long hi, long *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtol(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || *out < lo || *out > hi) {
-		fprintf(stderr, "podwired: %s: \"%s\" is not a number in %ld-%ld\n", opt, s, lo,
+		fprintf(stderr, "podwired: %s: \"%s\" is not a number in %ld-%ld\n", what, s, lo,
 			hi);
 		return -EINVAL;
 	}
@@ -53,7 +129,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, long *out
 }
 
 /* "1", "1-3,5" into cores; rejects duplicates and the main core later. */
-static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
+static int parse_core_list(const char *what, const char *s, struct pw_config *c)
 {
 	char buf[256], *save = NULL, *tok;
 	long lo, hi;
@@ -65,17 +141,17 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 
 		if (dash) {
 			*dash = '\0';
-			if (parse_int(opt, tok, 0, 1023, &lo) ||
-			    parse_int(opt, dash + 1, lo, 1023, &hi))
+			if (parse_long(what, tok, 0, 1023, &lo) ||
+			    parse_long(what, dash + 1, lo, 1023, &hi))
 				return -EINVAL;
 		} else {
-			if (parse_int(opt, tok, 0, 1023, &lo))
+			if (parse_long(what, tok, 0, 1023, &lo))
 				return -EINVAL;
 			hi = lo;
 		}
 		for (long i = lo; i <= hi; i++) {
 			if (c->n_worker_cores == PW_MAX_WORKERS) {
-				fprintf(stderr, "podwired: %s: more than %d cores\n", opt,
+				fprintf(stderr, "podwired: %s: more than %d cores\n", what,
 					PW_MAX_WORKERS);
 				return -EINVAL;
 			}
@@ -84,7 +160,7 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 					fprintf(stderr,
 						"podwired: %s: core %ld is listed twice; "
 						"list each core once\n",
-						opt, i);
+						what, i);
 					return -EINVAL;
 				}
 			}
@@ -92,14 +168,149 @@ static int parse_core_list(const char *opt, const char *s, struct pw_config *c)
 		}
 	}
 	if (c->n_worker_cores == 0) {
-		fprintf(stderr, "podwired: %s: empty core list; give e.g. 1 or 1-3\n", opt);
+		fprintf(stderr, "podwired: %s: empty core list; give e.g. 1 or 1-3\n", what);
 		return -EINVAL;
 	}
 	return 0;
 }
 
+/*
+ * Stores one setting. what names it in messages ("--mbufs" or
+ * "FILE: \"mbufs\""); text is the command line's string; num is set when
+ * the configuration file gave a JSON number instead.
+ */
+static int apply(const struct opt_desc *o, const char *what, const char *text, const double *num,
+		 struct pw_config *c)
+{
+	char *dst = (char *)c + o->offset;
+	char buf[32];
+	uint32_t level;
+	long v;
+
+	if ((o->type == OPT_INT || o->type == OPT_U32) && num != NULL) {
+		if (*num != (double)(long)*num) {
+			fprintf(stderr, "podwired: %s: %g is not an integer\n", what, *num);
+			return -EINVAL;
+		}
+		snprintf(buf, sizeof(buf), "%ld", (long)*num);
+		text = buf;
+	}
+	switch (o->type) {
+	case OPT_INT:
+	case OPT_U32:
+		if (parse_long(what, text, o->min, o->max, &v) != 0)
+			return -EINVAL;
+		if (o->type == OPT_INT)
+			*(int *)(void *)dst = (int)v;
+		else
+			*(uint32_t *)(void *)dst = (uint32_t)v;
+		return 0;
+	case OPT_CORES:
+		cores_given = true;
+		return parse_core_list(what, text, c);
+	case OPT_LEVEL:
+		if (pw_log_level_parse(text, &level) != 0) {
+			fprintf(stderr,
+				"podwired: %s: unknown level \"%s\"; use error, warning, notice, "
+				"info or debug\n",
+				what, text);
+			return -EINVAL;
+		}
+		/* stored as given */
+		__attribute__((fallthrough));
+	case OPT_STR:
+		if (strlen(text) >= o->size) {
+			fprintf(stderr, "podwired: %s: \"%s\" is longer than %zu bytes\n", what,
+				text, o->size - 1);
+			return -EINVAL;
+		}
+		memcpy(dst, text, strlen(text) + 1);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Reads a JSON object from path; prints why not and returns NULL. */
+static cJSON *read_config_object(const char *path)
+{
+	char why[768], keys[512];
+	cJSON *doc;
+	int rc = json_file_read(path, 1 << 20, &doc, why, sizeof(why));
+
+	if (rc != 0) {
+		fprintf(stderr, "podwired: --config: %s; %s\n", why,
+			rc == -EBADMSG ? "fix the file" : "give the path of a JSON file");
+		return NULL;
+	}
+	if (!cJSON_IsObject(doc)) {
+		config_keys(keys, sizeof(keys));
+		fprintf(stderr,
+			"podwired: --config: %s must hold a JSON object such as "
+			"{\"worker_cores\": \"1\"}; keys: %s\n",
+			path, keys);
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+static const struct opt_desc *find_key(const char *key)
+{
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const char *a = opts[i].name, *b = key;
+
+		if (opts[i].cli_only)
+			continue;
+		while (*a != '\0' && (*a == *b || (*a == '-' && *b == '_')))
+			a++, b++;
+		if (*a == '\0' && *b == '\0')
+			return &opts[i];
+	}
+	return NULL;
+}
+
+/* The configuration file: the same settings as the long options. */
+static int load_config_file(const char *path, struct pw_config *c)
+{
+	cJSON *doc = read_config_object(path);
+	const cJSON *v;
+	char keys[512];
+	int rc = 0;
+
+	if (doc == NULL)
+		return -EINVAL;
+	cJSON_ArrayForEach (v, doc) {
+		const struct opt_desc *o = find_key(v->string);
+		bool number = o != NULL && (o->type == OPT_INT || o->type == OPT_U32);
+		char what[128];
+
+		snprintf(what, sizeof(what), "%.80s: \"%.40s\"", path, v->string);
+		if (o == NULL || (number ? !cJSON_IsNumber(v) : !cJSON_IsString(v))) {
+			config_keys(keys, sizeof(keys));
+			fprintf(stderr,
+				"podwired: %s: %s; keys: %s (see the configuration reference in "
+				"README.md)\n",
+				what,
+				o == NULL ? "unknown key"
+				: number  ? "must be a number"
+					  : "must be a string",
+				keys);
+			rc = -EINVAL;
+			break;
+		}
+		if (apply(o, what, v->valuestring, number ? &v->valuedouble : NULL, c) != 0) {
+			rc = -EINVAL;
+			break;
+		}
+		snprintf(origin[o - opts], sizeof(origin[0]), "%.95s", what);
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
 /* The core must be one this process may run on. */
-static int check_core(const char *opt, unsigned int core)
+static int check_core(const char *what, unsigned int core)
 {
 	cpu_set_t set;
 	char avail[256] = "";
@@ -112,112 +323,17 @@ static int check_core(const char *opt, unsigned int core)
 		if (CPU_ISSET(i, &set))
 			off += (size_t)snprintf(avail + off, sizeof(avail) - off, "%s%d",
 						off ? "," : "", i);
-	fprintf(stderr, "podwired: %s: core %u is not available here; available cores: %s\n", opt,
+	fprintf(stderr, "podwired: %s: core %u is not available here; available cores: %s\n", what,
 		core, avail);
 	return -EINVAL;
 }
 
-static int set_str(char *dst, size_t size, const char *opt, const char *val)
+static const char *origin_of(const char *name)
 {
-	if (strlen(val) >= size) {
-		fprintf(stderr, "podwired: %s: \"%s\" is longer than %zu bytes\n", opt, val,
-			size - 1);
-		return -EINVAL;
-	}
-	memcpy(dst, val, strlen(val) + 1);
-	return 0;
-}
-
-static const char config_keys[] = "main_core, worker_cores, socket, socket_group, state_dir, "
-				  "log_level, mac_table_size, mac_aging_sec, mbufs, physnets, "
-				  "sysfs_root";
-
-/* Which option set --physnets and --sysfs-root, for messages. */
-static char physnets_opt[96] = "--physnets", sysfs_opt[96] = "--sysfs-root";
-
-/* Reads a JSON object from path; prints why not and returns NULL. */
-static cJSON *read_config_object(const char *path)
-{
-	char why[768];
-	cJSON *doc;
-	int rc = json_file_read(path, 1 << 20, &doc, why, sizeof(why));
-
-	if (rc != 0) {
-		fprintf(stderr, "podwired: --config: %s; %s\n", why,
-			rc == -EBADMSG ? "fix the file" : "give the path of a JSON file");
-		return NULL;
-	}
-	if (!cJSON_IsObject(doc)) {
-		fprintf(stderr,
-			"podwired: --config: %s must hold a JSON object such as "
-			"{\"worker_cores\": \"1\"}; keys: %s\n",
-			path, config_keys);
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	return doc;
-}
-
-/* The configuration file: the same keys as the long options, with '_'. */
-static int load_config_file(const char *path, struct pw_config *c)
-{
-	const cJSON *v;
-	cJSON *doc = read_config_object(path);
-	int rc;
-
-	if (doc == NULL)
-		return -EINVAL;
-	rc = -EINVAL;
-	cJSON_ArrayForEach (v, doc) {
-		char opt[80];
-
-		snprintf(opt, sizeof(opt), "%s: \"%s\"", path, v->string);
-		if (strcmp(v->string, "main_core") == 0 && cJSON_IsNumber(v)) {
-			c->main_core = (int)v->valuedouble;
-		} else if (strcmp(v->string, "worker_cores") == 0 && cJSON_IsString(v)) {
-			if (parse_core_list(opt, v->valuestring, c))
-				goto out;
-		} else if (strcmp(v->string, "socket") == 0 && cJSON_IsString(v)) {
-			if (set_str(c->socket, sizeof(c->socket), opt, v->valuestring))
-				goto out;
-		} else if (strcmp(v->string, "socket_group") == 0 && cJSON_IsString(v)) {
-			if (set_str(c->socket_group, sizeof(c->socket_group), opt, v->valuestring))
-				goto out;
-		} else if (strcmp(v->string, "state_dir") == 0 && cJSON_IsString(v)) {
-			if (set_str(c->state_dir, sizeof(c->state_dir), opt, v->valuestring))
-				goto out;
-		} else if (strcmp(v->string, "log_level") == 0 && cJSON_IsString(v)) {
-			if (set_str(c->log_level, sizeof(c->log_level), opt, v->valuestring))
-				goto out;
-		} else if (strcmp(v->string, "physnets") == 0 && cJSON_IsString(v)) {
-			if (set_str(c->physnets, sizeof(c->physnets), opt, v->valuestring))
-				goto out;
-			snprintf(physnets_opt, sizeof(physnets_opt), "%.95s", opt);
-		} else if (strcmp(v->string, "sysfs_root") == 0 && cJSON_IsString(v)) {
-			if (set_str(c->sysfs_root, sizeof(c->sysfs_root), opt, v->valuestring))
-				goto out;
-			snprintf(sysfs_opt, sizeof(sysfs_opt), "%.95s", opt);
-		} else if (strcmp(v->string, "mac_table_size") == 0 && cJSON_IsNumber(v) &&
-			   v->valuedouble >= 64 && v->valuedouble <= (1 << 24)) {
-			c->mac_capacity = (uint32_t)v->valuedouble;
-		} else if (strcmp(v->string, "mac_aging_sec") == 0 && cJSON_IsNumber(v) &&
-			   v->valuedouble >= 1 && v->valuedouble <= 86400) {
-			c->mac_aging_sec = (uint32_t)v->valuedouble;
-		} else if (strcmp(v->string, "mbufs") == 0 && cJSON_IsNumber(v) &&
-			   v->valuedouble >= 2048 && v->valuedouble <= (1 << 22)) {
-			c->mbufs = (uint32_t)v->valuedouble;
-		} else {
-			fprintf(stderr,
-				"podwired: %s: unknown key or bad value; keys: %s "
-				"(see the configuration reference in README.md)\n",
-				opt, config_keys);
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	cJSON_Delete(doc);
-	return rc;
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return origin[i];
+	return name;
 }
 
 /* The SR-IOV pools are discovered now, so a bad --physnets stops the
@@ -231,132 +347,22 @@ static int check_physnets(struct pw_config *c)
 		fprintf(stderr,
 			"podwired: %s: %s is not a directory; give where sysfs is mounted "
 			"(/sys)\n",
-			sysfs_opt, c->sysfs_root);
+			origin_of("sysfs-root"), c->sysfs_root);
 		return -EINVAL;
 	}
 	sriov_set_root(c->sysfs_root);
 	if (vf_pool_configure(c->physnets, msg, sizeof(msg)) != 0) {
-		fprintf(stderr, "podwired: %s: %s\n", physnets_opt, msg);
+		fprintf(stderr, "podwired: %s: %s\n", origin_of("physnets"), msg);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static void set_defaults(struct pw_config *c)
+/* What the settings mean together, once all are read. */
+static int check_settings(struct pw_config *c)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-	memset(c, 0, sizeof(*c));
-	c->main_core = 0;
-	snprintf(c->socket, sizeof(c->socket), "%s", PODWIRE_DEFAULT_SOCKET);
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", PODWIRE_DEFAULT_STATE_DIR);
-	snprintf(c->log_level, sizeof(c->log_level), "info");
-	snprintf(c->sysfs_root, sizeof(c->sysfs_root), "/sys");
-	c->socket_gid = (gid_t)-1;
-	c->mac_capacity = 65536;
-	c->mac_aging_sec = 300;
-	c->mbufs = 32768;
-	for (long i = 0; i < ncpu && c->n_worker_cores < PW_MAX_WORKERS; i++)
-		c->worker_cores[c->n_worker_cores++] = (unsigned int)i;
-}
-
-int options_parse(int argc, char **argv, struct pw_config *c)
-{
-	enum {
-		O_CONFIG = 256,
-		O_MAIN,
-		O_WORKERS,
-		O_SOCKET,
-		O_GROUP,
-		O_STATE,
-		O_LOG,
-		O_PHYSNETS,
-		O_SYSFS,
-		O_HELP,
-		O_VERSION
-	};
-	static const struct option opts[] = {
-	    {"config", required_argument, NULL, O_CONFIG},
-	    {"main-core", required_argument, NULL, O_MAIN},
-	    {"worker-cores", required_argument, NULL, O_WORKERS},
-	    {"socket", required_argument, NULL, O_SOCKET},
-	    {"socket-group", required_argument, NULL, O_GROUP},
-	    {"state-dir", required_argument, NULL, O_STATE},
-	    {"log-level", required_argument, NULL, O_LOG},
-	    {"physnets", required_argument, NULL, O_PHYSNETS},
-	    {"sysfs-root", required_argument, NULL, O_SYSFS},
-	    {"help", no_argument, NULL, O_HELP},
-	    {"version", no_argument, NULL, O_VERSION},
-	    {NULL, 0, NULL, 0},
-	};
-	bool workers_given = false;
-	long v;
-	int o;
-
-	set_defaults(c);
-	/* The file first, so command-line options override it. */
-	for (int i = 1; i < argc - 1; i++)
-		if (strcmp(argv[i], "--config") == 0 && load_config_file(argv[i + 1], c) != 0)
-			return -EINVAL;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case O_CONFIG:
-			break;
-		case O_MAIN:
-			if (parse_int("--main-core", optarg, 0, 1023, &v))
-				return -EINVAL;
-			c->main_core = (int)v;
-			break;
-		case O_WORKERS:
-			if (parse_core_list("--worker-cores", optarg, c))
-				return -EINVAL;
-			workers_given = true;
-			break;
-		case O_SOCKET:
-			if (set_str(c->socket, sizeof(c->socket), "--socket", optarg))
-				return -EINVAL;
-			break;
-		case O_GROUP:
-			if (set_str(c->socket_group, sizeof(c->socket_group), "--socket-group",
-				    optarg))
-				return -EINVAL;
-			break;
-		case O_STATE:
-			if (set_str(c->state_dir, sizeof(c->state_dir), "--state-dir", optarg))
-				return -EINVAL;
-			break;
-		case O_LOG:
-			if (set_str(c->log_level, sizeof(c->log_level), "--log-level", optarg))
-				return -EINVAL;
-			break;
-		case O_PHYSNETS:
-			if (set_str(c->physnets, sizeof(c->physnets), "--physnets", optarg))
-				return -EINVAL;
-			snprintf(physnets_opt, sizeof(physnets_opt), "--physnets");
-			break;
-		case O_SYSFS:
-			if (set_str(c->sysfs_root, sizeof(c->sysfs_root), "--sysfs-root", optarg))
-				return -EINVAL;
-			snprintf(sysfs_opt, sizeof(sysfs_opt), "--sysfs-root");
-			break;
-		case O_HELP:
-			usage(stdout);
-			return 1;
-		case O_VERSION:
-			printf("podwired %s\n", PODWIRE_VERSION);
-			return 1;
-		default:
-			usage(stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "podwired: unexpected argument \"%s\"\n", argv[optind]);
-		return -EINVAL;
-	}
 	/* Default workers: every online core but the main one. */
-	if (!workers_given) {
+	if (!cores_given) {
 		unsigned int n = 0;
 
 		for (unsigned int i = 0; i < c->n_worker_cores; i++)
@@ -405,4 +411,79 @@ int options_parse(int argc, char **argv, struct pw_config *c)
 		c->socket_gid = g->gr_gid;
 	}
 	return check_physnets(c);
+}
+
+static void set_defaults(struct pw_config *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(c, 0, sizeof(*c));
+	c->main_core = 0;
+	snprintf(c->socket, sizeof(c->socket), "%s", PODWIRE_DEFAULT_SOCKET);
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", PODWIRE_DEFAULT_STATE_DIR);
+	snprintf(c->log_level, sizeof(c->log_level), "info");
+	snprintf(c->sysfs_root, sizeof(c->sysfs_root), "/sys");
+	c->socket_gid = (gid_t)-1;
+	c->mac_capacity = 65536;
+	c->mac_aging_sec = 300;
+	c->mbufs = 32768;
+	for (long i = 0; i < ncpu && c->n_worker_cores < PW_MAX_WORKERS; i++)
+		c->worker_cores[c->n_worker_cores++] = (unsigned int)i;
+	for (size_t i = 0; i < N_OPTS; i++)
+		snprintf(origin[i], sizeof(origin[i]), "--%s", opts[i].name);
+	cores_given = false;
+}
+
+int options_parse(int argc, char **argv, struct pw_config *c)
+{
+	struct option longopts[N_OPTS + 1];
+	int o;
+
+	memset(longopts, 0, sizeof(longopts));
+	for (size_t i = 0; i < N_OPTS; i++) {
+		longopts[i].name = opts[i].name;
+		longopts[i].has_arg = opts[i].metavar ? required_argument : no_argument;
+		longopts[i].val = 256 + (int)i;
+	}
+	set_defaults(c);
+	/* The file first, so command-line options override it: a pass of its
+	 * own, through getopt, so --config FILE and --config=FILE both count. */
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1)
+		if (o >= 256 && opts[o - 256].type == OPT_CONFIG &&
+		    load_config_file(optarg, c) != 0)
+			return -EINVAL;
+	opterr = 1;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		const struct opt_desc *d =
+		    o >= 256 && o < 256 + (int)N_OPTS ? &opts[o - 256] : NULL;
+		char what[64];
+
+		if (d == NULL) {
+			usage(stderr);
+			return -EINVAL;
+		}
+		snprintf(what, sizeof(what), "--%s", d->name);
+		switch (d->type) {
+		case OPT_CONFIG:
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("podwired %s\n", PODWIRE_VERSION);
+			return 1;
+		default:
+			if (apply(d, what, optarg, NULL, c) != 0)
+				return -EINVAL;
+			snprintf(origin[d - opts], sizeof(origin[0]), "%.63s", what);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "podwired: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	return check_settings(c);
 }

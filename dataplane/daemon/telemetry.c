@@ -9,11 +9,9 @@
 
 #include <rte_telemetry.h>
 
-#include "model/network.h"
-#include "daemon/config.h"
+#include "daemon/daemon.h"
 #include "datapath/stats.h"
-
-pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+#include "model/port.h"
 
 static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -43,15 +41,17 @@ static int tel_port_stats(const char *cmd, const char *params, struct rte_tel_da
 		pthread_mutex_unlock(&ctl_lock);
 		return -ENOENT;
 	}
-	stats_port_sum(p->idx, &c);
+	stats_port_sum(p->dp.idx, &c);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "link", p->link_up ? "up" : "down");
+	rte_tel_data_add_dict_string(d, "link", p->dp.link_up ? "up" : "down");
 	rte_tel_data_add_dict_u64(d, "rx_packets", c.rx_packets);
 	rte_tel_data_add_dict_u64(d, "rx_bytes", c.rx_bytes);
 	rte_tel_data_add_dict_u64(d, "tx_packets", c.tx_packets);
 	rte_tel_data_add_dict_u64(d, "tx_bytes", c.tx_bytes);
 	for (int r = 0; r < DROP_MAX; r++)
 		rte_tel_data_add_dict_u64(d, drop_names[r], c.drops[r]);
+	rte_tel_data_add_dict_u64(d, "learn_limit", c.learn_limit);
+	rte_tel_data_add_dict_u64(d, "tx_retries", c.tx_retries);
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;
 }

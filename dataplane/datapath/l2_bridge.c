@@ -5,13 +5,31 @@
  * network. Pod ports are access ports: a frame tagged with the network's
  * own VLAN is accepted untagged, any other tag is dropped.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 
+#include "datapath/forward.h"
 #include "datapath/worker.h"
+
+struct mac_table *l2_macs;
+volatile uint32_t l2_clock;
+
+int l2_bridge_init(uint32_t mac_capacity)
+{
+	l2_macs = mac_table_create(mac_capacity);
+	return l2_macs == NULL ? -ENOMEM : 0;
+}
+
+void l2_bridge_fini(void)
+{
+	mac_table_free(l2_macs);
+	l2_macs = NULL;
+}
 
 /* The 6 bytes of the MAC address at p as one integer, for equality tests
  * only. It loads 8 bytes (p + 8 must lie in the frame: the source address
@@ -31,7 +49,7 @@ static inline uint64_t mac_word(const uint8_t *p)
 #endif
 }
 
-static void flood(struct worker *w, const struct dp_view *v, const struct port *in,
+static void flood(struct worker *w, const struct view *v, const struct dp_port *in,
 		  const struct dp_net *net, struct rte_mbuf *m)
 {
 	uint16_t targets = net->n_ports - 1;
@@ -47,93 +65,173 @@ static void flood(struct worker *w, const struct dp_view *v, const struct port *
 			rte_mbuf_refcnt_update(s, (int16_t)(targets - 1));
 	for (uint16_t i = 0; i < net->n_ports; i++)
 		if (net->ports[i] != in->idx)
-			txb_add(w, v, net->ports[i], m);
+			txbuf_add(w, v, net->ports[i], m);
 }
 
-/* Returns false (and frees m) when the frame must not be forwarded. */
-static inline bool ingress_ok(struct port_counters *c, const struct port *in,
-			      const struct dp_net *net, struct rte_mbuf *m)
+/* Whether a frame may enter the bridge, from its first hlen bytes and its
+ * length: counts the drop reason otherwise. *strip says the frame carries
+ * the network's own VLAN tag, which comes off. */
+static inline bool ingress_ok(struct port_counters *c, const struct dp_port *in,
+			      const struct dp_net *net, const uint8_t *hdr, uint32_t hlen,
+			      uint32_t len, uint8_t *strip)
 {
-	const struct rte_ether_hdr *eth;
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)hdr;
 
-	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN)) {
+	*strip = 0;
+	if (unlikely(hlen < RTE_ETHER_HDR_LEN)) {
 		c->drops[DROP_RUNT]++;
-		goto drop;
+		return false;
 	}
-	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (unlikely(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN))) {
 		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eth + 1);
-		uint16_t vid = rte_be_to_cpu_16(vh->vlan_tci) & 0xfff;
 
-		if (net->vlan == 0 || vid != net->vlan || m->data_len < RTE_ETHER_HDR_LEN + 4 ||
-		    rte_vlan_strip(m) != 0) {
+		if (net->vlan == 0 || hlen < RTE_ETHER_HDR_LEN + 4 ||
+		    (rte_be_to_cpu_16(vh->vlan_tci) & 0xfff) != net->vlan) {
 			c->drops[DROP_VLAN]++;
-			goto drop;
+			return false;
 		}
+		*strip = 1;
 	}
-	if (unlikely(m->pkt_len > in->max_frame)) {
+	if (unlikely(len - 4u * *strip > in->max_frame)) {
 		c->drops[DROP_MTU]++;
-		goto drop;
+		return false;
 	}
 	return true;
-drop:
-	rte_pktmbuf_free(m);
+}
+
+/* Port security: whether src is the port's MAC or one it is allowed. */
+static inline bool src_allowed(const struct dp_port *in, uint64_t src)
+{
+	if (likely(src == in->mac))
+		return true;
+	for (uint8_t i = 0; i < in->n_allowed; i++)
+		if (src == in->allowed[i])
+			return true;
 	return false;
 }
 
-void l2_bridge_input(struct worker *w, const struct dp_view *v, struct port *in,
-		     const struct dp_net *net, struct rte_mbuf **pkts, uint16_t n)
+/* The flood limit, a token bucket kept in TSC cycles: one flooded frame
+ * costs flood_cycles of credit, credit accrues with time up to
+ * flood_burst. *now is read once per burst, when first needed. */
+static inline bool flood_allowed(struct worker *w, const struct dp_port *in, uint64_t *now)
+{
+	struct flood_credit *f = &w->flood[in->idx];
+
+	if (*now == 0)
+		*now = rte_rdtsc();
+	f->credit = RTE_MIN(f->credit + (*now - f->last), in->flood_burst);
+	f->last = *now;
+	if (f->credit < in->flood_cycles)
+		return false;
+	f->credit -= in->flood_cycles;
+	return true;
+}
+
+uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct dp_port *in,
+			  const struct dp_net *net, const uint8_t *const *hdr, const uint32_t *hlen,
+			  const uint32_t *len, uint16_t n, uint16_t *dst, uint8_t *strip)
 {
 	struct port_counters *c = &w->ctr[in->idx];
 	const uint8_t *uniq[PW_BURST];
-	struct rte_mbuf *ok[PW_BURST];
 	uint16_t found[PW_BURST];
 	uint8_t slot[PW_BURST], group[PW_BURST];
-	uint64_t bytes = 0, last_src = 0, last_dst = UINT64_MAX;
+	uint64_t bytes = 0, last_src = 0, last_dst = UINT64_MAX, now = 0;
 	uint16_t k = 0, nu = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct rte_ether_hdr *eth;
-		uint64_t src, dst;
+		const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)hdr[i];
+		uint64_t src, d;
 
-		bytes += m->pkt_len;
-		if (!ingress_ok(c, in, net, m))
+		bytes += len[i];
+		if (!ingress_ok(c, in, net, hdr[i], hlen[i], len[i], &strip[i])) {
+			dst[i] = L2_DROP;
 			continue;
-		eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		}
 		/* ingress_ok checked the frame holds a whole header. */
 		src = mac_word(eth->src_addr.addr_bytes);
-		dst = mac_word(eth->dst_addr.addr_bytes);
+		d = mac_word(eth->dst_addr.addr_bytes);
+		if (unlikely(in->port_security) && unlikely(!src_allowed(in, src))) {
+			c->drops[DROP_SPOOFED_SRC]++;
+			dst[i] = L2_DROP;
+			continue;
+		}
 		/* Learn unicast sources; bursts usually repeat one source. */
 		if (src != last_src && !(eth->src_addr.addr_bytes[0] & 1)) {
-			mac_table_learn(dp_macs, in->net_idx, eth->src_addr.addr_bytes, in->idx,
-					dp_clock);
+			if (mac_table_learn(l2_macs, in->net_idx, eth->src_addr.addr_bytes, in->idx,
+					    l2_clock, in->mac_limit,
+					    net->mac_limit) == MAC_LEARN_LIMIT)
+				c->learn_limit++;
 			last_src = src;
 		}
 		/* Look each run of one destination up once. */
-		if (dst != last_dst) {
+		if (d != last_dst) {
 			group[nu] = eth->dst_addr.addr_bytes[0] & 1;
 			uniq[nu++] = eth->dst_addr.addr_bytes;
-			last_dst = dst;
+			last_dst = d;
 		}
-		slot[k] = (uint8_t)(nu - 1);
-		ok[k++] = m;
+		slot[i] = (uint8_t)(nu - 1);
+		dst[i] = 0;
+		k++;
 	}
 	c->rx_packets += n;
 	c->rx_bytes += bytes;
 	if (k == 0)
-		return;
-	mac_table_lookup_bulk(dp_macs, in->net_idx, uniq, nu, found);
-	for (uint16_t i = 0; i < k; i++) {
+		return 0;
+	mac_table_lookup_bulk(l2_macs, in->net_idx, uniq, nu, found);
+	for (uint16_t i = 0; i < n; i++) {
 		uint16_t o = found[slot[i]];
 
-		/* group[], not the frame: an earlier frame may be sent already. */
-		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net)
-			flood(w, v, in, net, ok[i]);
-		else if (unlikely(o == in->idx)) {
+		if (dst[i] == L2_DROP)
+			continue;
+		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net) {
+			dst[i] = L2_FLOOD;
+			if (in->flood_cycles != 0 && !flood_allowed(w, in, &now)) {
+				c->drops[DROP_FLOOD_LIMIT]++;
+				dst[i] = L2_DROP;
+				k--;
+			}
+		} else if (unlikely(o == in->idx)) {
 			c->drops[DROP_SAME_PORT]++;
-			rte_pktmbuf_free(ok[i]);
-		} else
-			txb_add(w, v, o, ok[i]);
+			dst[i] = L2_DROP;
+			k--;
+		} else {
+			dst[i] = o;
+		}
+	}
+	return k;
+}
+
+void l2_bridge_input(struct worker *w, const struct view *v, struct dp_port *in,
+		     const struct dp_net *net, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint8_t *hdr[PW_BURST];
+	uint32_t hlen[PW_BURST], len[PW_BURST];
+	uint16_t dst[PW_BURST];
+	uint8_t strip[PW_BURST];
+
+	if (unlikely(n == 0 || n > PW_BURST))
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		hdr[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		hlen[i] = pkts[i]->data_len;
+		len[i] = pkts[i]->pkt_len;
+	}
+	if (l2_bridge_decide(w, v, in, net, hdr, hlen, len, n, dst, strip) == 0) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (unlikely(dst[i] == L2_DROP)) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (unlikely(strip[i]))
+			rte_vlan_strip(m);
+		if (dst[i] == L2_FLOOD)
+			flood(w, v, in, net, m);
+		else
+			txbuf_add(w, v, dst[i], m);
 	}
 }

@@ -7,7 +7,7 @@
 #include <rte_prefetch.h>
 #include <rte_spinlock.h>
 
-#include "datapath/mac_table.h"
+#include "mac_table.h"
 
 #define ENTRIES_PER_BUCKET 3
 
@@ -31,7 +31,13 @@ struct mac_table {
 	uint32_t bits;
 	uint32_t count;
 	rte_spinlock_t lock;
+	/* Entries per port and per network (index + 1 of the key's top bits
+	 * minus one), kept by writers under the lock. */
+	uint32_t *per_port;
+	uint32_t *per_net;
 };
+
+#define MAC_TABLE_IDS 65536 /* ports and networks are 16-bit indices */
 
 static inline uint64_t mac_key(uint16_t net, const uint8_t m[6])
 {
@@ -70,6 +76,12 @@ struct mac_table *mac_table_create(uint32_t capacity)
 		return NULL;
 	}
 	memset(t->buckets, 0, nb * sizeof(struct mac_bucket));
+	t->per_port = calloc(MAC_TABLE_IDS, sizeof(uint32_t));
+	t->per_net = calloc(MAC_TABLE_IDS, sizeof(uint32_t));
+	if (t->per_port == NULL || t->per_net == NULL) {
+		mac_table_free(t);
+		return NULL;
+	}
 	rte_spinlock_init(&t->lock);
 	return t;
 }
@@ -79,6 +91,8 @@ void mac_table_free(struct mac_table *t)
 	if (t == NULL)
 		return;
 	free(t->buckets);
+	free(t->per_port);
+	free(t->per_net);
 	free(t);
 }
 
@@ -130,7 +144,10 @@ static struct mac_entry *find_locked(struct mac_table *t, const uint32_t bk[2], 
 	return NULL;
 }
 
-static struct mac_entry *free_slot_locked(struct mac_table *t, const uint32_t bk[2],
+/* A free slot for key, or else the oldest entry of the same port (a
+ * port may replace its own entries, never another's: a pod sending from
+ * many MACs cannot push other pods out). NULL when neither exists. */
+static struct mac_entry *free_slot_locked(struct mac_table *t, const uint32_t bk[2], uint16_t port,
 					  struct mac_bucket **bucket, bool *evicted)
 {
 	struct mac_entry *oldest = NULL;
@@ -144,18 +161,33 @@ static struct mac_entry *free_slot_locked(struct mac_table *t, const uint32_t bk
 				*bucket = b;
 				return &b->e[i];
 			}
-			if (oldest == NULL || b->e[i].seen < oldest->seen) {
+			if (b->e[i].port == port &&
+			    (oldest == NULL || b->e[i].seen < oldest->seen)) {
 				oldest = &b->e[i];
 				*bucket = b;
 			}
 		}
 	}
-	*evicted = true;
+	*evicted = oldest != NULL;
 	return oldest;
 }
 
+static inline uint16_t key_net(uint64_t key)
+{
+	return (uint16_t)((key >> 48) - 1);
+}
+
+/* Counts an entry in or out of its port's and network's totals. */
+static inline void count_locked(struct mac_table *t, const struct mac_entry *e, int d)
+{
+	t->per_port[e->port] += (uint32_t)d;
+	t->per_net[key_net(e->key)] += (uint32_t)d;
+	t->count += (uint32_t)d;
+}
+
 enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
-				      uint16_t port, uint32_t now)
+				      uint16_t port, uint32_t now, uint32_t port_limit,
+				      uint32_t net_limit)
 {
 	uint64_t key = mac_key(net, mac);
 	enum mac_learn_result res;
@@ -180,21 +212,43 @@ enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const u
 		}
 	}
 
+	/* Over its limit, a port learns nothing new: checked before the lock
+	 * too, so a pod flooding new source MACs does not make every frame
+	 * take it. */
+	if (port_limit != 0 && __atomic_load_n(&t->per_port[port], __ATOMIC_RELAXED) >= port_limit)
+		return MAC_LEARN_LIMIT;
 	rte_spinlock_lock(&t->lock);
 	e = find_locked(t, bk, key, &b);
 	if (e != NULL) {
-		res = e->port == port ? MAC_LEARN_KNOWN : MAC_LEARN_MOVED;
+		if (e->port == port) {
+			res = MAC_LEARN_KNOWN;
+		} else {
+			res = MAC_LEARN_MOVED;
+			count_locked(t, e, -1);
+		}
+	} else if (net_limit != 0 && t->per_net[net] >= net_limit) {
+		e = NULL;
+		res = MAC_LEARN_LIMIT;
 	} else {
-		e = free_slot_locked(t, bk, &b, &evicted);
-		res = evicted ? MAC_LEARN_FULL : MAC_LEARN_NEW;
-		if (!evicted)
-			t->count++;
+		e = free_slot_locked(t, bk, port, &b, &evicted);
+		res = e == NULL ? MAC_LEARN_LIMIT : evicted ? MAC_LEARN_FULL : MAC_LEARN_NEW;
+		if (e != NULL && evicted)
+			count_locked(t, e, -1);
+	}
+	if (e == NULL ||
+	    (port_limit != 0 && res != MAC_LEARN_KNOWN && t->per_port[port] >= port_limit)) {
+		if (e != NULL && res == MAC_LEARN_MOVED)
+			count_locked(t, e, +1); /* it stays where it was */
+		rte_spinlock_unlock(&t->lock);
+		return MAC_LEARN_LIMIT;
 	}
 	write_begin(b);
 	e->port = port;
 	e->seen = now;
 	e->key = key;
 	write_end(b);
+	if (res != MAC_LEARN_KNOWN)
+		count_locked(t, e, +1);
 	rte_spinlock_unlock(&t->lock);
 	return res;
 }
@@ -238,10 +292,10 @@ static unsigned int remove_if(struct mac_table *t, entry_pred pred, uint64_t a, 
 				continue;
 			rte_spinlock_lock(&t->lock);
 			if (bu->e[i].key != 0 && pred(&bu->e[i], a, b)) {
+				count_locked(t, &bu->e[i], -1);
 				write_begin(bu);
 				bu->e[i].key = 0;
 				write_end(bu);
-				t->count--;
 				removed++;
 			}
 			rte_spinlock_unlock(&t->lock);
@@ -285,6 +339,16 @@ unsigned int mac_table_flush_net(struct mac_table *t, uint16_t net)
 unsigned int mac_table_count(const struct mac_table *t)
 {
 	return __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+}
+
+unsigned int mac_table_port_count(const struct mac_table *t, uint16_t port)
+{
+	return __atomic_load_n(&t->per_port[port], __ATOMIC_RELAXED);
+}
+
+unsigned int mac_table_net_count(const struct mac_table *t, uint16_t net)
+{
+	return __atomic_load_n(&t->per_net[net], __ATOMIC_RELAXED);
 }
 
 void mac_table_walk(const struct mac_table *t, uint16_t net, mac_table_walk_cb cb, void *arg)

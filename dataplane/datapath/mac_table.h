@@ -27,12 +27,17 @@ enum mac_learn_result {
 	MAC_LEARN_KNOWN = 0, /* same port, only the timestamp refreshed */
 	MAC_LEARN_NEW,
 	MAC_LEARN_MOVED,
-	MAC_LEARN_FULL, /* both buckets full: the oldest entry was replaced */
+	MAC_LEARN_FULL,	 /* both buckets full: the port's own oldest entry there was replaced */
+	MAC_LEARN_LIMIT, /* not learned: the port or network is at its limit, or both
+			    buckets are full of other ports' entries */
 };
 
-/* Learns mac on port at time now (seconds). Any thread. */
+/* Learns mac on port at time now (seconds). Any thread. A port holds at
+ * most port_limit entries and a network net_limit (0: no limit); a port
+ * only ever replaces its own entries. */
 enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
-				      uint16_t port, uint32_t now);
+				      uint16_t port, uint32_t now, uint32_t port_limit,
+				      uint32_t net_limit);
 
 /* Looks up n MACs of one network; ports[i] is the port or MAC_TABLE_MISS.
  * Any thread, lock-free. */
@@ -46,6 +51,9 @@ unsigned int mac_table_flush_port(struct mac_table *t, uint16_t port);
 unsigned int mac_table_flush_net(struct mac_table *t, uint16_t net);
 
 unsigned int mac_table_count(const struct mac_table *t);
+/* Entries learned on a port, or in a network. */
+unsigned int mac_table_port_count(const struct mac_table *t, uint16_t port);
+unsigned int mac_table_net_count(const struct mac_table *t, uint16_t net);
 
 typedef void (*mac_table_walk_cb)(uint16_t net, const uint8_t mac[6], uint16_t port, uint32_t seen,
 				  void *arg);

@@ -4,7 +4,6 @@
 
 #include <rte_malloc.h>
 
-#include "datapath/view.h"
 #include "datapath/stats.h"
 
 const char *const drop_names[DROP_MAX] = {
@@ -37,6 +36,12 @@ void stats_fini(void)
 		rte_free(stats_ports[w]);
 		stats_ports[w] = NULL;
 	}
+	nw = 0;
+}
+
+unsigned int stats_worker_count(void)
+{
+	return nw;
 }
 
 void stats_reset_port(uint16_t idx)
@@ -60,6 +65,8 @@ static void sum_raw(uint16_t idx, struct port_counters *out)
 		out->tx_bytes += c->tx_bytes;
 		for (int d = 0; d < DROP_MAX; d++)
 			out->drops[d] += c->drops[d];
+		out->learn_limit += c->learn_limit;
+		out->tx_retries += c->tx_retries;
 	}
 }
 
@@ -74,6 +81,8 @@ void stats_port_sum(uint16_t idx, struct port_counters *out)
 	out->tx_bytes -= b->tx_bytes;
 	for (int d = 0; d < DROP_MAX; d++)
 		out->drops[d] -= b->drops[d];
+	out->learn_limit -= b->learn_limit;
+	out->tx_retries -= b->tx_retries;
 }
 
 void stats_clear_port(uint16_t idx)
@@ -81,38 +90,13 @@ void stats_clear_port(uint16_t idx)
 	sum_raw(idx, &baseline[idx]);
 }
 
-cJSON *stats_port_json(const struct port *p)
+void stats_worker_get(unsigned int w, struct worker_counters *out)
 {
-	cJSON *o = cJSON_CreateObject(), *d;
-	struct port_counters c;
+	const volatile struct worker_counters *c = &stats_workers[w];
 
-	stats_port_sum(p->idx, &c);
-	cJSON_AddStringToObject(o, API_F_NAME, p->conf.name);
-	cJSON_AddNumberToObject(o, "rx_packets", (double)c.rx_packets);
-	cJSON_AddNumberToObject(o, "rx_bytes", (double)c.rx_bytes);
-	cJSON_AddNumberToObject(o, "tx_packets", (double)c.tx_packets);
-	cJSON_AddNumberToObject(o, "tx_bytes", (double)c.tx_bytes);
-	d = cJSON_AddObjectToObject(o, "drops");
-	for (int r = 0; r < DROP_MAX; r++)
-		cJSON_AddNumberToObject(d, drop_names[r], (double)c.drops[r]);
-	return o;
-}
-
-cJSON *stats_workers_json(void)
-{
-	cJSON *a = cJSON_CreateArray();
-
-	for (unsigned int w = 0; w < nw; w++) {
-		cJSON *o = cJSON_CreateObject();
-		const volatile struct worker_counters *c = &stats_workers[w];
-
-		cJSON_AddNumberToObject(o, "busy_cycles",
-					(double)(c->busy_cycles - worker_baseline[w].busy_cycles));
-		cJSON_AddNumberToObject(o, "idle_cycles",
-					(double)(c->idle_cycles - worker_baseline[w].idle_cycles));
-		cJSON_AddItemToArray(a, o);
-	}
-	return a;
+	out->busy_cycles = c->busy_cycles - worker_baseline[w].busy_cycles;
+	out->idle_cycles = c->idle_cycles - worker_baseline[w].idle_cycles;
+	out->loops = c->loops - worker_baseline[w].loops;
 }
 
 void stats_clear_workers(void)
@@ -120,5 +104,6 @@ void stats_clear_workers(void)
 	for (unsigned int w = 0; w < nw; w++) {
 		worker_baseline[w].busy_cycles = stats_workers[w].busy_cycles;
 		worker_baseline[w].idle_cycles = stats_workers[w].idle_cycles;
+		worker_baseline[w].loops = stats_workers[w].loops;
 	}
 }

@@ -2,26 +2,32 @@
 /*
  * Counters. Each worker writes its own copy (no atomics); the control
  * thread sums them. Clearing records a baseline rather than writing to
- * worker memory.
+ * worker memory. Every frame podwired does not deliver is counted once,
+ * on one port, under one of the reasons below.
  */
-#ifndef PODWIRE_STATS_H
-#define PODWIRE_STATS_H
+#ifndef PODWIRE_DATAPATH_STATS_H
+#define PODWIRE_DATAPATH_STATS_H
 
 #include <stdint.h>
 
-#include <cjson/cJSON.h>
 #include <rte_common.h>
 
-#include "model/port.h"
+#include "datapath/view.h"
 
 #define DROP_REASONS(X)                                                                            \
-	X(LINK_DOWN, "link_down") /* the peer is not connected */                                  \
-	X(TX_FULL, "tx_full")	  /* the peer's ring is full */                                    \
-	X(MTU, "mtu_exceeded")	  /* frame larger than the port's MTU */                           \
-	X(VLAN, "vlan_mismatch")  /* tagged frame on an access port */                             \
-	X(SAME_PORT, "same_port") /* destination learned on ingress port */                        \
-	X(RUNT, "runt")		  /* shorter than an Ethernet header */                            \
-	X(NO_ROUTE, "no_route")	  /* nowhere to send (alone on network) */
+	X(LINK_DOWN, "link_down")	/* the peer is not connected */                            \
+	X(TX_FULL, "tx_full")		/* the peer's ring is full */                              \
+	X(MTU, "mtu_exceeded")		/* frame larger than the port's MTU */                     \
+	X(VLAN, "vlan_mismatch")	/* tagged frame on an access port */                       \
+	X(SAME_PORT, "same_port")	/* destination learned on ingress port */                  \
+	X(RUNT, "runt")			/* shorter than an Ethernet header */                      \
+	X(NO_ROUTE, "no_route")		/* nowhere to send (alone on network) */                   \
+	X(UNKNOWN_VLAN, "unknown_vlan") /* uplink: no network has the frame's VLAN */              \
+	X(STASH_FULL, "stash_full")   /* uplink: the port's share of a device burst overflowed */  \
+	X(NO_MBUF, "no_mbuf")	      /* no buffer to tag or copy the frame into */                \
+	X(BAD_DESC, "bad_desc")	      /* memif: a descriptor outside what the peer shared */       \
+	X(SPOOFED_SRC, "spoofed_src") /* port security: not the port's source MAC */               \
+	X(FLOOD_LIMIT, "flood_limit") /* over the port's rate of flooded frames */
 
 enum drop_reason {
 #define DROP_ENUM(id, name) DROP_##id,
@@ -38,6 +44,8 @@ struct port_counters {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t drops[DROP_MAX];
+	uint64_t learn_limit; /* source MACs not learned: over a limit */
+	uint64_t tx_retries;  /* tx tried again after a full ring */
 } __rte_cache_aligned;
 
 struct worker_counters {
@@ -57,8 +65,9 @@ void stats_reset_port(uint16_t idx);
 /* Sums all workers, minus the baseline. */
 void stats_port_sum(uint16_t idx, struct port_counters *out);
 void stats_clear_port(uint16_t idx);
-cJSON *stats_port_json(const struct port *p);
-cJSON *stats_workers_json(void);
+/* One worker's cycles, minus the baseline. */
+void stats_worker_get(unsigned int w, struct worker_counters *out);
 void stats_clear_workers(void);
+unsigned int stats_worker_count(void);
 
 #endif

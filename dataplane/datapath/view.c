@@ -6,18 +6,16 @@
 #include <rte_malloc.h>
 
 #include "datapath/view.h"
-#include "daemon/log.h"
-#include "model/network.h"
-#include "datapath/worker.h"
 
-struct dp_view *volatile dp_current;
-struct rte_rcu_qsbr *dp_qsbr;
-struct mac_table *dp_macs;
-volatile uint32_t dp_clock;
+struct view *volatile view_current;
+struct rte_rcu_qsbr *view_qsbr;
 
-static void view_free(struct dp_view *v)
+/* The empty view is static: publishing it needs no memory. */
+static struct view view_empty;
+
+void view_free(struct view *v)
 {
-	if (v == NULL)
+	if (v == NULL || v == &view_empty)
 		return;
 	for (unsigned int i = 0; i < PW_MAX_PORTS; i++) {
 		/* Networks are shared by their ports: free on first sight. */
@@ -35,94 +33,85 @@ static void view_free(struct dp_view *v)
 	free(v);
 }
 
-static struct dp_view *view_build(void)
+struct view *view_alloc(unsigned int n_workers)
 {
-	struct dp_view *v = calloc(1, sizeof(*v));
-	struct network *net;
-	struct port *p;
+	struct view *v = calloc(1, sizeof(*v));
 
 	if (v == NULL)
 		return NULL;
 	memset(v->xc_peer, 0xff, sizeof(v->xc_peer));
-	for (unsigned int w = 0; w < n_workers; w++) {
+	for (unsigned int w = 0; w < n_workers && w < PW_MAX_WORKERS; w++) {
 		v->poll[w] = calloc(PW_MAX_PORTS, sizeof(uint16_t));
-		if (v->poll[w] == NULL)
-			goto fail;
-	}
-	TAILQ_FOREACH (net, &network_all, next) {
-		struct dp_net *dn;
-		struct port *first = NULL;
-		uint16_t k = 0;
-
-		if (net->n_ports == 0)
-			continue;
-		dn = calloc(1, sizeof(*dn) + net->n_ports * sizeof(uint16_t));
-		if (dn == NULL)
-			goto fail;
-		dn->mode = net->mode;
-		dn->vlan = net->vlan;
-		TAILQ_FOREACH (p, &net->ports, net_next) {
-			dn->ports[k++] = p->idx;
-			v->ports[p->idx] = p;
-			v->nets[p->idx] = dn;
-			v->poll[p->worker][v->n_poll[p->worker]++] = p->idx;
-			if (net->mode == NET_XCONNECT) {
-				if (first == NULL) {
-					first = p;
-				} else if (v->xc_peer[first->idx] == UINT16_MAX) {
-					v->xc_peer[first->idx] = p->idx;
-					v->xc_peer[p->idx] = first->idx;
-				}
-			}
+		if (v->poll[w] == NULL) {
+			view_free(v);
+			return NULL;
 		}
-		dn->n_ports = k;
 	}
 	return v;
-fail:
-	view_free(v);
-	return NULL;
 }
 
-void dp_wait(void)
+int view_add_net(struct view *v, enum dp_net_mode mode, uint16_t vlan, uint32_t mac_limit,
+		 struct dp_port *const *ports, const unsigned int *workers, uint16_t n)
 {
-	rte_rcu_qsbr_synchronize(dp_qsbr, RTE_QSBR_THRID_INVALID);
-}
+	struct dp_net *dn = calloc(1, sizeof(*dn) + n * sizeof(uint16_t));
 
-int dp_publish(void)
-{
-	struct dp_view *old = dp_current, *v = view_build();
-
-	if (v == NULL) {
-		PW_LOG(ERR, main, "out of memory building the datapath view; keeping the old one");
+	if (dn == NULL)
 		return -ENOMEM;
+	dn->mode = (uint16_t)mode;
+	dn->vlan = vlan;
+	dn->mac_limit = mac_limit;
+	dn->n_ports = n;
+	for (uint16_t k = 0; k < n; k++) {
+		uint16_t idx = ports[k]->idx;
+
+		dn->ports[k] = idx;
+		v->ports[idx] = ports[k];
+		v->nets[idx] = dn;
+		v->poll[workers[k]][v->n_poll[workers[k]]++] = idx;
 	}
-	__atomic_store_n(&dp_current, v, __ATOMIC_RELEASE);
-	dp_wait();
-	view_free(old);
+	/* A cross-connect joins its first two ports. */
+	if (mode == DP_NET_XCONNECT && n >= 2) {
+		v->xc_peer[dn->ports[0]] = dn->ports[1];
+		v->xc_peer[dn->ports[1]] = dn->ports[0];
+	}
 	return 0;
 }
 
-int dp_init(unsigned int nw, uint32_t mac_capacity)
+void view_wait(void)
 {
-	size_t sz = rte_rcu_qsbr_get_memsize(nw);
-
-	dp_qsbr = rte_zmalloc("pw_qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (dp_qsbr == NULL || rte_rcu_qsbr_init(dp_qsbr, nw) != 0)
-		return -ENOMEM;
-	dp_macs = mac_table_create(mac_capacity);
-	if (dp_macs == NULL)
-		return -ENOMEM;
-	n_workers = nw;
-	dp_current = view_build();
-	return dp_current == NULL ? -ENOMEM : 0;
+	rte_rcu_qsbr_synchronize(view_qsbr, RTE_QSBR_THRID_INVALID);
 }
 
-void dp_fini(void)
+void view_publish(struct view *v)
 {
-	view_free(dp_current);
-	dp_current = NULL;
-	mac_table_free(dp_macs);
-	dp_macs = NULL;
-	rte_free(dp_qsbr);
-	dp_qsbr = NULL;
+	struct view *old = view_current;
+
+	__atomic_store_n(&view_current, v, __ATOMIC_RELEASE);
+	view_wait();
+	view_free(old);
+}
+
+void view_publish_empty(void)
+{
+	view_publish(&view_empty);
+}
+
+int view_init(unsigned int n_workers)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(n_workers);
+
+	view_qsbr = rte_zmalloc("pw_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (view_qsbr == NULL || rte_rcu_qsbr_init(view_qsbr, n_workers) != 0)
+		return -ENOMEM;
+	memset(view_empty.xc_peer, 0xff, sizeof(view_empty.xc_peer));
+	view_current = &view_empty;
+	return 0;
+}
+
+void view_fini(void)
+{
+	view_free(view_current);
+	view_current = NULL;
+	rte_free(view_qsbr);
+	view_qsbr = NULL;
 }

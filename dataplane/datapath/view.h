@@ -1,52 +1,149 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The datapath view: what workers read. The control thread builds a new
- * immutable view after every change, publishes it with one pointer store,
- * waits a grace period (rte_rcu_qsbr) and frees the old one. Workers never
- * stop and never lock to see a change.
+ * The datapath view: everything a worker reads. The control plane (model/)
+ * builds a new immutable view after every change and hands it to
+ * view_publish(), which swaps it in with one pointer store, waits a grace
+ * period (rte_rcu_qsbr) and frees the old one. Workers never stop and never
+ * lock to see a change.
+ *
+ * A port is seen by workers as a struct dp_port: its kind's burst
+ * functions, its private state and a few fields read every burst. The
+ * model's struct port starts with one.
  */
-#ifndef PODWIRE_DP_H
-#define PODWIRE_DP_H
+#ifndef PODWIRE_DATAPATH_VIEW_H
+#define PODWIRE_DATAPATH_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
 
-#include "datapath/mac_table.h"
-#include "model/port.h"
-
+#define PW_MAX_PORTS   1024
 #define PW_MAX_WORKERS 64
+#define PW_BURST       32
+
+struct dp_port;
+struct dp_frame;
+struct port_counters;
+
+/* A port kind's burst functions. Called only by workers, only on ports of
+ * the published view, and only while the port's link is up. */
+struct dp_port_ops {
+	/* Receives up to n frames. Only the port's polling worker calls it.
+	 * ctr is that worker's counters (indexed by port) for frames the kind
+	 * drops itself, under their reason. */
+	uint16_t (*rx_burst)(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			     struct port_counters *ctr);
+	/* Sends up to n; takes ownership of those sent; returns how many. Any
+	 * worker may call it: under p->tx_lock when p->tx_shared. */
+	uint16_t (*tx_burst)(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n);
+	/* Optional, before tx_burst and outside any lock: may replace frames
+	 * (a VLAN tag) or drop them (freed and counted in c); returns how many
+	 * remain, packed at the start of pkts. */
+	uint16_t (*tx_prepare)(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			       struct port_counters *c);
+	/* Frames without mbufs (datapath/frame.h), optional. A kind with
+	 * rx_frames is polled with it instead of rx_burst: it fills up to n
+	 * frames whose memory stays valid, and unchanged by podwired, until
+	 * rx_release, which the worker calls once it has sent them all. */
+	uint16_t (*rx_frames)(struct dp_port *p, struct dp_frame *f, uint16_t n,
+			      struct port_counters *ctr);
+	void (*rx_release)(struct dp_port *p);
+	/* Copies up to n frames (strip[i]: without their VLAN tag) into the
+	 * port's ring; returns how many. Called like tx_burst. */
+	uint16_t (*tx_frames)(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
+			      uint16_t n);
+};
+
+#define DP_ALLOWED_MACS 8
+
+struct dp_port {
+	const struct dp_port_ops *ops;
+	void *priv; /* the kind's state */
+	volatile bool link_up;
+	bool tx_shared; /* several workers may send: take tx_lock per burst */
+	uint16_t idx;
+	uint16_t net_idx;
+	uint32_t max_frame; /* MTU + Ethernet header */
+	rte_spinlock_t tx_lock;
+	/* Port security: on a bridge, frames from another source MAC than
+	 * mac (or allowed[]) are dropped. mac is the 6 bytes as a word, as
+	 * the bridge reads them (l2_bridge.c: mac_word). */
+	bool port_security;
+	uint8_t n_allowed;
+	uint16_t tx_retries; /* a full ring is tried again this many times */
+	uint32_t mac_limit;  /* MACs it may have learned; 0: no limit */
+	uint64_t mac;
+	/* Flood limit: TSC cycles of credit per flooded frame (0: none) and
+	 * the most credit saved up (the burst allowed). */
+	uint64_t flood_cycles;
+	uint64_t flood_burst;
+	uint64_t allowed[DP_ALLOWED_MACS];
+} __rte_cache_aligned;
+
+enum dp_net_mode { DP_NET_BRIDGE, DP_NET_XCONNECT };
 
 /* Members of one network, as workers see them. */
 struct dp_net {
-	uint16_t mode; /* enum net_mode */
+	uint16_t mode; /* enum dp_net_mode */
 	uint16_t vlan;
 	uint16_t n_ports;
-	uint16_t ports[]; /* port indexes */
+	uint32_t mac_limit; /* MACs the network may have learned; 0: no limit */
+	uint16_t ports[];   /* port indexes */
 };
 
-struct dp_view {
-	struct port *ports[PW_MAX_PORTS];  /* by index; NULL when unused */
-	struct dp_net *nets[PW_MAX_PORTS]; /* by port index: its network */
-	uint16_t xc_peer[PW_MAX_PORTS];	   /* cross-connect peer or UINT16_MAX */
+struct view {
+	struct dp_port *ports[PW_MAX_PORTS]; /* by index; NULL when unused */
+	struct dp_net *nets[PW_MAX_PORTS];   /* by port index: its network */
+	uint16_t xc_peer[PW_MAX_PORTS];	     /* cross-connect peer or UINT16_MAX */
 	uint16_t n_poll[PW_MAX_WORKERS];
 	uint16_t *poll[PW_MAX_WORKERS]; /* port indexes each worker polls */
 };
 
-extern struct dp_view *volatile dp_current;
-extern struct rte_rcu_qsbr *dp_qsbr;
-extern struct mac_table *dp_macs;
-/* Coarse clock in seconds, advanced by the control thread. */
-extern volatile uint32_t dp_clock;
+/* A MAC address as the bridge compares it: its 6 bytes as one word. */
+static inline uint64_t dp_mac_word(const uint8_t mac[6])
+{
+	uint64_t v = 0;
 
-int dp_init(unsigned int n_workers, uint32_t mac_capacity);
-void dp_fini(void);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	memcpy(&v, mac, 6);
+#else
+	memcpy((uint8_t *)&v + 2, mac, 6);
+#endif
+	return v;
+}
 
-/* Rebuilds and publishes the view from the registries, then waits until
- * no worker can still see the old one. Control thread (or vhost thread for
- * dp_wait only). Returns 0 or -ENOMEM (the old view stays). */
-int dp_publish(void);
-/* Waits until every worker has passed a quiescent point. */
-void dp_wait(void);
+extern struct view *volatile view_current;
+extern struct rte_rcu_qsbr *view_qsbr;
+
+/* Sets up the grace-period machinery for n_workers and publishes an
+ * empty view. Control thread, before the workers start. 0 or -ENOMEM. */
+int view_init(unsigned int n_workers);
+void view_fini(void);
+
+/* A new empty view for n_workers (no port, no network, nothing polled),
+ * for the model to fill; NULL when memory is short. view_free takes any
+ * view but the published one. */
+struct view *view_alloc(unsigned int n_workers);
+/* Adds a network of n ports; the ports go to the given workers' poll
+ * lists. -ENOMEM leaves v as it was. */
+int view_add_net(struct view *v, enum dp_net_mode mode, uint16_t vlan, uint32_t mac_limit,
+		 struct dp_port *const *ports, const unsigned int *workers, uint16_t n);
+void view_free(struct view *v);
+
+/* Publishes v and returns once no worker can still see the old view,
+ * which is then freed. Cannot fail. Control thread. */
+void view_publish(struct view *v);
+/* Publishes the view with no port at all (made at init, so it cannot
+ * fail): at shutdown, before every port goes. */
+void view_publish_empty(void);
+/* Waits until every worker has passed a quiescent point. Any thread but
+ * a worker. */
+void view_wait(void);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-connect: every frame from one port goes to its peer, no lookup. */
+#include "datapath/forward.h"
 #include "datapath/worker.h"
 
-void xconnect_input(struct worker *w, const struct dp_view *v, struct port *in,
+void xconnect_input(struct worker *w, const struct view *v, struct dp_port *in,
 		    struct rte_mbuf **pkts, uint16_t n)
 {
 	struct port_counters *c = &w->ctr[in->idx];
@@ -41,5 +42,5 @@ void xconnect_input(struct worker *w, const struct dp_view *v, struct port *in,
 		}
 	}
 	if (n != 0)
-		port_send(w, v, peer, pkts, n);
+		dp_port_send(w, v, peer, pkts, n);
 }

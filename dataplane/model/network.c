@@ -4,9 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapath/view.h"
 #include "daemon/log.h"
+#include "datapath/forward.h"
 #include "model/network.h"
+#include "validate.h"
+
+PW_LOG_TYPE("network");
 
 struct network_list network_all = TAILQ_HEAD_INITIALIZER(network_all);
 static struct network *by_idx[PW_MAX_NETWORKS];
@@ -32,9 +35,76 @@ const char *network_mode_name(enum net_mode m)
 	return m == NET_XCONNECT ? API_NET_XCONNECT : API_NET_BRIDGE;
 }
 
-int network_create(const char *name, enum net_mode mode, uint16_t vlan, struct network **out,
-		   int *code, char *msg, size_t len)
+int net_conf_parse(const cJSON *obj, struct net_conf *c, char *msg, size_t len, const char **field)
 {
+	const char *name = api_get_str(obj, API_F_NAME, "");
+	const char *mode = api_get_str(obj, API_F_MODE, API_NET_BRIDGE);
+	long vlan = api_get_int(obj, API_F_VLAN, 0);
+	long mac_limit = api_get_int(obj, API_F_MAC_LIMIT, API_NET_MAC_LIMIT);
+	long flood = api_get_int(obj, API_F_FLOOD_LIMIT, API_FLOOD_LIMIT);
+	char what[96];
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	*field = NULL;
+	rc = api_check_params(API_M_NETWORK_CREATE, obj, msg, len, field);
+	if (rc != 0)
+		return rc;
+	*field = API_F_NAME;
+	if (validate_name("network", name, msg, len) != 0)
+		return API_ERR_INVALID_PARAMS;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(what, sizeof(what), "network \"%s\"", name);
+	*field = API_F_MODE;
+	if (strcmp(mode, API_NET_BRIDGE) == 0) {
+		c->mode = NET_BRIDGE;
+	} else if (strcmp(mode, API_NET_XCONNECT) == 0) {
+		c->mode = NET_XCONNECT;
+	} else {
+		snprintf(msg, len, "%s: mode \"%s\" is not valid; use \"bridge\" or \"xconnect\"",
+			 what, mode);
+		return API_ERR_INVALID_PARAMS;
+	}
+	*field = API_F_VLAN;
+	if (validate_vlan(what, vlan, msg, len) != 0)
+		return API_ERR_INVALID_PARAMS;
+	c->vlan = (uint16_t)vlan;
+	*field = API_F_MAC_LIMIT;
+	if (mac_limit < 1 || mac_limit > (1 << 24)) {
+		snprintf(msg, len, "%s: mac_limit %ld is out of range; give 1-16777216", what,
+			 mac_limit);
+		return API_ERR_INVALID_PARAMS;
+	}
+	c->mac_limit = (uint32_t)mac_limit;
+	*field = API_F_FLOOD_LIMIT;
+	if (flood < 0 || flood > 10000000) {
+		snprintf(
+		    msg, len,
+		    "%s: flood_limit %ld is out of range; give 0 (no limit) to 10000000 frames "
+		    "per second",
+		    what, flood);
+		return API_ERR_INVALID_PARAMS;
+	}
+	c->flood_limit = (uint32_t)flood;
+	*field = NULL;
+	return 0;
+}
+
+cJSON *net_conf_to_json(const struct network *n)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, API_F_NAME, n->name);
+	cJSON_AddStringToObject(o, API_F_MODE, network_mode_name(n->mode));
+	cJSON_AddNumberToObject(o, API_F_VLAN, n->vlan);
+	cJSON_AddNumberToObject(o, API_F_MAC_LIMIT, n->mac_limit);
+	cJSON_AddNumberToObject(o, API_F_FLOOD_LIMIT, n->flood_limit);
+	return o;
+}
+
+int network_create(const struct net_conf *c, struct network **out, int *code, char *msg, size_t len)
+{
+	const char *name = c->name;
 	struct network *n;
 	int idx = -1;
 
@@ -59,17 +129,19 @@ int network_create(const char *name, enum net_mode mode, uint16_t vlan, struct n
 		return -ENOSPC;
 	}
 	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->mode = mode;
-	n->vlan = vlan;
+	n->mode = c->mode;
+	n->vlan = c->vlan;
+	n->mac_limit = c->mac_limit;
+	n->flood_limit = c->flood_limit;
 	n->idx = (uint16_t)idx;
 	TAILQ_INIT(&n->ports);
 	/* An earlier network with this index may have left MACs. */
-	mac_table_flush_net(dp_macs, n->idx);
+	mac_table_flush_net(l2_macs, n->idx);
 	by_idx[idx] = n;
 	n_networks++;
 	TAILQ_INSERT_TAIL(&network_all, n, next);
-	PW_LOG(INFO, main, "network \"%s\" created (%s, vlan %u)", name, network_mode_name(mode),
-	       vlan);
+	LOG(INFO, "network \"%s\" created (%s, vlan %u)", name, network_mode_name(n->mode),
+	    n->vlan);
 	*out = n;
 	return 0;
 }
@@ -89,21 +161,18 @@ int network_delete(struct network *n, int *code, char *msg, size_t len)
 	TAILQ_REMOVE(&network_all, n, next);
 	by_idx[n->idx] = NULL;
 	n_networks--;
-	mac_table_flush_net(dp_macs, n->idx);
-	PW_LOG(INFO, main, "network \"%s\" deleted", n->name);
+	mac_table_flush_net(l2_macs, n->idx);
+	LOG(INFO, "network \"%s\" deleted", n->name);
 	free(n);
 	return 0;
 }
 
 cJSON *network_to_json(const struct network *n)
 {
-	cJSON *o = cJSON_CreateObject(), *ports;
+	cJSON *o = net_conf_to_json(n), *ports;
 	const struct port *p;
 
-	cJSON_AddStringToObject(o, API_F_NAME, n->name);
-	cJSON_AddStringToObject(o, API_F_MODE, network_mode_name(n->mode));
-	cJSON_AddNumberToObject(o, API_F_VLAN, n->vlan);
-	ports = cJSON_AddArrayToObject(o, "ports");
+	ports = cJSON_AddArrayToObject(o, API_R_PORTS);
 	TAILQ_FOREACH (p, &n->ports, net_next)
 		cJSON_AddItemToArray(ports, cJSON_CreateString(p->conf.name));
 	return o;

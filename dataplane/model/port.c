@@ -9,45 +9,24 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
+#include <rte_ether.h>
 #include <rte_malloc.h>
 
 #include "daemon/log.h"
-#include "model/network.h"
-#include "model/port.h"
+#include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
+#include "model/network.h"
+#include "model/port.h"
+#include "model/publish.h"
 
-#define MAX_KINDS 8
+PW_LOG_TYPE("port");
 
-static const struct port_ops *kinds[MAX_KINDS];
-static unsigned int n_kinds;
+struct rte_mempool *pw_mbuf_pool;
 struct port_list port_all = TAILQ_HEAD_INITIALIZER(port_all);
 static struct port *by_idx[PW_MAX_PORTS];
 static unsigned int n_ports;
-
-void port_kind_register(const struct port_ops *ops)
-{
-	if (n_kinds < MAX_KINDS)
-		kinds[n_kinds++] = ops;
-}
-
-const struct port_ops *port_kind_find(const char *kind)
-{
-	for (unsigned int i = 0; i < n_kinds; i++)
-		if (strcmp(kinds[i]->kind, kind) == 0)
-			return kinds[i];
-	return NULL;
-}
-
-const char *const *port_kind_list(void)
-{
-	static const char *names[MAX_KINDS + 1];
-
-	for (unsigned int i = 0; i < n_kinds; i++)
-		names[i] = kinds[i]->kind;
-	names[n_kinds] = NULL;
-	return names;
-}
 
 struct port *port_find(const char *name)
 {
@@ -69,6 +48,30 @@ unsigned int port_count(void)
 	return n_ports;
 }
 
+struct port *port_by_pci(const char *pci)
+{
+	struct port *p;
+
+	TAILQ_FOREACH (p, &port_all, next)
+		if (p->conf.pci[0] != '\0' && strcmp(p->conf.pci, pci) == 0)
+			return p;
+	return NULL;
+}
+
+/* The worker a new port goes to: the one polling the fewest ports. */
+static unsigned int worker_pick(void)
+{
+	unsigned int load[PW_MAX_WORKERS] = {0}, best = 0;
+	struct port *p;
+
+	TAILQ_FOREACH (p, &port_all, next)
+		load[p->worker]++;
+	for (unsigned int i = 1; i < n_workers; i++)
+		if (load[i] < load[best])
+			best = i;
+	return best;
+}
+
 static struct port *port_by_socket(const char *path)
 {
 	struct port *p;
@@ -79,7 +82,6 @@ static struct port *port_by_socket(const char *path)
 	return NULL;
 }
 
-/* A socket file left by a dead podwired is removed; a live one is not. */
 /* Whether a live process listens on path, from /proc/net/unix: probing by
  * connecting would disturb the owner (a memif server of DPDK 22.11 can
  * crash when a peer hangs up before the hello). */
@@ -126,10 +128,39 @@ int port_clear_stale_socket(const struct port *p, char *msg, size_t len)
 	return 0;
 }
 
+static void port_free(struct port *p);
+
+/* Port security and the limits, as workers read them (see dp_port). */
+void port_guards_apply(struct port *p, const struct network *net)
+{
+	const struct port_conf *c = &p->conf;
+	uint32_t rate = c->flood_limit_set ? c->flood_limit : net->flood_limit;
+
+	p->dp.port_security = c->port_security;
+	p->dp.mac = dp_mac_word(c->mac);
+	p->dp.n_allowed = c->n_allowed;
+	for (uint8_t i = 0; i < c->n_allowed; i++)
+		p->dp.allowed[i] = dp_mac_word(c->allowed[i]);
+	p->dp.mac_limit = c->mac_limit;
+	p->dp.tx_retries = c->tx_retries;
+	/* A frame costs hz/rate cycles of credit; a second's worth of frames
+	 * (64 at least) may come at once, as storm control counts per second:
+	 * a pod's first burst to a peer not yet learned is not cut short. */
+	p->dp.flood_cycles = rate != 0 ? rte_get_tsc_hz() / rate : 0;
+	p->dp.flood_burst = p->dp.flood_cycles * RTE_MAX(64u, rate);
+}
+
+/* The flood limit in force on p: its own, or its network's. */
+uint32_t port_flood_limit(const struct port *p)
+{
+	return p->conf.flood_limit_set ? p->conf.flood_limit : p->net->flood_limit;
+}
+
 int port_create(const struct port_conf *conf, struct network *net, struct port **out, int *code,
 		char *msg, size_t len)
 {
 	const struct port_ops *ops = port_kind_find(conf->type);
+	struct view *v;
 	struct port *p, *other;
 	int idx = -1, rc;
 
@@ -183,16 +214,18 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	}
 	p->ops = ops;
 	p->conf = *conf;
-	p->idx = (uint16_t)idx;
 	p->net = net;
-	p->net_idx = net->idx;
-	p->max_frame = conf->mtu + RTE_ETHER_HDR_LEN;
 	p->worker = worker_pick();
-	p->tx_shared = n_workers > 1;
-	rte_spinlock_init(&p->tx_lock);
-	stats_reset_port(p->idx);
+	p->dp.ops = &ops->dp;
+	p->dp.idx = (uint16_t)idx;
+	p->dp.net_idx = net->idx;
+	p->dp.max_frame = conf->mtu + RTE_ETHER_HDR_LEN;
+	p->dp.tx_shared = n_workers > 1 && !ops->tx_locks_itself;
+	rte_spinlock_init(&p->dp.tx_lock);
+	port_guards_apply(p, net);
+	stats_reset_port(p->dp.idx);
 	/* Stale MACs of an earlier port with this index must not survive. */
-	mac_table_flush_port(dp_macs, p->idx);
+	mac_table_flush_port(l2_macs, p->dp.idx);
 
 	rc = ops->create(p, msg, len);
 	if (rc != 0) {
@@ -207,33 +240,64 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	TAILQ_INSERT_TAIL(&port_all, p, next);
 	TAILQ_INSERT_TAIL(&net->ports, p, net_next);
 	net->n_ports++;
-	if (dp_publish() != 0) {
+	v = model_view_build(NULL);
+	if (v == NULL) {
 		*code = API_ERR_RESOURCE;
 		snprintf(msg, len, "port \"%s\": out of memory publishing the datapath",
 			 conf->name);
-		port_destroy(p);
+		/* No view holds p: it goes without a grace period. */
+		port_free(p);
 		return -ENOMEM;
 	}
-	PW_LOG(INFO, main, "port \"%s\" (%s) created on network \"%s\", worker %u", conf->name,
-	       conf->type, net->name, p->worker);
+	view_publish(v);
+	PORT_LOG(p, INFO, "%s, created on network \"%s\", worker %u", conf->type, net->name,
+		 p->worker);
 	*out = p;
 	return 0;
 }
 
-void port_destroy(struct port *p)
+/* Unregisters p and tears it down. No view may hold it any more. */
+static void port_free(struct port *p)
 {
-	if (p == NULL)
-		return;
 	TAILQ_REMOVE(&port_all, p, next);
 	TAILQ_REMOVE(&p->net->ports, p, net_next);
 	p->net->n_ports--;
-	by_idx[p->idx] = NULL;
+	by_idx[p->dp.idx] = NULL;
 	n_ports--;
-	/* After this no worker holds p: safe to tear the kind down. */
-	if (dp_publish() != 0)
-		dp_wait();
-	mac_table_flush_port(dp_macs, p->idx);
+	mac_table_flush_port(l2_macs, p->dp.idx);
 	p->ops->destroy(p);
-	PW_LOG(INFO, main, "port \"%s\" destroyed", p->conf.name);
+	PORT_LOG(p, INFO, "destroyed");
 	rte_free(p);
+}
+
+int port_destroy(struct port *p, char *msg, size_t len)
+{
+	struct view *v;
+
+	if (p == NULL)
+		return 0;
+	/* The view without p is built before anything changes: if memory is
+	 * short, p stays whole and in the published view, never freed under
+	 * a worker that still polls it. */
+	v = model_view_build(p);
+	if (v == NULL) {
+		snprintf(msg, len,
+			 "port \"%s\": out of memory building the datapath without it; the "
+			 "port is kept, try again",
+			 p->conf.name);
+		return -ENOMEM;
+	}
+	/* After this no worker holds p: safe to tear the kind down. */
+	view_publish(v);
+	port_free(p);
+	return 0;
+}
+
+void port_destroy_all(void)
+{
+	struct port *p;
+
+	view_publish_empty();
+	while ((p = TAILQ_FIRST(&port_all)) != NULL)
+		port_free(p);
 }

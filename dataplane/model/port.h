@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ports: one file per kind (vhost-user, memif, null) behind struct
- * port_ops, registered from a constructor with port_kind_register().
- * The control thread owns creation and destruction; workers call only
- * rx_burst and tx_burst, and only on ports of the published view (dp.h).
+ * Ports and port kinds. A kind is one file in ports/ with a struct port_ops
+ * registered from a constructor (PORT_KIND); adding a kind touches nothing
+ * else. The control thread owns creation and destruction; workers reach a
+ * port only through the view (datapath/view.h), as the struct dp_port that
+ * starts every struct port.
  */
-#ifndef PODWIRE_PORT_H
-#define PODWIRE_PORT_H
+#ifndef PODWIRE_MODEL_PORT_H
+#define PODWIRE_MODEL_PORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,67 +15,39 @@
 
 #include <cjson/cJSON.h>
 #include <rte_common.h>
-#include <rte_ether.h>
-#include <rte_mbuf.h>
-#include <rte_spinlock.h>
 
-#include "api.h"
-
-#define PW_MAX_PORTS 1024
-#define PW_BURST     32
+#include "datapath/view.h"
+#include "model/port_conf.h"
 
 struct network;
-
-enum port_role {
-	PORT_ROLE_SERVER, /* podwired creates the socket */
-	PORT_ROLE_CLIENT, /* podwired connects to the pod's socket */
-};
-
-/* What a port is made from: the API request, the state file. Plain data. */
-struct port_conf {
-	char name[API_NAME_MAX + 1];
-	char network[API_NAME_MAX + 1];
-	char type[16];
-	char socket[API_SOCKET_PATH_MAX + 1];
-	char secret[API_SECRET_MAX + 1];
-	char iface[16]; /* af_xdp, af_packet: kernel interface (IFNAMSIZ) */
-	char pci[16];	/* pci: domain:bus:device.function */
-	enum port_role role;
-	uint8_t mac[6];
-	uint16_t mtu;
-};
-
 struct port;
 
+/* A port kind. Everything about the kind (its name, what it takes, how it
+ * works) lives in its file. */
 struct port_ops {
-	const char *kind; /* API type name */
-	bool needs_socket;
+	const char *kind;    /* the API type name */
+	const char *summary; /* one line for `podwirectl info` */
+	unsigned int fields; /* enum port_field: what port.create takes */
+	bool uplink;	     /* carries networks off the node */
+	/* The kind serialises its own tx (uplinks: one lock per device), so
+	 * the datapath takes no per-port lock. */
+	bool tx_locks_itself;
+	const void *data; /* the kind's own description (uplinks: uplink.h) */
 	/* Makes the kind's private state; 0 or -errno with msg filled. */
 	int (*create)(struct port *p, char *msg, size_t len);
 	/* Undoes create. The port is out of every view (no worker uses it). */
 	void (*destroy)(struct port *p);
-	/* Datapath, per burst, from the port's one polling worker. */
-	uint16_t (*rx_burst)(struct port *p, struct rte_mbuf **pkts, uint16_t n);
-	/* Sends up to n; takes ownership of those sent; returns how many. */
-	uint16_t (*tx_burst)(struct port *p, struct rte_mbuf **pkts, uint16_t n);
 	/* Control thread, every housekeeping tick (optional): link polling. */
 	void (*poll_link)(struct port *p);
 	/* Adds kind-specific fields to a port's JSON (optional). */
 	void (*to_json)(const struct port *p, cJSON *obj);
+	/* What workers call (datapath/view.h). */
+	struct dp_port_ops dp;
 };
 
 struct port {
-	/* Datapath fields first, read by workers every burst. */
+	struct dp_port dp; /* first: what workers read, every burst */
 	const struct port_ops *ops;
-	void *priv;
-	volatile bool link_up;
-	bool tx_shared; /* several workers may send: take tx_lock per burst */
-	uint16_t idx;
-	uint16_t net_idx;
-	uint32_t max_frame; /* MTU + Ethernet header (+ VLAN tag) */
-	rte_spinlock_t tx_lock;
-
-	/* Control-plane fields. */
 	struct port_conf conf;
 	struct network *net;
 	unsigned int worker; /* index into the worker array */
@@ -84,17 +57,42 @@ struct port {
 
 TAILQ_HEAD(port_list, port);
 
-void port_kind_register(const struct port_ops *ops);
-const struct port_ops *port_kind_find(const char *kind);
-/* "vhost-user, memif, null": the registered kinds, for error messages. */
-/* The registered kind names, NULL-terminated. */
-const char *const *port_kind_list(void);
+/* The model's port behind a view's dp_port. */
+static inline struct port *port_of(struct dp_port *dp)
+{
+	return (struct port *)dp;
+}
 
-/* The registry (control thread). */
+/* ---- the kind registry (port_kinds.c) --------------------------------- */
+
+#define PORT_KINDS_MAX 16
+
+/* Registers a kind; called from constructors, before main. */
+void port_kind_register(const struct port_ops *ops);
+#define PORT_KIND(ops)                                                                             \
+	RTE_INIT(port_kind_register_##ops)                                                         \
+	{                                                                                          \
+		port_kind_register(&ops);                                                          \
+	}
+/* 0, or -EINVAL when a kind was dropped (more than PORT_KINDS_MAX) or
+ * registered twice, with msg saying which: a start-up error. */
+int port_kinds_check(char *msg, size_t len);
+const struct port_ops *port_kind_find(const char *kind);
+unsigned int port_kind_count(void);
+const struct port_ops *port_kind_at(unsigned int i);
+/* "vhost-user, memif, null, ...": every kind, for messages. */
+void port_kind_names(char *buf, size_t len);
+/* The kinds that take field (enum port_field), comma separated. */
+const char *port_kind_names_with(unsigned int field);
+
+/* ---- the port registry (port.c), control thread ------------------------ */
+
 extern struct port_list port_all;
 struct port *port_find(const char *name);
 struct port *port_by_idx(uint16_t idx);
 unsigned int port_count(void);
+/* The port using PCI address pci (a pci uplink), or NULL. */
+struct port *port_by_pci(const char *pci);
 
 /*
  * Creates a port from conf on net: validates, makes the kind's state,
@@ -103,8 +101,20 @@ unsigned int port_count(void);
  */
 int port_create(const struct port_conf *conf, struct network *net, struct port **out, int *code,
 		char *msg, size_t len);
-/* Removes the port from the datapath, waits for workers, then frees it. */
-void port_destroy(struct port *p);
+/*
+ * Removes the port from the datapath, waits for workers, then frees it.
+ * -ENOMEM when the view without it cannot be built: the port then stays
+ * exactly as it was (workers may still poll it), and msg says so.
+ */
+int port_destroy(struct port *p, char *msg, size_t len);
+/* Sets p's datapath guards (port security, limits, retries) from its
+ * configuration and its network's. */
+void port_guards_apply(struct port *p, const struct network *net);
+/* The flood limit in force on p (frames/s, 0: none): its own or its
+ * network's. */
+uint32_t port_flood_limit(const struct port *p);
+/* At shutdown: publishes the empty view, then frees every port. */
+void port_destroy_all(void);
 
 /* Server role: removes a socket file no process listens on (left by a
  * podwired that died); fails when it is not a socket or is live. */

@@ -1,74 +1,60 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "model/port.h"
 #include "model/port_conf.h"
 #include "validate.h"
 
-static int fail(const char **field, const char *name, int code)
+/* Names the field at fault and passes the error code through. */
+static int field_error(const char **field, const char *name, int code)
 {
 	*field = name;
 	return code;
 }
 
-static int parse_type(const char *type, const char *const known[], struct port_conf *c, char *msg,
-		      size_t len)
+static const struct port_ops *parse_type(const char *type, struct port_conf *c, char *msg,
+					 size_t len)
 {
-	char list[128] = "";
-	size_t off = 0;
+	const struct port_ops *k = port_kind_find(type);
+	char list[256];
 
-	for (int i = 0; known[i] != NULL; i++) {
-		if (strcmp(known[i], type) == 0) {
-			snprintf(c->type, sizeof(c->type), "%s", type);
-			return 0;
-		}
-		off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", known[i]);
-		if (off >= sizeof(list))
-			break;
+	if (k != NULL) {
+		snprintf(c->type, sizeof(c->type), "%s", type);
+		return k;
 	}
+	port_kind_names(list, sizeof(list));
 	snprintf(msg, len, "port \"%s\": unknown type \"%s\"; use one of: %s", c->name, type, list);
-	return -EINVAL;
+	return NULL;
 }
 
-static bool type_has_socket(const char *type)
-{
-	return strcmp(type, API_PORT_VHOST) == 0 || strcmp(type, API_PORT_MEMIF) == 0;
-}
-
-/* "iface" for af_xdp and af_packet, "pci" for pci, neither for the rest. */
-static int parse_device(const cJSON *obj, struct port_conf *c, const char *what, char *msg,
-			size_t len, const char **field)
+/* "iface" and "pci" for the kinds that take them, neither for the rest. */
+static int parse_device(const cJSON *obj, const struct port_ops *kind, struct port_conf *c,
+			const char *what, char *msg, size_t len, const char **field)
 {
 	const char *iface = api_get_str(obj, API_F_IFACE, NULL);
 	const char *pci = api_get_str(obj, API_F_PCI, NULL);
-	bool wants_iface =
-	    strcmp(c->type, API_PORT_AF_XDP) == 0 || strcmp(c->type, API_PORT_AF_PACKET) == 0;
-	bool wants_pci = strcmp(c->type, API_PORT_PCI) == 0;
+	bool wants_iface = (kind->fields & PORT_FIELD_IFACE) != 0;
+	bool wants_pci = (kind->fields & PORT_FIELD_PCI) != 0;
 
 	if (wants_iface && iface == NULL) {
 		snprintf(msg, len,
 			 "%s: type %s needs \"iface\", the kernel interface it sends "
 			 "and receives on (e.g. eth1)",
 			 what, c->type);
-		return fail(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
 	}
 	if (!wants_iface && iface != NULL) {
-		snprintf(msg, len,
-			 "%s: \"iface\" applies to af_xdp and af_packet ports; leave it out "
-			 "for type %s",
-			 what, c->type);
-		return fail(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
+		snprintf(msg, len, "%s: \"iface\" applies to %s ports; leave it out for type %s",
+			 what, port_kind_names_with(PORT_FIELD_IFACE), c->type);
+		return field_error(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
 	}
 	if (iface != NULL) {
 		if (validate_ifname(what, iface, msg, len) != 0)
-			return fail(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
+			return field_error(field, API_F_IFACE, API_ERR_INVALID_PARAMS);
 		snprintf(c->iface, sizeof(c->iface), "%s", iface);
 	}
 	if (wants_pci && pci == NULL) {
@@ -76,21 +62,109 @@ static int parse_device(const cJSON *obj, struct port_conf *c, const char *what,
 			 "%s: a pci port needs \"pci\", the address of a device bound to "
 			 "vfio-pci (e.g. 0000:01:10.2)",
 			 what);
-		return fail(field, API_F_PCI, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_PCI, API_ERR_INVALID_PARAMS);
 	}
 	if (!wants_pci && pci != NULL) {
-		snprintf(msg, len, "%s: \"pci\" applies to pci ports; leave it out for type %s",
-			 what, c->type);
-		return fail(field, API_F_PCI, API_ERR_INVALID_PARAMS);
+		snprintf(msg, len, "%s: \"pci\" applies to %s ports; leave it out for type %s",
+			 what, port_kind_names_with(PORT_FIELD_PCI), c->type);
+		return field_error(field, API_F_PCI, API_ERR_INVALID_PARAMS);
 	}
 	if (pci != NULL && validate_pci_addr(what, pci, c->pci, msg, len) != 0)
-		return fail(field, API_F_PCI, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_PCI, API_ERR_INVALID_PARAMS);
 	return 0;
 }
 
-int port_conf_parse(const cJSON *obj, const char *const known_types[], bool check_dirs,
-		    struct port_conf *c, char *msg, size_t len, const char **field)
+/* "02:..:01,02:..:02" into c->allowed. */
+static int parse_allowed(const char *list, struct port_conf *c, const char *what, char *msg,
+			 size_t len)
 {
+	char buf[API_ALLOWED_MACS_MAX * 20], *save = NULL, *tok, where[128];
+
+	if (strlen(list) >= sizeof(buf)) {
+		snprintf(msg, len, "%s: \"allowed_macs\" is too long; give at most %d MACs", what,
+			 API_ALLOWED_MACS_MAX);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		if (c->n_allowed == API_ALLOWED_MACS_MAX) {
+			snprintf(msg, len, "%s: \"allowed_macs\" lists more than %d MACs", what,
+				 API_ALLOWED_MACS_MAX);
+			return -EINVAL;
+		}
+		snprintf(where, sizeof(where), "%s: \"allowed_macs\"", what);
+		if (validate_mac(where, tok, c->allowed[c->n_allowed], msg, len) != 0)
+			return -EINVAL;
+		c->n_allowed++;
+	}
+	if (c->n_allowed == 0) {
+		snprintf(msg, len,
+			 "%s: \"allowed_macs\" is empty; list MACs such as 02:00:00:00:00:01 or "
+			 "leave it out",
+			 what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Port security and the limits. A pod port given a MAC is secured unless
+ * told otherwise; an uplink never is (frames of many hosts cross it). */
+static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_given,
+			struct port_conf *c, const char *what, char *msg, size_t len,
+			const char **field)
+{
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(obj, API_F_PORT_SECURITY);
+	const char *allowed = api_get_str(obj, API_F_ALLOWED_MACS, NULL);
+	/* An uplink's learning is bounded by its network's limit only, and
+	 * its floods (a physical network's ARP) are not limited unless asked. */
+	long mac_limit =
+	    api_get_int(obj, API_F_MAC_LIMIT, kind->uplink ? 65536 : API_PORT_MAC_LIMIT);
+	long tx_retries = api_get_int(obj, API_F_TX_RETRIES, API_TX_RETRIES);
+	const cJSON *flood = cJSON_GetObjectItemCaseSensitive(obj, API_F_FLOOD_LIMIT);
+
+	c->port_security = sec != NULL ? cJSON_IsTrue(sec) : mac_given && !kind->uplink;
+	if (kind->uplink && c->port_security) {
+		snprintf(msg, len,
+			 "%s: an uplink carries many hosts' frames and has no port security; "
+			 "leave \"port_security\" out",
+			 what);
+		return field_error(field, API_F_PORT_SECURITY, API_ERR_INVALID_PARAMS);
+	}
+	if (allowed != NULL && parse_allowed(allowed, c, what, msg, len) != 0)
+		return field_error(field, API_F_ALLOWED_MACS, API_ERR_INVALID_PARAMS);
+	if (mac_limit < 1 || mac_limit > 65536) {
+		snprintf(msg, len, "%s: mac_limit %ld is out of range; give 1-65536", what,
+			 mac_limit);
+		return field_error(field, API_F_MAC_LIMIT, API_ERR_INVALID_PARAMS);
+	}
+	c->mac_limit = (uint32_t)mac_limit;
+	if (tx_retries < 0 || tx_retries > 64) {
+		snprintf(msg, len, "%s: tx_retries %ld is out of range; give 0-64", what,
+			 tx_retries);
+		return field_error(field, API_F_TX_RETRIES, API_ERR_INVALID_PARAMS);
+	}
+	c->tx_retries = (uint16_t)tx_retries;
+	if (flood != NULL) {
+		if (flood->valuedouble < 0 || flood->valuedouble > 10000000) {
+			snprintf(msg, len,
+				 "%s: flood_limit %.0f is out of range; give 0 (no limit) to "
+				 "10000000 frames per second",
+				 what, flood->valuedouble);
+			return field_error(field, API_F_FLOOD_LIMIT, API_ERR_INVALID_PARAMS);
+		}
+		c->flood_limit = (uint32_t)flood->valuedouble;
+		c->flood_limit_set = true;
+	} else if (kind->uplink) {
+		c->flood_limit = 0;
+		c->flood_limit_set = true;
+	}
+	return 0;
+}
+
+int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char *msg, size_t len,
+		    const char **field)
+{
+	const struct port_ops *kind;
 	const char *name = api_get_str(obj, API_F_NAME, "");
 	const char *net = api_get_str(obj, API_F_NETWORK, "");
 	const char *type = api_get_str(obj, API_F_TYPE, "");
@@ -109,14 +183,15 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 	if (rc != 0)
 		return rc;
 	if (validate_name("port", name, msg, len) != 0)
-		return fail(field, API_F_NAME, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_NAME, API_ERR_INVALID_PARAMS);
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(what, sizeof(what), "port \"%s\"", name);
 	if (validate_name("network", net, msg, len) != 0)
-		return fail(field, API_F_NETWORK, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_NETWORK, API_ERR_INVALID_PARAMS);
 	snprintf(c->network, sizeof(c->network), "%s", net);
-	if (parse_type(type, known_types, c, msg, len) != 0)
-		return fail(field, API_F_TYPE, API_ERR_INVALID_PARAMS);
+	kind = parse_type(type, c, msg, len);
+	if (kind == NULL)
+		return field_error(field, API_F_TYPE, API_ERR_INVALID_PARAMS);
 
 	if (strcmp(mode, API_ROLE_SERVER) == 0) {
 		c->role = PORT_ROLE_SERVER;
@@ -127,65 +202,63 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 			 "%s: mode \"%s\" is not valid; use \"server\" (podwired "
 			 "creates the socket) or \"client\" (podwired connects to it)",
 			 what, mode);
-		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_MODE, API_ERR_INVALID_PARAMS);
 	}
 
-	if (type_has_socket(c->type)) {
+	if (kind->fields & PORT_FIELD_SOCKET) {
 		if (sock == NULL) {
 			snprintf(msg, len,
 				 "%s: type %s needs \"socket\", an absolute path of "
 				 "at most %d bytes",
 				 what, c->type, API_SOCKET_PATH_MAX);
-			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+			return field_error(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 		}
 		if (validate_socket_path_shape(what, sock, msg, len) != 0)
-			return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+			return field_error(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 		if (check_dirs) {
 			rc =
 			    validate_socket_path(what, sock, c->role == PORT_ROLE_SERVER, msg, len);
 			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
-				return fail(field, API_F_SOCKET, API_ERR_PATH);
+				return field_error(field, API_F_SOCKET, API_ERR_PATH);
 			if (rc != 0)
-				return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+				return field_error(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 		}
 		snprintf(c->socket, sizeof(c->socket), "%s", sock);
 	} else if (sock != NULL) {
 		snprintf(msg, len, "%s: type %s has no socket; leave \"socket\" out", what,
 			 c->type);
-		return fail(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_SOCKET, API_ERR_INVALID_PARAMS);
 	} else if (api_get_str(obj, API_F_MODE, NULL) != NULL) {
-		snprintf(msg, len,
-			 "%s: \"mode\" applies to vhost-user and memif ports; leave it "
-			 "out for type %s",
-			 what, c->type);
-		return fail(field, API_F_MODE, API_ERR_INVALID_PARAMS);
+		snprintf(msg, len, "%s: \"mode\" applies to %s ports; leave it out for type %s",
+			 what, port_kind_names_with(PORT_FIELD_SOCKET), c->type);
+		return field_error(field, API_F_MODE, API_ERR_INVALID_PARAMS);
 	}
-	rc = parse_device(obj, c, what, msg, len, field);
+	rc = parse_device(obj, kind, c, what, msg, len, field);
 	if (rc != 0)
 		return rc;
 
 	if (mac != NULL) {
 		if (validate_mac(what, mac, c->mac, msg, len) != 0)
-			return fail(field, API_F_MAC, API_ERR_INVALID_PARAMS);
+			return field_error(field, API_F_MAC, API_ERR_INVALID_PARAMS);
 	} else {
 		if (getrandom(c->mac, sizeof(c->mac), 0) != sizeof(c->mac)) {
 			snprintf(msg, len, "%s: cannot generate a MAC: %s", what, strerror(errno));
-			return fail(field, API_F_MAC, API_ERR_INTERNAL);
+			return field_error(field, API_F_MAC, API_ERR_INTERNAL);
 		}
 		c->mac[0] = (c->mac[0] & 0xfc) | 0x02; /* unicast, locally administered */
 	}
 
 	if (validate_mtu(what, mtu, msg, len) != 0)
-		return fail(field, API_F_MTU, API_ERR_INVALID_PARAMS);
+		return field_error(field, API_F_MTU, API_ERR_INVALID_PARAMS);
 	c->mtu = (uint16_t)mtu;
 
 	if (secret != NULL) {
-		if (strcmp(c->type, API_PORT_MEMIF) != 0) {
+		if (!(kind->fields & PORT_FIELD_SECRET)) {
 			snprintf(msg, len,
-				 "%s: \"secret\" applies to memif ports only; leave it "
+				 "%s: \"secret\" applies to %s ports only; leave it "
 				 "out for type %s",
-				 what, c->type);
-			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
+				 what, port_kind_names_with(PORT_FIELD_SECRET), c->type);
+			return field_error(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
 		}
 		if (strlen(secret) == 0 || strlen(secret) > API_SECRET_MAX ||
 		    strpbrk(secret, ",=") != NULL) {
@@ -193,11 +266,11 @@ int port_conf_parse(const cJSON *obj, const char *const known_types[], bool chec
 				 "%s: memif secret must be 1-%d characters without ',' "
 				 "or '='",
 				 what, API_SECRET_MAX);
-			return fail(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
+			return field_error(field, API_F_SECRET, API_ERR_INVALID_PARAMS);
 		}
 		snprintf(c->secret, sizeof(c->secret), "%s", secret);
 	}
-	return 0;
+	return parse_guards(obj, kind, mac != NULL, c, what, msg, len, field);
 }
 
 cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
@@ -222,125 +295,20 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 	cJSON_AddNumberToObject(o, API_F_MTU, c->mtu);
 	if (with_secret && c->secret[0] != '\0')
 		cJSON_AddStringToObject(o, API_F_SECRET, c->secret);
+	cJSON_AddBoolToObject(o, API_F_PORT_SECURITY, c->port_security);
+	if (c->n_allowed != 0) {
+		char list[API_ALLOWED_MACS_MAX * 18 + 1] = "";
+
+		for (uint8_t i = 0; i < c->n_allowed; i++) {
+			format_mac(c->allowed[i], mac);
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? "," : "", mac);
+		}
+		cJSON_AddStringToObject(o, API_F_ALLOWED_MACS, list);
+	}
+	cJSON_AddNumberToObject(o, API_F_MAC_LIMIT, c->mac_limit);
+	if (c->flood_limit_set)
+		cJSON_AddNumberToObject(o, API_F_FLOOD_LIMIT, c->flood_limit);
+	cJSON_AddNumberToObject(o, API_F_TX_RETRIES, c->tx_retries);
 	return o;
-}
-
-int state_file_write(const char *dir, const char *name, const cJSON *doc, char *msg, size_t len)
-{
-	char path[512], tmp[520];
-	char *text = cJSON_Print(doc);
-	size_t n, off = 0;
-	int fd, dfd, rc;
-
-	if (text == NULL) {
-		snprintf(msg, len, "state: out of memory");
-		return -ENOMEM;
-	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto err;
-	/* A temp file left by a crash may have another mode: secrets stay 0600. */
-	if (fchmod(fd, 0600) != 0)
-		goto err_close;
-	n = strlen(text);
-	while (off < n) {
-		ssize_t w = write(fd, text + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			goto err_close;
-		off += (size_t)w;
-	}
-	if (fsync(fd) != 0)
-		goto err_close;
-	close(fd);
-	if (rename(tmp, path) != 0)
-		goto err;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	free(text);
-	return 0;
-err_close:
-	close(fd);
-err:
-	rc = -errno;
-	snprintf(msg, len, "state: cannot write %s: %s; check that %s is writable", path,
-		 strerror(errno), dir);
-	unlink(tmp);
-	free(text);
-	return rc;
-}
-
-int json_file_read(const char *path, size_t max, cJSON **doc, char *msg, size_t len)
-{
-	const char *end = NULL;
-	struct stat st;
-	char *text;
-	ssize_t r;
-	int fd, rc;
-
-	*doc = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(msg, len, "%s %s", path, rc == -ENOENT ? "does not exist" : strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-		snprintf(msg, len, "%s is a directory", path);
-		close(fd);
-		return -EISDIR;
-	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		snprintf(msg, len, "%s is not a regular file of at most %zu MiB", path, max >> 20);
-		close(fd);
-		return -EFBIG;
-	}
-	text = calloc(1, (size_t)st.st_size + 1);
-	r = text ? read(fd, text, (size_t)st.st_size) : -1;
-	close(fd);
-	if (r != st.st_size) {
-		snprintf(msg, len, "cannot read %s", path);
-		free(text);
-		return -EIO;
-	}
-	/* Trailing bytes after the document mean a damaged file. */
-	*doc = cJSON_ParseWithLengthOpts(text, (size_t)st.st_size, &end, false);
-	while (*doc != NULL && end < text + st.st_size && isspace((unsigned char)*end))
-		end++;
-	if (*doc != NULL && end != text + st.st_size) {
-		cJSON_Delete(*doc);
-		*doc = NULL;
-	}
-	if (*doc == NULL) {
-		const char *err = cJSON_GetErrorPtr();
-		long at = end != NULL						   ? end - text
-			  : err != NULL && err >= text && err <= text + st.st_size ? err - text
-										   : 0;
-
-		snprintf(msg, len, "%s is not valid JSON (near byte %ld)", path, at);
-		free(text);
-		return -EBADMSG;
-	}
-	free(text);
-	return 0;
-}
-
-int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, size_t len)
-{
-	char path[512], why[768];
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	rc = json_file_read(path, 64 << 20, doc, why, sizeof(why));
-	if (rc != 0 && rc != -ENOENT)
-		snprintf(msg, len, "state: %s%s", why,
-			 rc == -EBADMSG ? "; move it aside to start empty" : "");
-	return rc;
 }

@@ -1,40 +1,65 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * struct port_conf from and to JSON: the one parser used for API requests
- * and for the state file, so both accept exactly the same things.
+ * What a port is made from (the API request, the state file), plain data,
+ * and the one parser used for both, so both accept exactly the same
+ * things. Which fields a port takes depends on its kind (model/port.h).
  */
-#ifndef PODWIRE_PORT_CONF_H
-#define PODWIRE_PORT_CONF_H
+#ifndef PODWIRE_MODEL_PORT_CONF_H
+#define PODWIRE_MODEL_PORT_CONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
-#include "model/port.h"
+#include "api.h"
+
+enum port_role {
+	PORT_ROLE_SERVER, /* podwired creates the socket */
+	PORT_ROLE_CLIENT, /* podwired connects to the pod's socket */
+};
+
+/* The port.create fields a kind takes besides name, network, mac, mtu. */
+enum port_field {
+	PORT_FIELD_SOCKET = 1 << 0, /* socket, and mode (server|client) */
+	PORT_FIELD_SECRET = 1 << 1, /* memif secret */
+	PORT_FIELD_IFACE = 1 << 2,  /* a kernel interface */
+	PORT_FIELD_PCI = 1 << 3,    /* a PCI address */
+};
+
+struct port_conf {
+	char name[API_NAME_MAX + 1];
+	char network[API_NAME_MAX + 1];
+	char type[16];
+	char socket[API_SOCKET_PATH_MAX + 1];
+	char secret[API_SECRET_MAX + 1];
+	char iface[16]; /* IFNAMSIZ */
+	char pci[16];	/* domain:bus:device.function */
+	enum port_role role;
+	uint8_t mac[6];
+	uint16_t mtu;
+	/* Limits and port security (bridges): see API_F_* in api.h. */
+	bool port_security;
+	bool flood_limit_set; /* else its network's applies */
+	uint8_t n_allowed;
+	uint8_t allowed[API_ALLOWED_MACS_MAX][6];
+	uint32_t mac_limit;
+	uint32_t flood_limit;
+	uint16_t tx_retries;
+};
 
 /*
- * Fills c from a port.create object, validating every field (name, type
- * among known_types, socket, mode, mac, mtu, secret). A missing MAC is
- * generated (locally administered). check_dirs: also require the socket
- * directory to exist (and be writable for server mode).
+ * Fills c from a port.create object, validating every field against what
+ * the registered kind named by "type" takes. A missing MAC is generated
+ * (locally administered). check_dirs: also require the socket directory
+ * to exist (and be writable for server mode).
  * Returns 0, or an API error code with msg and *field set.
  */
-int port_conf_parse(const cJSON *obj, const char *const known_types[], bool check_dirs,
-		    struct port_conf *c, char *msg, size_t len, const char **field);
+int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char *msg, size_t len,
+		    const char **field);
 
-/* The persistent fields of c as a JSON object (secret included). */
+/* The persistent fields of c as a JSON object (secret included or not). */
 cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret);
-
-/* Writes doc to dir/name atomically: temp file, fsync, rename, fsync dir.
- * Mode 0600. Returns 0 or -errno with msg. */
-int state_file_write(const char *dir, const char *name, const cJSON *doc, char *msg, size_t len);
-/* Reads a JSON document of at most max bytes from path. Returns 0 and
- * *doc, or -ENOENT, -EISDIR, -EFBIG, -EIO, -EBADMSG (not JSON, or bytes
- * after the document) with a message naming path, for the caller to prefix. */
-int json_file_read(const char *path, size_t max, cJSON **doc, char *msg, size_t len);
-
-/* Reads dir/name. Returns 0 and *doc, -ENOENT when absent, or another
- * -errno with msg (e.g. not JSON). */
-int state_file_read(const char *dir, const char *name, cJSON **doc, char *msg, size_t len);
 
 #endif

@@ -7,12 +7,22 @@
 #include <sys/stat.h>
 
 #include "daemon/log.h"
+#include "files.h"
 #include "model/network.h"
-#include "daemon/config.h"
 #include "model/port_conf.h"
+#include "model/state.h"
+
+PW_LOG_TYPE("state");
 
 #define STATE_FILE    "state.json"
 #define STATE_VERSION 1
+
+static char state_dir[256];
+
+void state_set_dir(const char *dir)
+{
+	snprintf(state_dir, sizeof(state_dir), "%s", dir);
+}
 
 int state_save(char *msg, size_t len)
 {
@@ -23,20 +33,14 @@ int state_save(char *msg, size_t len)
 
 	cJSON_AddNumberToObject(doc, "version", STATE_VERSION);
 	nets = cJSON_AddArrayToObject(doc, "networks");
-	TAILQ_FOREACH (n, &network_all, next) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, API_F_NAME, n->name);
-		cJSON_AddStringToObject(o, API_F_MODE, network_mode_name(n->mode));
-		cJSON_AddNumberToObject(o, API_F_VLAN, n->vlan);
-		cJSON_AddItemToArray(nets, o);
-	}
+	TAILQ_FOREACH (n, &network_all, next)
+		cJSON_AddItemToArray(nets, net_conf_to_json(n));
 	ports = cJSON_AddArrayToObject(doc, "ports");
 	TAILQ_FOREACH (p, &port_all, next)
 		cJSON_AddItemToArray(ports, port_conf_to_json(&p->conf, true));
-	rc = state_file_write(pw_cfg.state_dir, STATE_FILE, doc, msg, len);
+	rc = state_file_write(state_dir, STATE_FILE, doc, msg, len);
 	if (rc != 0)
-		PW_LOG(ERR, state, "%s", msg);
+		LOG(ERR, "%s", msg);
 	cJSON_Delete(doc);
 	return rc;
 }
@@ -53,7 +57,7 @@ static void ensure_socket_dir(const char *sock)
 		return;
 	*slash = '\0';
 	if (mkdir(dir, 0755) == 0)
-		PW_LOG(NOTICE, state, "recreated socket directory %s", dir);
+		LOG(NOTICE, "recreated socket directory %s", dir);
 }
 
 int state_restore(void)
@@ -64,25 +68,24 @@ int state_restore(void)
 	cJSON *doc;
 	int rc, code, ok = 0, failed = 0;
 
-	rc = state_file_read(pw_cfg.state_dir, STATE_FILE, &doc, msg, sizeof(msg));
+	rc = state_file_read(state_dir, STATE_FILE, &doc, msg, sizeof(msg));
 	if (rc == -ENOENT)
 		return 0;
 	if (rc != 0) {
-		PW_LOG(ERR, state, "%s", msg);
+		LOG(ERR, "%s", msg);
 		return rc;
 	}
 	nets = cJSON_GetObjectItemCaseSensitive(doc, "networks");
 	ports = cJSON_GetObjectItemCaseSensitive(doc, "ports");
 	cJSON_ArrayForEach (item, nets) {
-		const char *name = api_get_str(item, API_F_NAME, "");
-		const char *mode = api_get_str(item, API_F_MODE, API_NET_BRIDGE);
-		long vlan = api_get_int(item, API_F_VLAN, 0);
+		struct net_conf conf;
 		struct network *n;
 
-		if (network_create(name,
-				   strcmp(mode, API_NET_XCONNECT) == 0 ? NET_XCONNECT : NET_BRIDGE,
-				   (uint16_t)vlan, &n, &code, msg, sizeof(msg)) != 0) {
-			PW_LOG(ERR, state, "restoring network \"%s\": %s", name, msg);
+		/* As strict as the API: the file is held to what it accepts. */
+		if (net_conf_parse(item, &conf, msg, sizeof(msg), &field) != 0 ||
+		    network_create(&conf, &n, &code, msg, sizeof(msg)) != 0) {
+			LOG(ERR, "restoring network \"%s\": %s", api_get_str(item, API_F_NAME, "?"),
+			    msg);
 			failed++;
 		}
 	}
@@ -91,9 +94,8 @@ int state_restore(void)
 		struct network *n;
 		struct port *p;
 
-		if (port_conf_parse(item, port_kind_list(), false, &conf, msg, sizeof(msg),
-				    &field) != 0) {
-			PW_LOG(ERR, state, "restoring a port: %s", msg);
+		if (port_conf_parse(item, false, &conf, msg, sizeof(msg), &field) != 0) {
+			LOG(ERR, "restoring a port: %s", msg);
 			failed++;
 			continue;
 		}
@@ -101,15 +103,15 @@ int state_restore(void)
 		if (conf.role == PORT_ROLE_SERVER && conf.socket[0] != '\0')
 			ensure_socket_dir(conf.socket);
 		if (n == NULL || port_create(&conf, n, &p, &code, msg, sizeof(msg)) != 0) {
-			PW_LOG(ERR, state, "restoring port \"%s\": %s", conf.name,
-			       n ? msg : "its network is gone");
+			LOG(ERR, "restoring port \"%s\": %s", conf.name,
+			    n ? msg : "its network is gone");
 			failed++;
 			continue;
 		}
 		ok++;
 	}
-	PW_LOG(NOTICE, state, "restored %u network(s) and %d port(s) from %s/%s%s", network_count(),
-	       ok, pw_cfg.state_dir, STATE_FILE, failed ? " (some failed, see above)" : "");
+	LOG(NOTICE, "restored %u network(s) and %d port(s) from %s/%s%s", network_count(), ok,
+	    state_dir, STATE_FILE, failed ? " (some failed, see above)" : "");
 	cJSON_Delete(doc);
 	return failed ? -EIO : 0;
 }

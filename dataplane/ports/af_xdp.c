@@ -8,8 +8,11 @@
 #include <stdio.h>
 
 #include "daemon/log.h"
+#include "ports/ethdev.h"
 #include "ports/uplink.h"
 #include "ports/uplink_vdev.h"
+
+PW_LOG_TYPE("uplink");
 
 /* AF_PACKET in place of AF_XDP: when net_af_xdp refuses the interface
  * (af_xdp_open), or, since XDP is attached and the socket made only when
@@ -37,15 +40,17 @@ static int af_xdp_open(struct port *p, uint16_t *port_id, char *vdev, size_t vde
 	 * where the NIC's interrupts are deferred by sysctl. */
 	snprintf(args, sizeof(args), "iface=%s,start_queue=0,queue_count=1,busy_budget=0",
 		 p->conf.iface);
-	if (uplink_vdev_init("net_af_xdp_pw", args, port_id, vdev, vdev_len) == 0) {
+	if (ethdev_vdev_create("net_af_xdp_pw", args, port_id, vdev, vdev_len) == 0) {
 		snprintf(driver, driver_len, "af_xdp");
 		return 0;
 	}
-	PW_LOG(WARNING, uplink,
-	       "port \"%s\": AF_XDP is unavailable on \"%s\" (see the net_af_xdp lines above); "
-	       "falling back to AF_PACKET",
-	       p->conf.name, p->conf.iface);
+	PORT_LOG(p, WARNING,
+		 "AF_XDP is unavailable on \"%s\" (see the net_af_xdp lines above); falling back "
+		 "to AF_PACKET",
+		 p->conf.iface);
 	return af_xdp_fallback(p, port_id, vdev, vdev_len, driver, driver_len, msg, len);
 }
 
-UPLINK_KIND_FALLBACK(af_xdp, API_PORT_AF_XDP, af_xdp_open, uplink_vdev_close, af_xdp_fallback)
+UPLINK_KIND(af_xdp, API_PORT_AF_XDP, PORT_FIELD_IFACE,
+	    "uplink on a kernel interface through AF_XDP (AF_PACKET where XDP is unavailable)",
+	    af_xdp_open, uplink_vdev_close, af_xdp_fallback)

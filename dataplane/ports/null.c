@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The null kind: always up, receives nothing, counts and drops what it is
- * sent. For tests of the control plane and of flooding without peers. */
+ * sent. For tests of the control plane and of forwarding without peers. */
 #include <rte_mbuf.h>
 
 #include "model/port.h"
@@ -9,7 +9,7 @@ static int null_create(struct port *p, char *msg, size_t len)
 {
 	RTE_SET_USED(msg);
 	RTE_SET_USED(len);
-	p->link_up = true;
+	p->dp.link_up = true;
 	return 0;
 }
 
@@ -18,15 +18,17 @@ static void null_destroy(struct port *p)
 	RTE_SET_USED(p);
 }
 
-static uint16_t null_rx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t null_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			struct port_counters *ctr)
 {
 	RTE_SET_USED(p);
 	RTE_SET_USED(pkts);
 	RTE_SET_USED(n);
+	RTE_SET_USED(ctr);
 	return 0;
 }
 
-static uint16_t null_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t null_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
 	RTE_SET_USED(p);
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -35,14 +37,10 @@ static uint16_t null_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
 
 static const struct port_ops null_ops = {
     .kind = API_PORT_NULL,
-    .needs_socket = false,
+    .summary = "no peer: always up, drops what it is sent (for tests)",
     .create = null_create,
     .destroy = null_destroy,
-    .rx_burst = null_rx,
-    .tx_burst = null_tx,
+    .dp = {.rx_burst = null_rx, .tx_burst = null_tx},
 };
 
-RTE_INIT(port_null_register)
-{
-	port_kind_register(&null_ops);
-}
+PORT_KIND(null_ops)

@@ -11,8 +11,8 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 
-#include "sriov/sriov.h"
 #include "ports/uplink.h"
+#include "sriov/sriov.h"
 
 static int pci_open(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len, char *driver,
 		    size_t driver_len, char *msg, size_t len)
@@ -60,4 +60,6 @@ static void pci_close(const char *vdev, const char *device)
 	rte_eal_hotplug_remove("pci", device);
 }
 
-UPLINK_KIND(pci, API_PORT_PCI, pci_open, pci_close)
+UPLINK_KIND(pci, API_PORT_PCI, PORT_FIELD_PCI,
+	    "uplink on a PCI device bound to vfio-pci (an SR-IOV VF or a NIC)", pci_open, pci_close,
+	    NULL)

@@ -6,7 +6,9 @@
  *
  * Threads: the control thread creates and destroys; the one worker that
  * polls the device's ports runs uplink_rx; any worker may run uplink_tx
- * (the device's tx queue is shared, so it is locked per burst).
+ * (the device's tx queue is shared by its ports, so it is locked per
+ * burst: the one lock; the kinds say tx_locks_itself, so the datapath
+ * takes no per-port lock on top).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,15 +21,17 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
-#include "datapath/view.h"
 #include "daemon/log.h"
+#include "datapath/stats.h"
 #include "model/network.h"
+#include "ports/ethdev.h"
 #include "ports/uplink.h"
 #include "ports/uplink_vdev.h"
 
+PW_LOG_TYPE("uplink");
+
 #define UPLINK_RING  1024
 #define UPLINK_STASH (2 * PW_BURST)
-#define MAX_KINDS    4
 #define MAX_XSK_FDS  8
 
 #ifndef AF_XDP
@@ -51,9 +55,6 @@ struct uplink_dev {
 	unsigned int refs;
 	unsigned int worker;
 	rte_spinlock_t tx_lock;
-	/* Written by the polling worker only. */
-	uint64_t unknown_vlan;
-	uint64_t stash_full;
 	/* Receiving port by VLAN id (0: untagged). The control thread stores,
 	 * the polling worker loads. */
 	struct uplink_port *by_vlan[RTE_ETHER_MAX_VLAN_ID + 1];
@@ -71,14 +72,6 @@ struct uplink_port {
 };
 
 static TAILQ_HEAD(, uplink_dev) devs = TAILQ_HEAD_INITIALIZER(devs);
-static const struct uplink_kind *kinds[MAX_KINDS];
-static unsigned int n_kinds;
-
-void uplink_kind_register(const struct uplink_kind *uk)
-{
-	if (n_kinds < MAX_KINDS)
-		kinds[n_kinds++] = uk;
-}
 
 const char *uplink_device_name(const struct port_conf *c)
 {
@@ -87,10 +80,7 @@ const char *uplink_device_name(const struct port_conf *c)
 
 static const struct uplink_kind *kind_of(const struct port *p)
 {
-	for (unsigned int i = 0; i < n_kinds; i++)
-		if (strcmp(kinds[i]->kind, p->conf.type) == 0)
-			return kinds[i];
-	return NULL;
+	return p->ops->data;
 }
 
 static struct uplink_dev *dev_find(const char *name)
@@ -110,28 +100,17 @@ static struct port *port_on_vlan(const struct uplink_dev *d, uint16_t vlan)
 
 static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
 {
-	int sock = (int)rte_eth_dev_socket_id(d->port_id);
-	unsigned int s = sock < 0 ? 0 : (unsigned int)sock;
-	struct rte_eth_conf conf;
-	int rc;
+	int rc = ethdev_start(d->port_id, UPLINK_RING, pw_mbuf_pool);
 
-	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(d->port_id, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(d->port_id, 0, UPLINK_RING, s, NULL, pw_mbuf_pool);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(d->port_id, 0, UPLINK_RING, s, NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(d->port_id);
 	if (rc != 0) {
 		snprintf(msg, len, "port \"%s\": cannot start %s on %s: %s; see podwired's log",
-			 p->conf.name, d->driver, d->name, strerror(rc < 0 ? -rc : rc));
-		return rc < 0 ? rc : -EIO;
+			 p->conf.name, d->driver, d->name, strerror(-rc));
+		return rc;
 	}
 	/* Frames for pods carry the pods' MACs, not the device's. A VF needs
 	 * trust on for this; without it only its own MAC arrives. */
 	if (rte_eth_promiscuous_enable(d->port_id) != 0)
-		PW_LOG(WARNING, uplink, "%s: cannot enable promiscuous mode", d->name);
+		LOG(WARNING, "%s: cannot enable promiscuous mode", d->name);
 	return 0;
 }
 
@@ -155,8 +134,8 @@ static void dev_release(struct uplink_dev *d)
 
 		if (fstat(d->xsk_fd[i], &st) == 0 && st.st_ino == d->xsk_ino[i] &&
 		    fd_is_xsk(d->xsk_fd[i])) {
-			PW_LOG(DEBUG, uplink, "%s: closing AF_XDP socket %d the driver left open",
-			       d->name, d->xsk_fd[i]);
+			LOG(DEBUG, "%s: closing AF_XDP socket %d the driver left open", d->name,
+			    d->xsk_fd[i]);
 			close(d->xsk_fd[i]);
 		}
 	}
@@ -166,11 +145,11 @@ static void dev_release(struct uplink_dev *d)
 /* dev_start, recording the AF_XDP sockets it makes. */
 static int dev_start_tracked(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
 {
-	int before[UPLINK_MAX_SOCKETS], after[UPLINK_MAX_SOCKETS];
-	unsigned int n_before = uplink_sockets(AF_XDP, before, RTE_DIM(before)), n_after;
+	int before[ETHDEV_MAX_SOCKETS], after[ETHDEV_MAX_SOCKETS];
+	unsigned int n_before = ethdev_sockets(AF_XDP, before, RTE_DIM(before)), n_after;
 	int rc = dev_start(d, p, msg, len);
 
-	n_after = uplink_sockets(AF_XDP, after, RTE_DIM(after));
+	n_after = ethdev_sockets(AF_XDP, after, RTE_DIM(after));
 	d->n_xsk = 0;
 	for (unsigned int i = 0; i < n_after && d->n_xsk < MAX_XSK_FDS; i++) {
 		unsigned int j = 0;
@@ -189,7 +168,7 @@ static int dev_start_tracked(struct uplink_dev *d, const struct port *p, char *m
 static void dev_close(struct uplink_dev *d)
 {
 	dev_release(d);
-	PW_LOG(INFO, uplink, "%s (%s) closed", d->name, d->driver);
+	LOG(INFO, "%s (%s) closed", d->name, d->driver);
 	TAILQ_REMOVE(&devs, d, next);
 	rte_free(d);
 }
@@ -214,8 +193,7 @@ static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_
 	if (rc == 0) {
 		rc = dev_start_tracked(d, p, msg, len);
 		if (rc != 0 && uk->fallback != NULL) {
-			PW_LOG(WARNING, uplink, "port \"%s\": %s; trying the fallback",
-			       p->conf.name, msg);
+			PORT_LOG(p, WARNING, "%s; trying the fallback", msg);
 			dev_release(d);
 			rc = uk->fallback(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver,
 					  sizeof(d->driver), msg, len);
@@ -233,7 +211,7 @@ static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_
 		return rc;
 	}
 	TAILQ_INSERT_TAIL(&devs, d, next);
-	PW_LOG(INFO, uplink, "%s opened with %s (ethdev %u)", d->name, d->driver, d->port_id);
+	LOG(INFO, "%s opened with %s (ethdev %u)", d->name, d->driver, d->port_id);
 	*out = d;
 	return 0;
 }
@@ -278,7 +256,7 @@ int uplink_create(struct port *p, char *msg, size_t len)
 	u->dev = d;
 	u->port = p;
 	u->vlan = p->net->vlan;
-	p->priv = u;
+	p->dp.priv = u;
 	/* One worker polls every port of a device: the demultiplexer hands
 	 * frames between them without locks. */
 	p->worker = d->worker;
@@ -288,7 +266,7 @@ int uplink_create(struct port *p, char *msg, size_t len)
 
 void uplink_destroy(struct port *p)
 {
-	struct uplink_port *u = p->priv;
+	struct uplink_port *u = p->dp.priv;
 	struct uplink_dev *d;
 
 	if (u == NULL)
@@ -297,26 +275,24 @@ void uplink_destroy(struct port *p)
 	__atomic_store_n(&d->by_vlan[u->vlan], NULL, __ATOMIC_RELEASE);
 	/* The worker may have just loaded u from by_vlan: wait until it is
 	 * past that burst before freeing what it stashed. */
-	dp_wait();
+	view_wait();
 	rte_pktmbuf_free_bulk(u->stash, u->n_stash);
 	rte_free(u);
-	p->priv = NULL;
+	p->dp.priv = NULL;
 	if (--d->refs == 0)
 		dev_close(d);
 }
 
 void uplink_poll_link(struct port *p)
 {
-	const struct uplink_port *u = p->priv;
-	struct rte_eth_link link;
-	bool up;
+	const struct uplink_port *u = p->dp.priv;
+	bool known, up = ethdev_link_up(u->dev->port_id, &known);
 
-	if (rte_eth_link_get_nowait(u->dev->port_id, &link) != 0)
+	if (!known)
 		return;
-	up = link.link_status == RTE_ETH_LINK_UP;
-	if (up != p->link_up)
-		PW_LOG(INFO, uplink, "port \"%s\": link %s", p->conf.name, up ? "up" : "down");
-	__atomic_store_n(&p->link_up, up, __ATOMIC_RELEASE);
+	if (up != p->dp.link_up)
+		PORT_LOG(p, INFO, "link %s", up ? "up" : "down");
+	__atomic_store_n(&p->dp.link_up, up, __ATOMIC_RELEASE);
 }
 
 /* The VLAN id of a frame, 0 when untagged or priority-tagged (VLAN 0),
@@ -335,7 +311,7 @@ static inline uint16_t take_vlan(struct rte_mbuf *m)
 	return vid;
 }
 
-uint16_t uplink_rx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+uint16_t uplink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n, struct port_counters *ctr)
 {
 	struct uplink_port *u = p->priv;
 	struct uplink_dev *d = u->dev;
@@ -361,12 +337,12 @@ uint16_t uplink_rx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
 		if (to == u) {
 			pkts[k++] = m;
 		} else if (to == NULL) {
-			d->unknown_vlan++;
+			ctr[p->idx].drops[DROP_UNKNOWN_VLAN]++;
 			rte_pktmbuf_free(m);
 		} else if (to->n_stash < UPLINK_STASH) {
 			to->stash[to->n_stash++] = m;
 		} else {
-			d->stash_full++;
+			ctr[to->port->dp.idx].drops[DROP_STASH_FULL]++;
 			rte_pktmbuf_free(m);
 		}
 	}
@@ -395,44 +371,69 @@ static struct rte_mbuf *tag(struct rte_mbuf *m, uint16_t vlan)
 	return t;
 }
 
-uint16_t uplink_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			   struct port_counters *c)
+{
+	const struct uplink_port *u = p->priv;
+	uint16_t k = 0;
+
+	if (u->vlan == 0)
+		return n;
+	/* A frame that cannot be tagged (no mbuf for a copy) is dropped
+	 * here, as no_mbuf; the others keep their order. */
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *t = tag(pkts[i], u->vlan);
+
+		if (t != NULL) {
+			pkts[k++] = t;
+		} else {
+			c->drops[DROP_NO_MBUF]++;
+			rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	return k;
+}
+
+uint16_t uplink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct uplink_port *u = p->priv;
 	struct uplink_dev *d = u->dev;
-	uint16_t ok = n, sent;
+	uint16_t sent;
 
-	if (u->vlan != 0) {
-		/* Frames that cannot be tagged go to the end, unsent: the caller
-		 * counts and frees them. */
-		for (uint16_t i = 0; i < ok;) {
-			struct rte_mbuf *t = tag(pkts[i], u->vlan);
-
-			if (t != NULL) {
-				pkts[i++] = t;
-			} else {
-				struct rte_mbuf *m = pkts[i];
-
-				pkts[i] = pkts[--ok];
-				pkts[ok] = m;
-			}
-		}
-	}
 	rte_spinlock_lock(&d->tx_lock);
-	sent = rte_eth_tx_burst(d->port_id, 0, pkts, ok);
+	sent = rte_eth_tx_burst(d->port_id, 0, pkts, n);
 	rte_spinlock_unlock(&d->tx_lock);
 	return sent;
 }
 
+/* Device-wide sums of two drop reasons, over the device's ports. */
+static void dev_drops(const struct uplink_dev *d, uint64_t *unknown_vlan, uint64_t *stash_full)
+{
+	*unknown_vlan = *stash_full = 0;
+	for (unsigned int vid = 0; vid <= RTE_ETHER_MAX_VLAN_ID; vid++) {
+		const struct uplink_port *u = d->by_vlan[vid];
+		struct port_counters c;
+
+		if (u == NULL)
+			continue;
+		stats_port_sum(u->port->dp.idx, &c);
+		*unknown_vlan += c.drops[DROP_UNKNOWN_VLAN];
+		*stash_full += c.drops[DROP_STASH_FULL];
+	}
+}
+
 void uplink_to_json(const struct port *p, cJSON *obj)
 {
-	const struct uplink_port *u = p->priv;
+	const struct uplink_port *u = p->dp.priv;
 	const struct uplink_dev *d = u->dev;
-	cJSON *o = cJSON_AddObjectToObject(obj, "uplink");
+	cJSON *o = cJSON_AddObjectToObject(obj, API_R_UPLINK);
+	uint64_t unknown_vlan, stash_full;
 
-	cJSON_AddStringToObject(o, "device", d->name);
-	cJSON_AddStringToObject(o, "driver", d->driver);
-	cJSON_AddNumberToObject(o, "vlan", u->vlan);
-	cJSON_AddNumberToObject(o, "ports_on_device", d->refs);
-	cJSON_AddNumberToObject(o, "unknown_vlan", (double)d->unknown_vlan);
-	cJSON_AddNumberToObject(o, "stash_full", (double)d->stash_full);
+	dev_drops(d, &unknown_vlan, &stash_full);
+	cJSON_AddStringToObject(o, API_R_DEVICE, d->name);
+	cJSON_AddStringToObject(o, API_R_DRIVER, d->driver);
+	cJSON_AddNumberToObject(o, API_F_VLAN, u->vlan);
+	cJSON_AddNumberToObject(o, API_R_PORTS_ON_DEVICE, d->refs);
+	cJSON_AddNumberToObject(o, API_R_UNKNOWN_VLAN, (double)unknown_vlan);
+	cJSON_AddNumberToObject(o, API_R_STASH_FULL, (double)stash_full);
 }

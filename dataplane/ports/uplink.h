@@ -8,11 +8,14 @@
  * network has their VLAN, with the tag removed. The device is opened by
  * the first uplink port on it and closed with the last.
  *
- * The port kinds (port_af_xdp.c, port_af_packet.c, port_pci.c) only know
- * how to open their device; everything else is here.
+ * The port kinds (af_xdp.c, af_packet.c, pci.c) only know how to open
+ * their device; everything else is here. Drops are counted on ports:
+ * unknown_vlan on the uplink port whose poll received the frame,
+ * stash_full on the port the frame was for, no_mbuf on the port a frame
+ * could not be tagged for.
  */
-#ifndef PODWIRE_UPLINK_H
-#define PODWIRE_UPLINK_H
+#ifndef PODWIRE_PORTS_UPLINK_H
+#define PODWIRE_PORTS_UPLINK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,36 +44,36 @@ struct uplink_kind {
  * interface name or PCI address. */
 const char *uplink_device_name(const struct port_conf *c);
 
-/* port_ops callbacks shared by every uplink kind; create needs the kind's
- * uplink_kind, found through the port's type. */
-void uplink_kind_register(const struct uplink_kind *uk);
+/* port_ops callbacks shared by every uplink kind; the kind's struct
+ * uplink_kind is its port_ops.data. */
 int uplink_create(struct port *p, char *msg, size_t len);
 void uplink_destroy(struct port *p);
 void uplink_poll_link(struct port *p);
-uint16_t uplink_rx(struct port *p, struct rte_mbuf **pkts, uint16_t n);
-uint16_t uplink_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n);
+uint16_t uplink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+		   struct port_counters *ctr);
+uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			   struct port_counters *c);
+uint16_t uplink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n);
 void uplink_to_json(const struct port *p, cJSON *obj);
 
-/* Declares and registers an uplink port kind in one line. */
-#define UPLINK_KIND(name, wire, open_fn, close_fn)                                                 \
-	UPLINK_KIND_FALLBACK(name, wire, open_fn, close_fn, NULL)
-#define UPLINK_KIND_FALLBACK(name, wire, open_fn, close_fn, fallback_fn)                           \
-	static const struct port_ops name##_port_ops = {                                           \
-	    .kind = wire,                                                                          \
-	    .needs_socket = false,                                                                 \
-	    .create = uplink_create,                                                               \
-	    .destroy = uplink_destroy,                                                             \
-	    .rx_burst = uplink_rx,                                                                 \
-	    .tx_burst = uplink_tx,                                                                 \
-	    .poll_link = uplink_poll_link,                                                         \
-	    .to_json = uplink_to_json,                                                             \
-	};                                                                                         \
+/* Declares and registers an uplink port kind: its name, what it takes
+ * (PORT_FIELD_IFACE or PORT_FIELD_PCI), a summary and its functions. */
+#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn)                       \
 	static const struct uplink_kind name##_uplink_kind = {wire, open_fn, close_fn,             \
 							      fallback_fn};                        \
-	RTE_INIT(port_##name##_register)                                                           \
-	{                                                                                          \
-		port_kind_register(&name##_port_ops);                                              \
-		uplink_kind_register(&name##_uplink_kind);                                         \
-	}
+	static const struct port_ops name##_port_ops = {                                           \
+	    .kind = wire,                                                                          \
+	    .summary = text,                                                                       \
+	    .fields = field,                                                                       \
+	    .uplink = true,                                                                        \
+	    .tx_locks_itself = true,                                                               \
+	    .data = &name##_uplink_kind,                                                           \
+	    .create = uplink_create,                                                               \
+	    .destroy = uplink_destroy,                                                             \
+	    .poll_link = uplink_poll_link,                                                         \
+	    .to_json = uplink_to_json,                                                             \
+	    .dp = {.rx_burst = uplink_rx, .tx_burst = uplink_tx, .tx_prepare = uplink_tx_prepare}, \
+	};                                                                                         \
+	PORT_KIND(name##_port_ops)
 
 #endif

@@ -13,8 +13,11 @@
 #include <rte_ethdev.h>
 
 #include "daemon/log.h"
+#include "ports/ethdev.h"
 #include "ports/uplink.h"
 #include "ports/uplink_vdev.h"
+
+PW_LOG_TYPE("uplink");
 
 int uplink_iface_check(const struct port *p, char *msg, size_t len)
 {
@@ -27,45 +30,10 @@ int uplink_iface_check(const struct port *p, char *msg, size_t len)
 	return -ENOENT;
 }
 
-int uplink_vdev_init(const char *prefix, const char *args, uint16_t *port_id, char *vdev,
-		     size_t vdev_len)
-{
-	static unsigned int seq;
-
-	/* A fresh name each time: a vdev name of a closed device may linger. */
-	snprintf(vdev, vdev_len, "%s%u", prefix, seq++);
-	if (rte_vdev_init(vdev, args) != 0)
-		return -EIO;
-	if (rte_eth_dev_get_port_by_name(vdev, port_id) != 0) {
-		rte_vdev_uninit(vdev);
-		return -EIO;
-	}
-	return 0;
-}
-
 void uplink_vdev_close(const char *vdev, const char *device)
 {
 	(void)device;
 	rte_vdev_uninit(vdev);
-}
-
-unsigned int uplink_sockets(int domain, int *fds, unsigned int max)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	unsigned int n = 0;
-
-	while (dir != NULL && n < max && (e = readdir(dir)) != NULL) {
-		int fd = atoi(e->d_name), dom;
-		socklen_t dl = sizeof(dom);
-
-		if (e->d_name[0] != '.' && fd != dirfd(dir) &&
-		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == domain)
-			fds[n++] = fd;
-	}
-	if (dir != NULL)
-		closedir(dir);
-	return n;
 }
 
 /* An AF_PACKET socket also gets the frames the host's own stack sends out
@@ -84,8 +52,8 @@ static int af_packet_ignore_outgoing(unsigned int ifindex)
 	    BPF_STMT(BPF_RET | BPF_K, UINT32_MAX),
 	};
 	struct sock_fprog prog = {RTE_DIM(drop_outgoing), drop_outgoing};
-	int fds[UPLINK_MAX_SOCKETS];
-	unsigned int n_fds = uplink_sockets(AF_PACKET, fds, RTE_DIM(fds));
+	int fds[ETHDEV_MAX_SOCKETS];
+	unsigned int n_fds = ethdev_sockets(AF_PACKET, fds, RTE_DIM(fds));
 	int n = 0;
 
 	for (unsigned int i = 0; i < n_fds; i++) {
@@ -98,7 +66,7 @@ static int af_packet_ignore_outgoing(unsigned int ifindex)
 		if (setsockopt(fds[i], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) == 0)
 			n++;
 	}
-	PW_LOG(DEBUG, uplink, "ifindex %u: outgoing frames filtered on %d socket(s)", ifindex, n);
+	LOG(DEBUG, "ifindex %u: outgoing frames filtered on %d socket(s)", ifindex, n);
 	return n;
 }
 
@@ -109,12 +77,12 @@ int uplink_af_packet_open(const struct port *p, uint16_t *port_id, char *vdev, s
 
 	/* Frames of up to 2 KiB: one mbuf each. */
 	snprintf(args, sizeof(args), "iface=%s,qpairs=1,framesz=2048,framecnt=1024", p->conf.iface);
-	if (uplink_vdev_init("net_af_packet_pw", args, port_id, vdev, vdev_len) == 0) {
+	if (ethdev_vdev_create("net_af_packet_pw", args, port_id, vdev, vdev_len) == 0) {
 		if (af_packet_ignore_outgoing(if_nametoindex(p->conf.iface)) == 0)
-			PW_LOG(WARNING, uplink,
-			       "port \"%s\": cannot make AF_PACKET ignore what the host sends "
-			       "on \"%s\"; the host's own frames will look received",
-			       p->conf.name, p->conf.iface);
+			PORT_LOG(p, WARNING,
+				 "cannot make AF_PACKET ignore what the host sends on \"%s\"; "
+				 "the host's own frames will look received",
+				 p->conf.iface);
 		return 0;
 	}
 	snprintf(msg, len,

@@ -15,9 +15,10 @@
 
 #include <rte_vhost.h>
 
-#include "datapath/view.h"
 #include "daemon/log.h"
 #include "model/port.h"
+
+PW_LOG_TYPE("vhost");
 
 #define VHOST_RXQ 0 /* the guest's receive ring: we enqueue into it */
 #define VHOST_TXQ 1 /* the guest's transmit ring: we dequeue from it */
@@ -56,9 +57,8 @@ static int new_device(int vid)
 		rte_vhost_enable_guest_notification(vid, VHOST_RXQ, 0);
 		rte_vhost_enable_guest_notification(vid, VHOST_TXQ, 0);
 		v->vid = vid;
-		__atomic_store_n(&v->port->link_up, true, __ATOMIC_RELEASE);
-		PW_LOG(INFO, vhost, "port \"%s\": peer connected (vid %d), link up",
-		       v->port->conf.name, vid);
+		__atomic_store_n(&v->port->dp.link_up, true, __ATOMIC_RELEASE);
+		PORT_LOG(v->port, INFO, "peer connected (vid %d), link up", vid);
 	}
 	pthread_mutex_unlock(&map_lock);
 	return v != NULL ? 0 : -1;
@@ -71,16 +71,16 @@ static void destroy_device(int vid)
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
 	if (v != NULL) {
-		__atomic_store_n(&v->port->link_up, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
 		v->vid = -1;
-		PW_LOG(INFO, vhost, "port \"%s\": peer gone, link down", v->port->conf.name);
+		PORT_LOG(v->port, INFO, "peer gone, link down");
 	}
 	pthread_mutex_unlock(&map_lock);
 	/* librte_vhost frees the rings when we return; the vhost contract is
 	 * that no burst on this vid is in flight by then. It does not hold the
 	 * queue locks here (see its GET_VRING_BASE note), so waiting is safe. */
 	if (v != NULL)
-		dp_wait();
+		view_wait();
 }
 
 static int vring_state_changed(int vid, uint16_t queue, int enable)
@@ -90,7 +90,7 @@ static int vring_state_changed(int vid, uint16_t queue, int enable)
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
 	if (v != NULL && v->vid == vid && queue <= VHOST_TXQ)
-		__atomic_store_n(&v->port->link_up, enable != 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&v->port->dp.link_up, enable != 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&map_lock);
 	return 0;
 }
@@ -125,9 +125,9 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 	}
 	v->vid = -1;
 	v->port = p;
-	p->priv = v;
+	p->dp.priv = v;
 	pthread_mutex_lock(&map_lock);
-	map[p->idx] = v;
+	map[p->dp.idx] = v;
 	pthread_mutex_unlock(&map_lock);
 
 	if (rte_vhost_driver_register(p->conf.socket, flags) != 0) {
@@ -156,35 +156,36 @@ fail:
 
 static void vhost_destroy(struct port *p)
 {
-	struct vhost_priv *v = p->priv;
+	struct vhost_priv *v = p->dp.priv;
 
 	if (v == NULL)
 		return;
 	/* Unregistering disconnects the peer (destroy_device runs here) and,
 	 * in server role, removes the socket file. */
 	if (v->registered && rte_vhost_driver_unregister(p->conf.socket) != 0)
-		PW_LOG(WARNING, vhost, "port \"%s\": unregistering %s failed", p->conf.name,
-		       p->conf.socket);
+		PORT_LOG(p, WARNING, "unregistering %s failed", p->conf.socket);
 	pthread_mutex_lock(&map_lock);
-	map[p->idx] = NULL;
+	map[p->dp.idx] = NULL;
 	pthread_mutex_unlock(&map_lock);
 	if (p->conf.role == PORT_ROLE_SERVER)
 		unlink(p->conf.socket);
 	free(v);
-	p->priv = NULL;
+	p->dp.priv = NULL;
 }
 
-static uint16_t vhost_rx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			 struct port_counters *ctr)
 {
 	const struct vhost_priv *v = p->priv;
 	int vid = v->vid;
 
+	RTE_SET_USED(ctr);
 	if (unlikely(vid < 0))
 		return 0;
 	return rte_vhost_dequeue_burst(vid, VHOST_TXQ, pw_mbuf_pool, pkts, n);
 }
 
-static uint16_t vhost_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t vhost_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct vhost_priv *v = p->priv;
 	int vid = v->vid;
@@ -200,14 +201,11 @@ static uint16_t vhost_tx(struct port *p, struct rte_mbuf **pkts, uint16_t n)
 
 static const struct port_ops vhost_port_ops = {
     .kind = API_PORT_VHOST,
-    .needs_socket = true,
+    .summary = "pod interface over vhost-user (librte_vhost); the pod runs virtio-user",
+    .fields = PORT_FIELD_SOCKET,
     .create = vhost_create,
     .destroy = vhost_destroy,
-    .rx_burst = vhost_rx,
-    .tx_burst = vhost_tx,
+    .dp = {.rx_burst = vhost_rx, .tx_burst = vhost_tx},
 };
 
-RTE_INIT(port_vhost_register)
-{
-	port_kind_register(&vhost_port_ops);
-}
+PORT_KIND(vhost_port_ops)

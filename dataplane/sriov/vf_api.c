@@ -1,39 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vf.list, vf.alloc, vf.release: the SR-IOV VF pools (vf_pool.c) over the
- * API. Validation happens here; vf_pool changes nothing when it fails. */
+ * API. Validation happens here; vf_pool changes nothing when it fails.
+ * No DPDK: messages go through vf_pool's log function, which the daemon
+ * points at its log. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_common.h>
-
-#include "api/server.h"
-#include "daemon/log.h"
-#include "daemon/config.h"
-#include "model/port.h"
-#include "validate.h"
+#include "api/registry.h"
+#include "sriov/vf_api.h"
 #include "sriov/vf_pool.h"
+#include "validate.h"
 
-#define FAIL(c, f, ...)                                                                            \
-	do {                                                                                       \
-		*code = (c);                                                                       \
-		*field = (f);                                                                      \
-		snprintf(msg, len, __VA_ARGS__);                                                   \
-		return NULL;                                                                       \
-	} while (0)
+static vf_api_user_fn user_of;
 
-static void vf_log(int level, const char *text)
+void vf_api_set_user_lookup(vf_api_user_fn fn)
 {
-	if (level == 0)
-		PW_LOG(WARNING, sriov, "%s", text);
-	else
-		PW_LOG(NOTICE, sriov, "%s", text);
+	user_of = fn;
 }
 
-void vf_restore(void)
+void vf_api_restore(const char *state_dir)
 {
-	vf_pool_set_log(vf_log);
-	vf_pool_restore(pw_cfg.state_dir);
+	vf_pool_restore(state_dir);
 	vf_pool_refresh();
 	for (unsigned int i = 0; i < vf_pool_physnet_count(); i++) {
 		const struct vf_physnet *p = vf_pool_physnet(i);
@@ -42,8 +30,8 @@ void vf_restore(void)
 		for (unsigned int j = 0; j < vf_pool_entry_count(); j++)
 			if (vf_pool_entry(j)->physnet == i)
 				n[vf_pool_entry(j)->state]++;
-		PW_LOG(INFO, sriov, "physnet %s: %u PF(s), %u VF(s) free, %u used, %u unavailable",
-		       p->name, p->n_pfs, n[VF_FREE], n[VF_USED], n[VF_UNAVAILABLE]);
+		vf_pool_log(1, "physnet %s: %u PF(s), %u VF(s) free, %u used, %u unavailable",
+			    p->name, p->n_pfs, n[VF_FREE], n[VF_USED], n[VF_UNAVAILABLE]);
 	}
 }
 
@@ -52,17 +40,17 @@ static cJSON *vf_json(const struct vf_entry *e)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, API_F_PCI, e->vf.pci);
-	cJSON_AddStringToObject(o, "pf", e->vf.pf);
-	cJSON_AddNumberToObject(o, "vf_index", e->vf.vf_index);
-	cJSON_AddStringToObject(o, "driver", e->vf.driver);
+	cJSON_AddStringToObject(o, API_R_PF, e->vf.pf);
+	cJSON_AddNumberToObject(o, API_R_VF_INDEX, e->vf.vf_index);
+	cJSON_AddStringToObject(o, API_R_DRIVER, e->vf.driver);
 	if (e->vf.iommu_group >= 0)
-		cJSON_AddNumberToObject(o, "iommu_group", e->vf.iommu_group);
+		cJSON_AddNumberToObject(o, API_R_IOMMU_GROUP, e->vf.iommu_group);
 	else
-		cJSON_AddNullToObject(o, "iommu_group");
-	cJSON_AddStringToObject(o, "netdev", e->vf.netdev);
-	cJSON_AddStringToObject(o, "state", vf_state_name(e->state));
+		cJSON_AddNullToObject(o, API_R_IOMMU_GROUP);
+	cJSON_AddStringToObject(o, API_R_NETDEV, e->vf.netdev);
+	cJSON_AddStringToObject(o, API_R_STATE, vf_state_name(e->state));
 	cJSON_AddStringToObject(o, API_F_OWNER, e->state == VF_USED ? e->owner : "");
-	cJSON_AddStringToObject(o, "reason", e->reason);
+	cJSON_AddStringToObject(o, API_R_REASON, e->reason);
 	return o;
 }
 
@@ -77,10 +65,10 @@ static cJSON *physnet_json(unsigned int i)
 	for (unsigned int j = 0; j < p->n_pfs; j++) {
 		cJSON *f = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(f, "pf", p->pfs[j].pf);
+		cJSON_AddStringToObject(f, API_R_PF, p->pfs[j].pf);
 		cJSON_AddStringToObject(f, API_F_PCI, p->pfs[j].pf_pci);
-		cJSON_AddNumberToObject(f, "first_vf", p->pfs[j].first);
-		cJSON_AddNumberToObject(f, "last_vf", p->pfs[j].last);
+		cJSON_AddNumberToObject(f, API_R_FIRST_VF, p->pfs[j].first);
+		cJSON_AddNumberToObject(f, API_R_LAST_VF, p->pfs[j].last);
 		cJSON_AddItemToArray(pfs, f);
 	}
 	vfs = cJSON_CreateArray();
@@ -93,12 +81,12 @@ static cJSON *physnet_json(unsigned int i)
 		n[e->state]++;
 		cJSON_AddItemToArray(vfs, vf_json(e));
 	}
-	cJSON_AddNumberToObject(o, "total", total);
-	cJSON_AddNumberToObject(o, "free", n[VF_FREE]);
-	cJSON_AddNumberToObject(o, "used", n[VF_USED]);
-	cJSON_AddNumberToObject(o, "unavailable", n[VF_UNAVAILABLE]);
-	cJSON_AddItemToObject(o, "pfs", pfs);
-	cJSON_AddItemToObject(o, "vfs", vfs);
+	cJSON_AddNumberToObject(o, API_R_TOTAL, total);
+	cJSON_AddNumberToObject(o, API_R_FREE, n[VF_FREE]);
+	cJSON_AddNumberToObject(o, API_R_USED, n[VF_USED]);
+	cJSON_AddNumberToObject(o, API_R_UNAVAILABLE, n[VF_UNAVAILABLE]);
+	cJSON_AddItemToObject(o, API_R_PFS, pfs);
+	cJSON_AddItemToObject(o, API_R_VFS, vfs);
 	return o;
 }
 
@@ -119,9 +107,12 @@ static void not_configured(const char *physnet, char *msg, size_t len)
 		snprintf(msg + off, len - off, " (see --physnets)");
 }
 
-cJSON *h_vf_list(const cJSON *params, int *code, char *msg, size_t len, const char **field);
-cJSON *h_vf_list(const cJSON *params, int *code, char *msg, size_t len, const char **field)
+static cJSON *h_vf_list(const cJSON *params, struct api_err *err)
 {
+	char *msg = err->msg;
+	size_t len = sizeof(err->msg);
+	int *code = &err->code;
+	const char **field = &err->field;
 	const char *name = api_get_str(params, API_F_PHYSNET, NULL);
 	int only = -1;
 	cJSON *o, *a;
@@ -134,7 +125,7 @@ cJSON *h_vf_list(const cJSON *params, int *code, char *msg, size_t len, const ch
 	}
 	vf_pool_refresh();
 	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "physnets");
+	a = cJSON_AddArrayToObject(o, API_R_PHYSNETS);
 	for (unsigned int i = 0; i < vf_pool_physnet_count(); i++)
 		if (only < 0 || (unsigned int)only == i)
 			cJSON_AddItemToArray(a, physnet_json(i));
@@ -163,9 +154,12 @@ static int check_owner(const char *owner, char *msg, size_t len)
 	return 0;
 }
 
-cJSON *h_vf_alloc(const cJSON *params, int *code, char *msg, size_t len, const char **field);
-cJSON *h_vf_alloc(const cJSON *params, int *code, char *msg, size_t len, const char **field)
+static cJSON *h_vf_alloc(const cJSON *params, struct api_err *err)
 {
+	char *msg = err->msg;
+	size_t len = sizeof(err->msg);
+	int *code = &err->code;
+	const char **field = &err->field;
 	const char *physnet = api_get_str(params, API_F_PHYSNET, "");
 	const char *owner = api_get_str(params, API_F_OWNER, "");
 	const char *mac = api_get_str(params, API_F_MAC, NULL);
@@ -218,23 +212,23 @@ cJSON *h_vf_alloc(const cJSON *params, int *code, char *msg, size_t len, const c
 		*field = rc == -ENOENT || rc == -ENOSPC ? API_F_PHYSNET : NULL;
 		return NULL;
 	}
-	PW_LOG(INFO, sriov, "VF %s (PF %s VF %d, physnet %s) bound to vfio-pci for %s; %s",
-	       e->vf.pci, e->vf.pf, e->vf.vf_index, physnet, owner, e->vf_config);
+	vf_pool_log(1, "VF %s (PF %s VF %d, physnet %s) bound to vfio-pci for %s; %s", e->vf.pci,
+		    e->vf.pf, e->vf.vf_index, physnet, owner, e->vf_config);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, API_F_PCI, e->vf.pci);
-	cJSON_AddStringToObject(o, "pf", e->vf.pf);
-	cJSON_AddStringToObject(o, "pf_pci", e->vf.pf_pci);
-	cJSON_AddNumberToObject(o, "vf_index", e->vf.vf_index);
+	cJSON_AddStringToObject(o, API_R_PF, e->vf.pf);
+	cJSON_AddStringToObject(o, API_R_PF_PCI, e->vf.pf_pci);
+	cJSON_AddNumberToObject(o, API_R_VF_INDEX, e->vf.vf_index);
 	cJSON_AddStringToObject(o, API_F_PHYSNET, physnet);
 	cJSON_AddStringToObject(o, API_F_OWNER, e->owner);
-	cJSON_AddStringToObject(o, "driver", e->vf.driver);
-	cJSON_AddStringToObject(o, "original_driver", e->orig_driver);
+	cJSON_AddStringToObject(o, API_R_DRIVER, e->vf.driver);
+	cJSON_AddStringToObject(o, API_R_ORIGINAL_DRIVER, e->orig_driver);
 	if (e->vf.iommu_group >= 0)
-		cJSON_AddNumberToObject(o, "iommu_group", e->vf.iommu_group);
+		cJSON_AddNumberToObject(o, API_R_IOMMU_GROUP, e->vf.iommu_group);
 	else
-		cJSON_AddNullToObject(o, "iommu_group");
+		cJSON_AddNullToObject(o, API_R_IOMMU_GROUP);
 	sriov_vfio_device(&e->vf, dev, sizeof(dev));
-	cJSON_AddStringToObject(o, "vfio_device", dev);
+	cJSON_AddStringToObject(o, API_R_VFIO_DEVICE, dev);
 	vf_entry_conf_json(e, o, true);
 	return o;
 }
@@ -244,19 +238,22 @@ static void released_json(const struct vf_entry *e, void *arg)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, API_F_PCI, e->vf.pci);
-	cJSON_AddStringToObject(o, "pf", e->vf.pf);
-	cJSON_AddNumberToObject(o, "vf_index", e->vf.vf_index);
+	cJSON_AddStringToObject(o, API_R_PF, e->vf.pf);
+	cJSON_AddNumberToObject(o, API_R_VF_INDEX, e->vf.vf_index);
 	cJSON_AddStringToObject(o, API_F_PHYSNET, vf_pool_physnet(e->physnet)->name);
 	cJSON_AddStringToObject(o, API_F_OWNER, e->owner);
-	cJSON_AddStringToObject(o, "driver", e->vf.driver);
+	cJSON_AddStringToObject(o, API_R_DRIVER, e->vf.driver);
 	cJSON_AddItemToArray(arg, o);
-	PW_LOG(INFO, sriov, "VF %s released by %s, back on %s", e->vf.pci, e->owner,
-	       e->vf.driver[0] ? e->vf.driver : "no driver");
+	vf_pool_log(1, "VF %s released by %s, back on %s", e->vf.pci, e->owner,
+		    e->vf.driver[0] ? e->vf.driver : "no driver");
 }
 
-cJSON *h_vf_release(const cJSON *params, int *code, char *msg, size_t len, const char **field);
-cJSON *h_vf_release(const cJSON *params, int *code, char *msg, size_t len, const char **field)
+static cJSON *h_vf_release(const cJSON *params, struct api_err *err)
 {
+	char *msg = err->msg;
+	size_t len = sizeof(err->msg);
+	int *code = &err->code;
+	const char **field = &err->field;
 	const char *pci = api_get_str(params, API_F_PCI, NULL);
 	const char *owner = api_get_str(params, API_F_OWNER, NULL);
 	char norm[SRIOV_PCI_LEN];
@@ -264,9 +261,9 @@ cJSON *h_vf_release(const cJSON *params, int *code, char *msg, size_t len, const
 	int rc;
 
 	if ((pci == NULL) == (owner == NULL))
-		FAIL(API_ERR_INVALID_PARAMS, pci ? API_F_OWNER : API_F_PCI,
-		     "vf.release: give exactly one of \"pci\" (one VF) or \"owner\" (every VF "
-		     "it holds)");
+		return api_fail(err, API_ERR_INVALID_PARAMS, pci ? API_F_OWNER : API_F_PCI,
+				"vf.release: give exactly one of \"pci\" (one VF) or \"owner\" "
+				"(every VF it holds)");
 	if (pci != NULL) {
 		if (validate_pci_addr("vf.release", pci, norm, msg, len) != 0) {
 			*code = API_ERR_INVALID_PARAMS;
@@ -283,17 +280,17 @@ cJSON *h_vf_release(const cJSON *params, int *code, char *msg, size_t len, const
 	 * port closes it: the port goes first. */
 	for (unsigned int i = 0; i < vf_pool_entry_count(); i++) {
 		const struct vf_entry *e = vf_pool_entry(i);
-		struct port *p;
+		const char *user;
 
 		if (e->state != VF_USED ||
 		    (pci != NULL ? strcmp(e->vf.pci, pci) : strcmp(e->owner, owner)) != 0)
 			continue;
-		TAILQ_FOREACH (p, &port_all, next)
-			if (strcmp(p->conf.pci, e->vf.pci) == 0)
-				FAIL(API_ERR_IN_USE, pci ? API_F_PCI : API_F_OWNER,
-				     "VF %s is used by port \"%s\"; delete the port first "
-				     "(`podwirectl port del %s`)",
-				     e->vf.pci, p->conf.name, p->conf.name);
+		user = user_of != NULL ? user_of(e->vf.pci) : NULL;
+		if (user != NULL)
+			return api_fail(err, API_ERR_IN_USE, pci ? API_F_PCI : API_F_OWNER,
+					"VF %s is used by port \"%s\"; delete the port first "
+					"(`podwirectl port del %s`)",
+					e->vf.pci, user, user);
 	}
 	a = cJSON_CreateArray();
 	rc = vf_pool_release(pci, owner, released_json, a, msg, len);
@@ -304,6 +301,10 @@ cJSON *h_vf_release(const cJSON *params, int *code, char *msg, size_t len, const
 		return NULL;
 	}
 	o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "released", a);
+	cJSON_AddItemToObject(o, API_R_RELEASED, a);
 	return o;
 }
+
+API_HANDLER(VF_LIST, h_vf_list)
+API_HANDLER(VF_ALLOC, h_vf_alloc)
+API_HANDLER(VF_RELEASE, h_vf_release)

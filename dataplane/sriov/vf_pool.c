@@ -9,9 +9,9 @@
 #include <cjson/cJSON.h>
 
 #include "api.h"
-#include "model/port_conf.h"
-#include "validate.h"
+#include "files.h"
 #include "sriov/vf_pool.h"
+#include "validate.h"
 
 #define VF_STATE_VERSION 1
 
@@ -39,8 +39,7 @@ void vf_pool_set_config_fn(vf_pool_config_fn fn)
 	config_fn = fn != NULL ? fn : sriov_nl_set_vf;
 }
 
-static void plog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void plog(int level, const char *fmt, ...)
+void vf_pool_log(int level, const char *fmt, ...)
 {
 	char text[1024];
 	va_list ap;
@@ -454,32 +453,34 @@ static bool restore_record(const char *file, const cJSON *o)
 	    orig == NULL || strlen(orig) >= SRIOV_DRV_LEN || !record_conf(o, &conf)) {
 		char *text = cJSON_PrintUnformatted(o);
 
-		plog(0, "%s: dropping a malformed record %s", file, text ? text : "?");
+		vf_pool_log(0, "%s: dropping a malformed record %s", file, text ? text : "?");
 		free(text);
 		return false;
 	}
 	e = find_pci(pci);
 	if (e == NULL) {
-		plog(0,
-		     "%s: VF %s (owner %s) is in no physnet of --physnets now; forgetting its "
-		     "allocation (its driver is left as it is)",
-		     file, pci, owner);
+		vf_pool_log(
+		    0,
+		    "%s: VF %s (owner %s) is in no physnet of --physnets now; forgetting its "
+		    "allocation (its driver is left as it is)",
+		    file, pci, owner);
 		return false;
 	}
 	if (e->state == VF_USED) {
-		plog(0, "%s: VF %s is listed twice; keeping it for owner %s, dropping owner %s",
-		     file, pci, e->owner, owner);
+		vf_pool_log(0,
+			    "%s: VF %s is listed twice; keeping it for owner %s, dropping owner %s",
+			    file, pci, e->owner, owner);
 		return false;
 	}
 	if (physnet == NULL || strcmp(physnet, physnets[e->physnet].name) != 0)
-		plog(1, "%s: VF %s was allocated in physnet %s, now in physnet %s", file, pci,
-		     physnet ? physnet : "?", physnets[e->physnet].name);
+		vf_pool_log(1, "%s: VF %s was allocated in physnet %s, now in physnet %s", file,
+			    pci, physnet ? physnet : "?", physnets[e->physnet].name);
 	sriov_vf_refresh(&e->vf);
 	if (strcmp(e->vf.driver, SRIOV_VFIO) != 0) {
-		plog(0,
-		     "%s: VF %s was allocated to %s but is now bound to %s, not vfio-pci (a "
-		     "reboot, or someone rebound it); releasing the allocation",
-		     file, pci, owner, e->vf.driver[0] ? e->vf.driver : "no driver");
+		vf_pool_log(0,
+			    "%s: VF %s was allocated to %s but is now bound to %s, not vfio-pci (a "
+			    "reboot, or someone rebound it); releasing the allocation",
+			    file, pci, owner, e->vf.driver[0] ? e->vf.driver : "no driver");
 		return false;
 	}
 	e->state = VF_USED;
@@ -503,15 +504,16 @@ int vf_pool_restore(const char *dir)
 	if (rc == -ENOENT)
 		return 0;
 	if (rc != 0) {
-		plog(0, "%s; VF allocations are not restored (fix or remove the file)", msg);
+		vf_pool_log(0, "%s; VF allocations are not restored (fix or remove the file)", msg);
 		return rc;
 	}
 	a = cJSON_GetObjectItemCaseSensitive(doc, "vfs");
 	if (!cJSON_IsArray(a)) {
-		plog(0,
-		     "%s has no \"vfs\" array; VF allocations are not restored (fix or remove "
-		     "the file)",
-		     file);
+		vf_pool_log(
+		    0,
+		    "%s has no \"vfs\" array; VF allocations are not restored (fix or remove "
+		    "the file)",
+		    file);
 		cJSON_Delete(doc);
 		return -EBADMSG;
 	}
@@ -524,9 +526,10 @@ int vf_pool_restore(const char *dir)
 	cJSON_Delete(doc);
 	vf_pool_refresh();
 	if (dropped > 0 && save(msg, sizeof(msg)) != 0)
-		plog(0, "%s", msg);
+		vf_pool_log(0, "%s", msg);
 	if (kept > 0 || dropped > 0)
-		plog(1, "restored %d VF allocation(s) from %s, dropped %d", kept, file, dropped);
+		vf_pool_log(1, "restored %d VF allocation(s) from %s, dropped %d", kept, file,
+			    dropped);
 	return kept;
 }
 
@@ -691,8 +694,8 @@ static void reset_conf(struct vf_entry *e)
 		return;
 	rc = config_fn(e->vf.pf, e->vf.vf_index, &c, why, sizeof(why));
 	if (rc != 0 && rc != -ENODEV)
-		plog(0, "VF %s: resetting its settings on PF %s failed: %s", e->vf.pci, e->vf.pf,
-		     why);
+		vf_pool_log(0, "VF %s: resetting its settings on PF %s failed: %s", e->vf.pci,
+			    e->vf.pf, why);
 }
 
 static int release_one(struct vf_entry *e, void (*cb)(const struct vf_entry *e, void *arg),
@@ -705,7 +708,7 @@ static int release_one(struct vf_entry *e, void (*cb)(const struct vf_entry *e, 
 	if (rc != 0 && strcmp(e->vf.driver, SRIOV_VFIO) == 0)
 		return rc; /* still on vfio-pci: stays allocated */
 	if (rc != 0)
-		plog(0, "%s; VF %s is released anyway (it left vfio-pci)", msg, e->vf.pci);
+		vf_pool_log(0, "%s; VF %s is released anyway (it left vfio-pci)", msg, e->vf.pci);
 	if (cb != NULL)
 		cb(e, arg);
 	e->state = VF_FREE;

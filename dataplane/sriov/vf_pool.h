@@ -18,8 +18,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "sriov/sriov.h"
 #include "sriov/netlink.h"
+#include "sriov/sriov.h"
 
 #define VF_POOL_FILE	     "vfs.json"
 #define VF_POOL_MAX_PHYSNETS 16
@@ -78,6 +78,8 @@ void vf_pool_fini(void);
 /* Where warnings and notices go; default stderr. level: 0 warning, 1 notice. */
 typedef void (*vf_pool_log_fn)(int level, const char *text);
 void vf_pool_set_log(vf_pool_log_fn fn);
+/* Logs through that function; level 0 warns, 1 informs. */
+void vf_pool_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * How VF settings reach the PF; default sriov_nl_set_vf. Tests replace it.

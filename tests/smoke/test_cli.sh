@@ -81,8 +81,14 @@ grep -qE "^ +$WORKER_CPU +[0-9]+ +[0-9]+ +[0-9.]+% +pod-a,pod-b,n1$" <<<"$out" |
 ok "info shows the worker on lcore $WORKER_CPU"
 
 out=$(ctl pw mac list net1)
-table_ok "mac list" '^MAC +PORT +AGE-SEC$' "$out"
+# Two tables: the entries, then (after a blank line and a summary line)
+# what each port has learned against its limit.
+table_ok "mac list" '^MAC +PORT +AGE-SEC$' "$(sed '/^$/,$d' <<<"$out")"
 grep -qE "^$MAC_A +pod-a +[0-9]+$" <<<"$out" || fail "mac list: $MAC_A not on pod-a: $out"
+grep -qE '^2 of 65536 MACs learned on network "net1"$' <<<"$out" ||
+	fail "mac list: no summary of the network's learning limit: $out"
+table_ok "mac list limits" '^PORT +MACS-LEARNED +MAC-LIMIT +LEARN-LIMIT$' "$(sed '1,/^[0-9]* of /d' <<<"$out")"
+grep -qE '^pod-a +1 +64 +0$' <<<"$out" || fail "mac list: pod-a's learning row: $out"
 
 # ---- JSON output ---------------------------------------------------------------
 json_ok "network list" '.networks | map(.name) == ["net1", "net2"]' network list
@@ -166,3 +172,57 @@ expect_eq "pod-b tx after clearing pod-b" 0 "$(port_stat pw pod-b .tx_packets)"
 expect_eq "pod-a rx after clearing pod-b only" 64 "$(port_stat pw pod-a .rx_packets)"
 expect_eq "port show agrees with stats" 0 "$(ctlj pw port show pod-b | jq .stats.tx_packets)"
 daemon_alive pw || fail "podwired died"
+
+# ---- kinds, declared results, API version ------------------------------------------
+out=$(ctl pw kinds)
+for k in vhost-user memif null af_xdp af_packet pci; do
+	grep -qE "^$k " <<<"$out" || fail "kinds: no line for $k: $out"
+done
+grep -q -- "--type memif --socket PATH \[--server|--client\] \[--secret S\]" <<<"$out" ||
+	fail "kinds: memif's options are not listed: $out"
+ok "podwirectl kinds lists every kind with its options"
+expect_eq "system.info api_version" "1.2" "$(ctlj pw info | jq -r .api_version)"
+# Every answer above was checked by podwired against control/api.h.
+if grep -q "does not match control/api.h" "$T/pw.log"; then
+	fail "a result does not match its declaration: $(grep 'does not match' "$T/pw.log")"
+fi
+ok "every result podwired sent matched control/api.h"
+
+# A daemon of a newer major API version is refused by the client, with what
+# to upgrade; one of a newer minor version is served.
+fake_daemon() { # SOCKET API-VERSION: answers system.info and network.list
+	python3 - "$1" "$2" <<-'PY' &
+		import json, os, socket, sys
+		path, version = sys.argv[1], sys.argv[2]
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+		s.bind(path); s.listen(8)
+		while True:
+		    c, _ = s.accept()
+		    f = c.makefile("rwb")
+		    for line in f:
+		        req = json.loads(line)
+		        res = {"version": "9.0.0", "api_version": version} \
+		            if req["method"] == "system.info" else {"networks": []}
+		        f.write((json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": res}) + "\n").encode())
+		        f.flush()
+		    c.close()
+	PY
+	FAKE_PID=$!
+	wait_for 10 "the fake daemon" test -S "$1"
+}
+fake_daemon "$T/fake2.sock" 2.0
+set +e
+out=$("$PODWIRECTL" --socket "$T/fake2.sock" network list 2>&1)
+rc=$?
+set -e
+kill "$FAKE_PID"
+expect_eq "podwirectl against API 2.0: exit code" 1 "$rc"
+for w in "speaks API version 2.0" "understands 1.x" "upgrade the client to podwire 9.0.0"; do
+	grep -qF "$w" <<<"$out" || fail "podwirectl against API 2.0: \"$w\" missing: $out"
+done
+ok "a newer major API version is refused: $out"
+fake_daemon "$T/fake1.sock" 1.7
+out=$("$PODWIRECTL" --socket "$T/fake1.sock" network list) ||
+	fail "podwirectl against API 1.7 failed: $out"
+kill "$FAKE_PID"
+ok "a newer minor API version is served"

@@ -59,11 +59,14 @@ expect_eq "podwire.json mac" 02:00:00:77:00:0a "$(jq -r .mac "$PJ_A")"
 expect_eq "podwire.json hostSocket" "$SOCK_A" "$(jq -r .hostSocket "$PJ_A")"
 expect_eq "podwired port: network, type, mode, mac" "cninet vhost-user server 02:00:00:77:00:0a" \
 	"$(ctlj pw port show "$PORT_A" | jq -r '[.network, .type, .mode, .mac] | join(" ")')"
+expect_eq "podwired port A's guards (the defaults)" "true 64 10000" \
+	"$(ctlj pw port show "$PORT_A" | jq -r '[.port_security, .mac_limit, .flood_limit] | join(" ")')"
 [ ${#PORT_A} -le 63 ] || fail "port name $PORT_A is longer than 63"
 expect_eq "network created on demand" cninet "$(ctlj pw network list | jq -r '.networks[].name')"
 
 # ---- ADD pod B: memif, podwired creates the socket, CNI 0.4.0 -----------------
 cni_conf '.cniVersion = "0.4.0" | .iftype = "memif" | .mtu = 9000
+	| .portSecurity = false | .macLimit = 300 | .floodLimit = 0
 	| .runtimeConfig = {CNIDeviceInfoFile: "'"$DEVINFO"'/podb-net1-device.json",
 	                    mac: "02:00:00:77:00:0b"}' >"$T/b.json"
 cni ADD podb net1 "$T/b.json"
@@ -81,6 +84,8 @@ PATH_B=$(jq -r .memif.path "$DEVINFO/podb-net1-device.json")
 [ -S "$PATH_B" ] || fail "memif socket $PATH_B is missing"
 PORT_B=$(jq -r .port "$(dirname "$PATH_B")/podwire.json")
 expect_eq "memif port mtu" 9000 "$(ctlj pw port show "$PORT_B" | jq -r .mtu)"
+expect_eq "memif port guards (portSecurity, macLimit, floodLimit)" "false 300 0" \
+	"$(ctlj pw port show "$PORT_B" | jq -r '[.port_security, .mac_limit, .flood_limit] | join(" ")')"
 [ "$(ipam_held | wc -l)" = 2 ] || fail "host-local should hold 2 IPs: $(ipam_held)"
 
 # ---- CHECK with prevResult ----------------------------------------------------

@@ -3,7 +3,7 @@
 # ADD/DEL cycles of the podwire CNI plugin (host-local IPAM) leave nothing
 # behind: no port in podwired, no attachment directory, record, lock or IP,
 # no extra file descriptor in podwired and no extra hugepage memory mapped
-# by it (memif: beyond DPDK 22.11's own per-port leak, see the memif phase).
+# by it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 
@@ -93,11 +93,8 @@ expect_clean "after 40 concurrent ADDs and DELs"
 
 # vhost-user: the full count, and nothing may grow.
 phase vhost "$CYCLES"
-# memif: the plugin must leave nothing (ports, files, records, IPs are
-# checked as for vhost-user), but DPDK 22.11's net_memif itself keeps one
-# listening fd and about 60 KiB of hugepage memory per deleted server-role
-# port (README, known issues). Allow exactly that, so that any leak beyond
-# it still fails.
-phase memif $((CYCLES / 4)) 1 64
+# memif: the same strict check (podwire's own memif leaves nothing; DPDK
+# 22.11's net_memif, used before, kept an fd and ~60 KiB per port).
+phase memif $((CYCLES / 4))
 expect_eq "podwired networks" 1 "$(ctlj pw network list | jq '.networks | length')"
 ctl pw info >/dev/null || fail "podwired stopped serving"

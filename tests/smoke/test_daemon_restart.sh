@@ -107,8 +107,10 @@ ctl pw network add net2 --vlan 100
 ctl pw port add va --network net1 --type vhost-user --socket "$T/a.sock" --mac $MAC_A --mtu 9000
 ctl pw port add vc --network net1 --type vhost-user --client --socket "$T/c.sock"
 ctl pw port add n1 --network net1 --type null --mtu 68
+# The port's MAC is not the pod's: without port security, as a pod that
+# is itself a switch would have it.
 ctl pw port add mb --network net2 --type memif --socket "$T/b.sock" --mac 02:00:00:00:0b:02 \
-	--mtu 1400 --secret $SECRET
+	--mtu 1400 --secret $SECRET --no-port-security
 ctl pw port add m2 --network net2 --type memif --socket "$T/m2.sock"
 CONFIG=$(config_now)
 echo "$CONFIG" | jq -c '.[]'

@@ -26,6 +26,8 @@ static cJSON *good_value(const struct api_field *f)
 		return cJSON_CreateNumber(100);
 	case API_T_BOOL:
 		return cJSON_CreateTrue();
+	default: /* results only: no parameter has these types */
+		CU_FAIL("a parameter of a result-only type");
 	}
 	return NULL;
 }
@@ -249,6 +251,8 @@ static void test_params_wrong_type(void)
 				wrong[nw++] = cJSON_CreateString("true");
 				wrong[nw++] = cJSON_CreateNumber(1);
 				break;
+			default:
+				CU_FAIL("a parameter of a result-only type");
 			}
 			for (int w = 0; w < nw; w++) {
 				cJSON *p = params_for(m, f->name, false);

@@ -285,6 +285,52 @@ static void test_pci_bad(void)
 #undef PCI
 }
 
+/* portSecurity, allowedMacs, macLimit, floodLimit. */
+static void test_guards(void)
+{
+	struct cni_error err;
+	struct netconf c;
+
+	/* Left out: secured, podwired's limits. */
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env_add, &c, &err), 0);
+	ASSERT_INT_EQ(c.port_security, 1);
+	ASSERT_STR_EQ(c.allowed_macs, "");
+	ASSERT_INT_EQ(c.mac_limit, -1);
+	ASSERT_INT_EQ(c.flood_limit, -1);
+	netconf_free(&c);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"portSecurity\":false,"
+			    "\"allowedMacs\":[\"02:00:00:00:00:01\",\"02:00:00:00:00:02\"],"
+			    "\"macLimit\":256,\"floodLimit\":0}",
+			    &env_add, &c, &err),
+		      0);
+	ASSERT_INT_EQ(c.port_security, 0);
+	ASSERT_STR_EQ(c.allowed_macs, "02:00:00:00:00:01,02:00:00:00:00:02");
+	ASSERT_INT_EQ(c.mac_limit, 256);
+	ASSERT_INT_EQ(c.flood_limit, 0);
+	netconf_free(&c);
+#define G(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\"," extra "}"
+	expect_bad(G("\"portSecurity\":\"off\""), CNI_ERR_CONFIG,
+		   "\"portSecurity\" must be true or false");
+	expect_bad(G("\"allowedMacs\":\"02:00:00:00:00:01\""), CNI_ERR_CONFIG,
+		   "\"allowedMacs\" must be an array");
+	expect_bad(G("\"allowedMacs\":[\"02:00:00:00:00:01\",7]"), CNI_ERR_CONFIG,
+		   "\"allowedMacs\" holds a non-string");
+	expect_bad(G("\"allowedMacs\":[\"nonsense\"]"), CNI_ERR_CONFIG, "\"allowedMacs\"");
+	expect_bad(
+	    G("\"allowedMacs\":[\"02:00:00:00:00:01\",\"02:00:00:00:00:02\",\"02:00:00:00:00:03\","
+	      "\"02:00:00:00:00:04\",\"02:00:00:00:00:05\",\"02:00:00:00:00:06\","
+	      "\"02:00:00:00:00:07\",\"02:00:00:00:00:08\",\"02:00:00:00:00:09\"]"),
+	    CNI_ERR_CONFIG, "\"allowedMacs\" lists more than 8 MACs");
+	expect_bad(G("\"macLimit\":0"), CNI_ERR_CONFIG, "\"macLimit\" is 0; give 1-65536");
+	expect_bad(G("\"macLimit\":\"64\""), CNI_ERR_CONFIG, "\"macLimit\"");
+	expect_bad(G("\"floodLimit\":-5"), CNI_ERR_CONFIG,
+		   "\"floodLimit\" is -5; give 0 (no limit) to 10000000");
+	/* A VF is not on a podwired bridge. */
+	expect_bad(G("\"iftype\":\"pci\",\"physnet\":\"p\",\"macLimit\":5"), CNI_ERR_FIELD,
+		   "\"macLimit\"");
+#undef G
+}
+
 static void test_json_and_version(void)
 {
 	expect_bad("{\"cniVersion\":\"1.1.0\",", CNI_ERR_DECODE, "not valid JSON");
@@ -417,6 +463,7 @@ int main(void)
 	    {"config: every field; MAC precedence", test_full},
 	    {"config: iftype pci", test_pci},
 	    {"config: iftype pci, bad and misplaced fields", test_pci_bad},
+	    {"config: port security and limits", test_guards},
 	    {"config: bad JSON and versions", test_json_and_version},
 	    {"config: bad fields name the field and the fix", test_bad_fields},
 	    {"config: socketDir length limit 87", test_socket_dir_length},

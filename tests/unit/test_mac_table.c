@@ -103,34 +103,34 @@ static void test_learn_new_known_moved(void)
 	make_mac(10, a);
 	make_mac(11, b);
 
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 100), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 100, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(mac_table_count(t), 1);
 	ASSERT_INT_EQ(lookup1(t, 0, a), 3);
 	ASSERT_INT_EQ(seen_of(t, 0, a), 100);
 
 	/* Same port, same second: nothing changes. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 100), MAC_LEARN_KNOWN);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 100, 0, 0), MAC_LEARN_KNOWN);
 	ASSERT_INT_EQ(mac_table_count(t), 1);
 
 	/* Same port later: known, timestamp refreshed. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 105), MAC_LEARN_KNOWN);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 105, 0, 0), MAC_LEARN_KNOWN);
 	ASSERT_INT_EQ(seen_of(t, 0, a), 105);
 	ASSERT_INT_EQ(mac_table_count(t), 1);
 
 	/* Another port: moved, one entry, new port and time. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 4, 106), MAC_LEARN_MOVED);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 4, 106, 0, 0), MAC_LEARN_MOVED);
 	ASSERT_INT_EQ(mac_table_count(t), 1);
 	ASSERT_INT_EQ(lookup1(t, 0, a), 4);
 	ASSERT_INT_EQ(seen_of(t, 0, a), 106);
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 4, 107), MAC_LEARN_KNOWN);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 4, 107, 0, 0), MAC_LEARN_KNOWN);
 
 	/* And back. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 108), MAC_LEARN_MOVED);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 3, 108, 0, 0), MAC_LEARN_MOVED);
 	ASSERT_INT_EQ(lookup1(t, 0, a), 3);
 
 	/* A second MAC is independent. */
 	ASSERT_INT_EQ(lookup1(t, 0, b), MAC_TABLE_MISS);
-	ASSERT_INT_EQ(mac_table_learn(t, 0, b, 4, 109), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, b, 4, 109, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(mac_table_count(t), 2);
 	ASSERT_INT_EQ(lookup1(t, 0, a), 3);
 	ASSERT_INT_EQ(lookup1(t, 0, b), 4);
@@ -142,7 +142,9 @@ static void test_learn_new_known_moved(void)
  * so every key hashes to the same pair: once six MACs are in, a seventh
  * must replace the least recently seen of all of them.
  */
-static void test_full_evicts_oldest(void)
+/* A full bucket pair: a port may replace its own oldest entry there,
+ * never another port's. */
+static void test_full_evicts_own_oldest(void)
 {
 	static const uint32_t when[6] = {50, 20, 70, 10, 40, 60};
 	struct mac_table *t = mac_table_create(6);
@@ -151,42 +153,85 @@ static void test_full_evicts_oldest(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	for (int i = 0; i < 9; i++)
 		make_mac(100 + (uint32_t)i, m[i]);
+	/* Ports 1 and 2 own three entries each. */
 	for (int i = 0; i < 6; i++)
-		ASSERT_INT_EQ(mac_table_learn(t, 0, m[i], (uint16_t)(i + 1), when[i]),
+		ASSERT_INT_EQ(mac_table_learn(t, 0, m[i], (uint16_t)(i % 2 + 1), when[i], 0, 0),
 			      MAC_LEARN_NEW);
 	ASSERT_INT_EQ(mac_table_count(t), 6);
+	ASSERT_INT_EQ(mac_table_port_count(t, 1), 3);
+	ASSERT_INT_EQ(mac_table_port_count(t, 2), 3);
 
 	/* A move in a full table replaces nothing. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, m[0], 11, 50), MAC_LEARN_MOVED);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[0], 2, 50, 0, 0), MAC_LEARN_MOVED);
 	ASSERT_INT_EQ(mac_table_count(t), 6);
+	ASSERT_INT_EQ(mac_table_port_count(t, 1), 2);
+	ASSERT_INT_EQ(mac_table_port_count(t, 2), 4);
+
+	/* Port 3 owns nothing here: it learns nothing, and evicts nobody. */
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[6], 3, 80, 0, 0), MAC_LEARN_LIMIT);
+	ASSERT_INT_EQ(mac_table_count(t), 6);
+	ASSERT_INT_EQ(lookup1(t, 0, m[6]), MAC_TABLE_MISS);
 	for (int i = 0; i < 6; i++)
-		ASSERT_INT_EQ(lookup1(t, 0, m[i]), i == 0 ? 11 : i + 1);
+		CU_ASSERT(lookup1(t, 0, m[i]) != MAC_TABLE_MISS);
 
-	/* m[3] (seen at 10) is the oldest. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, m[6], 7, 80), MAC_LEARN_FULL);
-	ASSERT_INT_EQ(mac_table_count(t), 6);
+	/* Port 2 replaces its own oldest: m[3] (10), not port 1's m[1] (20). */
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[7], 2, 90, 0, 0), MAC_LEARN_FULL);
 	ASSERT_INT_EQ(lookup1(t, 0, m[3]), MAC_TABLE_MISS);
-	ASSERT_INT_EQ(lookup1(t, 0, m[6]), 7);
-	ASSERT_INT_EQ(lookup1(t, 0, m[0]), 11);
 	ASSERT_INT_EQ(lookup1(t, 0, m[1]), 2);
-	ASSERT_INT_EQ(lookup1(t, 0, m[2]), 3);
-	ASSERT_INT_EQ(lookup1(t, 0, m[4]), 5);
-	ASSERT_INT_EQ(lookup1(t, 0, m[5]), 6);
-
-	/* m[1] (20) would be next, but a refresh makes m[4] (40) the oldest. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, m[1], 2, 85), MAC_LEARN_KNOWN);
-	ASSERT_INT_EQ(mac_table_learn(t, 0, m[7], 8, 90), MAC_LEARN_FULL);
-	ASSERT_INT_EQ(lookup1(t, 0, m[4]), MAC_TABLE_MISS);
-	ASSERT_INT_EQ(lookup1(t, 0, m[1]), 2);
-	ASSERT_INT_EQ(lookup1(t, 0, m[7]), 8);
+	ASSERT_INT_EQ(lookup1(t, 0, m[7]), 2);
 	ASSERT_INT_EQ(mac_table_count(t), 6);
+	ASSERT_INT_EQ(mac_table_port_count(t, 2), 4);
 
-	/* After a flush frees a slot, learning is NEW again, nothing evicted. */
-	ASSERT_INT_EQ(mac_table_flush_port(t, 8), 1);
+	/* After a flush frees slots, learning is NEW again, nothing evicted. */
+	ASSERT_INT_EQ(mac_table_flush_port(t, 1), 2);
+	ASSERT_INT_EQ(mac_table_count(t), 4);
+	ASSERT_INT_EQ(mac_table_port_count(t, 1), 0);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[8], 3, 91, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(mac_table_count(t), 5);
-	ASSERT_INT_EQ(mac_table_learn(t, 0, m[8], 9, 91), MAC_LEARN_NEW);
-	ASSERT_INT_EQ(mac_table_count(t), 6);
-	ASSERT_INT_EQ(lookup1(t, 0, m[5]), 6);
+	ASSERT_INT_EQ(mac_table_net_count(t, 0), 5);
+	mac_table_free(t);
+}
+
+/* Per-port and per-network limits: beyond them nothing new is learned,
+ * known MACs stay known, and a port cannot move a MAC in past its limit. */
+static void test_limits(void)
+{
+	struct mac_table *t = mac_table_create(4096);
+	uint8_t m[200][6];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	for (int i = 0; i < 200; i++)
+		make_mac(0x5000 + (uint32_t)i, m[i]);
+	for (int i = 0; i < 64; i++)
+		ASSERT_INT_EQ(mac_table_learn(t, 1, m[i], 4, 10, 64, 0), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m[64], 4, 10, 64, 0), MAC_LEARN_LIMIT);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m[3], 4, 11, 64, 0), MAC_LEARN_KNOWN);
+	ASSERT_INT_EQ(mac_table_port_count(t, 4), 64);
+	ASSERT_INT_EQ(lookup1(t, 1, m[64]), MAC_TABLE_MISS);
+	/* Port 5 learns on; then cannot take port 4's MAC past its limit. */
+	for (int i = 100; i < 110; i++)
+		ASSERT_INT_EQ(mac_table_learn(t, 1, m[i], 5, 10, 10, 0), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m[0], 5, 12, 10, 0), MAC_LEARN_LIMIT);
+	ASSERT_INT_EQ(lookup1(t, 1, m[0]), 4);
+	ASSERT_INT_EQ(mac_table_port_count(t, 4), 64);
+	/* Under its limit the move happens, and the counts follow. */
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m[0], 5, 12, 11, 0), MAC_LEARN_MOVED);
+	ASSERT_INT_EQ(mac_table_port_count(t, 4), 63);
+	ASSERT_INT_EQ(mac_table_port_count(t, 5), 11);
+	/* The network's limit: 74 entries; a third port learns nothing new. */
+	ASSERT_INT_EQ(mac_table_net_count(t, 1), 74);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m[150], 6, 10, 64, 74), MAC_LEARN_LIMIT);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m[150], 6, 10, 64, 75), MAC_LEARN_NEW);
+	/* Another network has its own count. */
+	ASSERT_INT_EQ(mac_table_learn(t, 2, m[150], 6, 10, 64, 1), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_net_count(t, 2), 1);
+	/* Aging and flushing keep the counts right. */
+	ASSERT_INT_EQ(mac_table_flush_net(t, 2), 1);
+	ASSERT_INT_EQ(mac_table_port_count(t, 6), 1);
+	ASSERT_INT_EQ(mac_table_age(t, 20, 5), 75);
+	ASSERT_INT_EQ(mac_table_count(t), 0);
+	ASSERT_INT_EQ(mac_table_port_count(t, 4), 0);
+	ASSERT_INT_EQ(mac_table_net_count(t, 1), 0);
 	mac_table_free(t);
 }
 
@@ -204,7 +249,8 @@ static void test_lookup_bulk(void)
 	}
 	/* Even indexes are learned, odd ones are not. */
 	for (uint32_t i = 0; i < 64; i += 2)
-		ASSERT_INT_EQ(mac_table_learn(t, 5, m[i], (uint16_t)(200 + i), 1), MAC_LEARN_NEW);
+		ASSERT_INT_EQ(mac_table_learn(t, 5, m[i], (uint16_t)(200 + i), 1, 0, 0),
+			      MAC_LEARN_NEW);
 
 	memset(ports, 0x5a, sizeof(ports));
 	mac_table_lookup_bulk(t, 5, macs, 64, ports);
@@ -232,9 +278,9 @@ static void test_same_mac_two_networks(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	make_mac(77, m);
-	ASSERT_INT_EQ(mac_table_learn(t, 1, m, 5, 10), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m, 5, 10, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(lookup1(t, 2, m), MAC_TABLE_MISS);
-	ASSERT_INT_EQ(mac_table_learn(t, 2, m, 7, 10), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 2, m, 7, 10, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(mac_table_count(t), 2);
 	ASSERT_INT_EQ(lookup1(t, 1, m), 5);
 	ASSERT_INT_EQ(lookup1(t, 2, m), 7);
@@ -242,14 +288,14 @@ static void test_same_mac_two_networks(void)
 	ASSERT_INT_EQ(lookup1(t, 3, m), MAC_TABLE_MISS);
 
 	/* A move in one network is not a move in the other. */
-	ASSERT_INT_EQ(mac_table_learn(t, 1, m, 6, 11), MAC_LEARN_MOVED);
+	ASSERT_INT_EQ(mac_table_learn(t, 1, m, 6, 11, 0, 0), MAC_LEARN_MOVED);
 	ASSERT_INT_EQ(lookup1(t, 1, m), 6);
 	ASSERT_INT_EQ(lookup1(t, 2, m), 7);
 	ASSERT_INT_EQ(seen_of(t, 2, m), 10);
 
 	/* Network 0 and the largest usable id are distinct too. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, m, 9, 12), MAC_LEARN_NEW);
-	ASSERT_INT_EQ(mac_table_learn(t, UINT16_MAX - 1, m, 10, 12), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m, 9, 12, 0, 0), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, UINT16_MAX - 1, m, 10, 12, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(lookup1(t, 0, m), 9);
 	ASSERT_INT_EQ(lookup1(t, UINT16_MAX - 1, m), 10);
 	ASSERT_INT_EQ(lookup1(t, 1, m), 6);
@@ -272,11 +318,11 @@ static void test_age(void)
 	make_mac(2, b);
 	make_mac(3, c);
 	make_mac(4, d);
-	mac_table_learn(t, 0, a, 1, 100);
-	mac_table_learn(t, 0, b, 2, 150);
-	mac_table_learn(t, 1, c, 3, 200);
-	mac_table_learn(t, 0, d, 4, 100);
-	mac_table_learn(t, 0, d, 4, 190); /* refreshed: young again */
+	mac_table_learn(t, 0, a, 1, 100, 0, 0);
+	mac_table_learn(t, 0, b, 2, 150, 0, 0);
+	mac_table_learn(t, 1, c, 3, 200, 0, 0);
+	mac_table_learn(t, 0, d, 4, 100, 0, 0);
+	mac_table_learn(t, 0, d, 4, 190, 0, 0); /* refreshed: young again */
 	ASSERT_INT_EQ(mac_table_count(t), 4);
 
 	/* Nothing is 1000 seconds old. */
@@ -299,15 +345,15 @@ static void test_age(void)
 	ASSERT_INT_EQ(mac_table_count(t), 2);
 
 	/* Close to the limit: 59 s old stays, 61 s old goes. */
-	mac_table_learn(t, 0, a, 1, 1000);
-	mac_table_learn(t, 0, b, 2, 1002);
+	mac_table_learn(t, 0, a, 1, 1000, 0, 0);
+	mac_table_learn(t, 0, b, 2, 1002, 0, 0);
 	ASSERT_INT_EQ(mac_table_age(t, 1061, 60), 3); /* a, c and d */
 	ASSERT_INT_EQ(lookup1(t, 0, a), MAC_TABLE_MISS);
 	ASSERT_INT_EQ(lookup1(t, 0, b), 2);
 	ASSERT_INT_EQ(mac_table_count(t), 1);
 
 	/* A learned port is back to NEW after aging. */
-	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 1, 1062), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, a, 1, 1062, 0, 0), MAC_LEARN_NEW);
 	ASSERT_INT_EQ(mac_table_count(t), 2);
 	mac_table_free(t);
 }
@@ -322,9 +368,9 @@ static void test_age_across_clock_wrap(void)
 	make_mac(1, a);
 	make_mac(2, b);
 	make_mac(3, c);
-	mac_table_learn(t, 0, a, 1, UINT32_MAX - 255); /* 266 s old at now = 10 */
-	mac_table_learn(t, 0, b, 2, UINT32_MAX - 7);   /* 18 s old */
-	mac_table_learn(t, 0, c, 3, 2);		       /* 8 s old */
+	mac_table_learn(t, 0, a, 1, UINT32_MAX - 255, 0, 0); /* 266 s old at now = 10 */
+	mac_table_learn(t, 0, b, 2, UINT32_MAX - 7, 0, 0);   /* 18 s old */
+	mac_table_learn(t, 0, c, 3, 2, 0, 0);		     /* 8 s old */
 
 	ASSERT_INT_EQ(mac_table_age(t, 10, 20), 1);
 	ASSERT_INT_EQ(lookup1(t, 0, a), MAC_TABLE_MISS);
@@ -337,7 +383,7 @@ static void test_age_across_clock_wrap(void)
 	ASSERT_INT_EQ(mac_table_count(t), 1);
 
 	/* Before the wrap, looking across it the other way. */
-	mac_table_learn(t, 0, a, 1, UINT32_MAX - 5);
+	mac_table_learn(t, 0, a, 1, UINT32_MAX - 5, 0, 0);
 	ASSERT_INT_EQ(mac_table_age(t, UINT32_MAX, 20), 1); /* c: 2 is ~2^32 s "old" */
 	ASSERT_INT_EQ(lookup1(t, 0, a), 1);
 	ASSERT_INT_EQ(lookup1(t, 0, c), MAC_TABLE_MISS);
@@ -355,7 +401,8 @@ static void test_flush_port_and_net(void)
 	for (uint16_t net = 0; net < 3; net++)
 		for (uint16_t p = 1; p <= 3; p++) {
 			make_mac(500u + net * 10u + p, m[net][p - 1]);
-			ASSERT_INT_EQ(mac_table_learn(t, net, m[net][p - 1], p, 1), MAC_LEARN_NEW);
+			ASSERT_INT_EQ(mac_table_learn(t, net, m[net][p - 1], p, 1, 0, 0),
+				      MAC_LEARN_NEW);
 		}
 	ASSERT_INT_EQ(mac_table_count(t), 9);
 
@@ -398,7 +445,7 @@ static void test_walk(void)
 	/* MAC i: network i % 3, port 30 + i, seen 1000 + i. */
 	for (uint32_t i = 0; i < 20; i++) {
 		make_mac(9000 + i, m[i]);
-		mac_table_learn(t, (uint16_t)(i % 3), m[i], (uint16_t)(30 + i), 1000 + i);
+		mac_table_learn(t, (uint16_t)(i % 3), m[i], (uint16_t)(30 + i), 1000 + i, 0, 0);
 	}
 
 	w.n = 0;
@@ -460,12 +507,12 @@ static void test_fill_past_capacity(void)
 
 		make_mac(0x10000 + i, m[i]);
 		macs[i] = m[i];
-		r = mac_table_learn(t, 7, m[i], (uint16_t)i, i);
+		r = mac_table_learn(t, 7, m[i], 9, i, 0, 0);
 		news += r == MAC_LEARN_NEW;
 		fulls += r == MAC_LEARN_FULL;
 		if (mac_table_count(t) > slots)
 			bad_count++;
-		if (lookup1(t, 7, m[i]) != (uint16_t)i)
+		if (lookup1(t, 7, m[i]) != 9)
 			bad_find++;
 	}
 	ASSERT_INT_EQ(news + fulls, N);
@@ -483,11 +530,11 @@ static void test_fill_past_capacity(void)
 		if (ports[i] == MAC_TABLE_MISS)
 			continue;
 		hits++;
-		ASSERT_INT_EQ(ports[i], i);
+		ASSERT_INT_EQ(ports[i], 9);
 	}
 	ASSERT_INT_EQ(hits, mac_table_count(t));
 	/* The most recent MACs were the last to be evicted: the last one is in. */
-	ASSERT_INT_EQ(ports[N - 1], N - 1);
+	ASSERT_INT_EQ(ports[N - 1], 9);
 
 	w.n = 0;
 	mac_table_walk(t, UINT16_MAX, walk_cb, &w);
@@ -541,7 +588,7 @@ static void *race_writer(void *arg)
 	for (unsigned int it = 0; it < r->writer_iters; it++) {
 		unsigned int i = xorshift(&seed) % r->nmacs;
 		uint16_t port = (uint16_t)(i * PORTS_PER_MAC + xorshift(&seed) % PORTS_PER_MAC);
-		enum mac_learn_result res = mac_table_learn(r->t, r->net, r->m[i], port, it);
+		enum mac_learn_result res = mac_table_learn(r->t, r->net, r->m[i], port, it, 0, 0);
 
 		if (!r->evict && res != MAC_LEARN_KNOWN && res != MAC_LEARN_MOVED)
 			r->learn_bad++;
@@ -608,8 +655,9 @@ static void test_concurrent_moves(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r.t);
 	for (unsigned int i = 0; i < r.nmacs; i++) {
 		make_mac(0x300 + i, m[i]);
-		ASSERT_INT_EQ(mac_table_learn(r.t, r.net, m[i], (uint16_t)(i * PORTS_PER_MAC), 0),
-			      MAC_LEARN_NEW);
+		ASSERT_INT_EQ(
+		    mac_table_learn(r.t, r.net, m[i], (uint16_t)(i * PORTS_PER_MAC), 0, 0, 0),
+		    MAC_LEARN_NEW);
 	}
 	run_race(&r);
 	ASSERT_INT_EQ(r.learn_bad, 0);
@@ -649,7 +697,8 @@ int main(void)
 	static const struct unit_test tests[] = {
 	    {"create and free", test_create_free},
 	    {"learn: new, known, moved", test_learn_new_known_moved},
-	    {"learn: full table evicts the oldest", test_full_evicts_oldest},
+	    {"learn: a full table evicts the port's own oldest", test_full_evicts_own_oldest},
+	    {"learn: per-port and per-network limits", test_limits},
 	    {"lookup_bulk: hits and misses", test_lookup_bulk},
 	    {"same MAC in two networks is isolated", test_same_mac_two_networks},
 	    {"age removes only old entries", test_age},

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "../sriov/fake_kernel.h"
+#include "files.h"
 #include "model/port_conf.h"
 #include "unit.h"
 #include "sriov/vf_pool.h"

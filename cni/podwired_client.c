@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "podwired.h"
+#include "podwired_client.h"
 
-struct pw_client *pwd_connect(const char *socket, int timeout_ms, struct cni_error *err)
+struct pw_client *podwired_connect(const char *socket, int timeout_ms, struct cni_error *err)
 {
 	struct pw_error pe;
 	struct pw_client *c = pw_client_connect(socket, timeout_ms, &pe);
@@ -23,8 +23,8 @@ struct pw_client *pwd_connect(const char *socket, int timeout_ms, struct cni_err
 	return NULL;
 }
 
-int pwd_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
-	     struct pw_error *pe, struct cni_error *err)
+int podwired_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
+		  struct pw_error *pe, struct cni_error *err)
 {
 	struct pw_error local;
 	cJSON *res = NULL;
@@ -46,23 +46,23 @@ int pwd_call(struct pw_client *c, const char *method, cJSON *params, cJSON **res
 	return cni_fail(err, PW_ERR_PODWIRED, "podwired refused %s: %s", method, pe->message);
 }
 
-int pwd_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err)
+int podwired_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err)
 {
 	cJSON *params = cJSON_CreateObject();
 	struct pw_error pe;
 
 	cJSON_AddStringToObject(params, API_F_NAME, name);
-	if (pwd_call(c, "port.get", params, port, &pe, err) == 0)
+	if (podwired_call(c, API_NAME(PORT_GET), params, port, &pe, err) == 0)
 		return 1;
 	return pe.code == API_ERR_NOT_FOUND ? 0 : -1;
 }
 
-int pwd_port_delete(struct pw_client *c, const char *port, const char *socket,
-		    struct cni_error *err)
+int podwired_port_delete(struct pw_client *c, const char *port, const char *socket,
+			 struct cni_error *err)
 {
 	cJSON *p = NULL, *params;
 	struct pw_error pe;
-	int rc = pwd_port_get(c, port, &p, err);
+	int rc = podwired_port_get(c, port, &p, err);
 
 	if (rc <= 0)
 		return rc;
@@ -72,7 +72,8 @@ int pwd_port_delete(struct pw_client *c, const char *port, const char *socket,
 		return 0; /* someone else's port by that name: not ours to delete */
 	params = cJSON_CreateObject();
 	cJSON_AddStringToObject(params, API_F_NAME, port);
-	if (pwd_call(c, "port.delete", params, NULL, &pe, err) != 0 && pe.code != API_ERR_NOT_FOUND)
+	if (podwired_call(c, API_NAME(PORT_DELETE), params, NULL, &pe, err) != 0 &&
+	    pe.code != API_ERR_NOT_FOUND)
 		return -1;
 	return 0;
 }
@@ -86,7 +87,8 @@ static int ensure_network(struct pw_client *c, const struct netconf *conf, struc
 	if (conf->vlan > 0)
 		cJSON_AddNumberToObject(params, API_F_VLAN, (double)conf->vlan);
 	/* A concurrent ADD may create it first; that is as good. */
-	if (pwd_call(c, "network.create", params, NULL, &pe, err) != 0 && pe.code != API_ERR_EXISTS)
+	if (podwired_call(c, API_NAME(NETWORK_CREATE), params, NULL, &pe, err) != 0 &&
+	    pe.code != API_ERR_EXISTS)
 		return -1;
 	return 0;
 }
@@ -100,9 +102,9 @@ static int check_vlan(struct pw_client *c, const struct netconf *conf, struct cn
 
 	if (conf->vlan < 0)
 		return 0;
-	if (pwd_call(c, "network.list", NULL, &res, NULL, err) != 0)
+	if (podwired_call(c, API_NAME(NETWORK_LIST), NULL, &res, NULL, err) != 0)
 		return -1;
-	cJSON_ArrayForEach (n, cJSON_GetObjectItemCaseSensitive(res, "networks")) {
+	cJSON_ArrayForEach (n, cJSON_GetObjectItemCaseSensitive(res, API_R_NETWORKS)) {
 		long vlan = api_get_int(n, API_F_VLAN, 0);
 
 		if (strcmp(api_get_str(n, API_F_NAME, ""), conf->network) != 0 ||
@@ -133,11 +135,19 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 	if (mac[0] != '\0')
 		cJSON_AddStringToObject(p, API_F_MAC, mac);
 	cJSON_AddNumberToObject(p, API_F_MTU, (double)conf->mtu);
+	if (conf->port_security != -1)
+		cJSON_AddBoolToObject(p, API_F_PORT_SECURITY, conf->port_security);
+	if (conf->allowed_macs[0] != '\0')
+		cJSON_AddStringToObject(p, API_F_ALLOWED_MACS, conf->allowed_macs);
+	if (conf->mac_limit != -1)
+		cJSON_AddNumberToObject(p, API_F_MAC_LIMIT, (double)conf->mac_limit);
+	if (conf->flood_limit != -1)
+		cJSON_AddNumberToObject(p, API_F_FLOOD_LIMIT, (double)conf->flood_limit);
 	return p;
 }
 
-int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
-		    char mac[18], struct cni_error *err)
+int podwired_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+			 char mac[18], struct cni_error *err)
 {
 	cJSON *res = NULL;
 	struct pw_error pe;
@@ -145,7 +155,8 @@ int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struc
 	if (check_vlan(c, conf, err) != 0)
 		return -1;
 	for (int attempt = 0; attempt < 3; attempt++) {
-		if (pwd_call(c, "port.create", port_params(conf, a, mac), &res, &pe, err) == 0) {
+		if (podwired_call(c, API_NAME(PORT_CREATE), port_params(conf, a, mac), &res, &pe,
+				  err) == 0) {
 			snprintf(mac, 18, "%s", api_get_str(res, API_F_MAC, mac));
 			cJSON_Delete(res);
 			return 0;
@@ -157,7 +168,7 @@ int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struc
 		}
 		if (pe.code == API_ERR_EXISTS && strcmp(pe.field, API_F_NAME) == 0) {
 			cJSON *old = NULL;
-			int same, rc = pwd_port_get(c, a->port, &old, err);
+			int same, rc = podwired_port_get(c, a->port, &old, err);
 
 			if (rc < 0)
 				return -1;
@@ -172,7 +183,7 @@ int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struc
 				    "port del %s) or move it",
 				    a->port, a->port);
 			/* Ours from an earlier attachment of this slot: replace it. */
-			if (rc == 1 && pwd_port_delete(c, a->port, a->socket, err) != 0)
+			if (rc == 1 && podwired_port_delete(c, a->port, a->socket, err) != 0)
 				return -1;
 			continue;
 		}

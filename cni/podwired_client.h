@@ -11,12 +11,12 @@
 #include "netconf.h"
 #include "record.h"
 
-struct pw_client *pwd_connect(const char *socket, int timeout_ms, struct cni_error *err);
+struct pw_client *podwired_connect(const char *socket, int timeout_ms, struct cni_error *err);
 
 /* One call; 0 with *result (may be NULL to discard), or -1. pe (may be
  * NULL) receives podwired's error. */
-int pwd_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
-	     struct pw_error *pe, struct cni_error *err);
+int podwired_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
+		  struct pw_error *pe, struct cni_error *err);
 
 /*
  * Creates a's port on its network, creating the network (with the
@@ -25,15 +25,15 @@ int pwd_call(struct pw_client *c, const char *method, cJSON *params, cJSON **res
  * mac: the MAC to ask for ("" lets podwired choose); on success it holds
  * the port's MAC.
  */
-int pwd_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
-		    char mac[18], struct cni_error *err);
+int podwired_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+			 char mac[18], struct cni_error *err);
 
 /* Deletes a port if it exists and is on that socket. 0 also when it is
  * gone already. */
-int pwd_port_delete(struct pw_client *c, const char *port, const char *socket,
-		    struct cni_error *err);
+int podwired_port_delete(struct pw_client *c, const char *port, const char *socket,
+			 struct cni_error *err);
 
 /* 1 and *port when it exists, 0 when not, -1 on error. */
-int pwd_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err);
+int podwired_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err);
 
 #endif

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forwarding frames that arrived without mbufs (datapath/frame.h): the
+ * same decisions as for mbufs, then each frame is copied once into every
+ * destination that takes frames (tx_frames), or made into one mbuf shared
+ * by the destinations that do not. Everything is sent before the worker
+ * gives the source's slots back (rx_release), so nothing outlives them.
+ */
+#include "datapath/forward.h"
+#include "datapath/frame.h"
+#include "datapath/stats.h"
+#include "datapath/worker.h"
+
+struct rte_mbuf *dp_frame_to_mbuf(const struct dp_frame *f, uint8_t strip, struct rte_mempool *pool)
+{
+	uint32_t len = dp_frame_out_len(f, strip), off = 0;
+	struct rte_mbuf *head = NULL, *tail = NULL;
+
+	while (off < len) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		uint32_t k;
+
+		if (unlikely(m == NULL)) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		k = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
+		dp_frame_read(f, strip, off, rte_pktmbuf_mtod(m, uint8_t *), k);
+		m->data_len = (uint16_t)k;
+		if (head == NULL) {
+			head = m;
+		} else {
+			tail->next = m;
+			head->nb_segs++;
+		}
+		head->pkt_len += k;
+		tail = m;
+		off += k;
+	}
+	return head;
+}
+
+/* Sends k frames to port idx: copied by its kind when it takes frames,
+ * else through mbufs. Counts everything on idx. */
+static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
+			struct dp_frame *const *f, const uint8_t *strip, uint16_t k)
+{
+	struct port_counters *c = &w->ctr[idx];
+	struct dp_port *p = v->ports[idx];
+	struct dp_frame *ok[PW_BURST];
+	uint8_t ok_strip[PW_BURST];
+	uint64_t bytes = 0;
+	uint16_t n = 0, sent;
+
+	if (unlikely(!p->link_up)) {
+		c->drops[DROP_LINK_DOWN] += k;
+		return;
+	}
+	for (uint16_t i = 0; i < k; i++) {
+		uint32_t len = dp_frame_out_len(f[i], strip[i]);
+
+		if (unlikely(len > p->max_frame)) {
+			c->drops[DROP_MTU]++;
+			continue;
+		}
+		if (p->ops->tx_frames == NULL) {
+			struct rte_mbuf *m = dp_frame_to_mbuf(f[i], strip[i], w->pool);
+
+			if (unlikely(m == NULL))
+				c->drops[DROP_NO_MBUF]++;
+			else
+				txbuf_add(w, v, idx, m);
+			continue;
+		}
+		bytes += len;
+		ok_strip[n] = strip[i];
+		ok[n++] = f[i];
+	}
+	if (n == 0)
+		return;
+	if (p->tx_shared)
+		rte_spinlock_lock(&p->tx_lock);
+	sent = p->ops->tx_frames(p, ok, ok_strip, n);
+	/* A ring full for a moment is tried again, a bounded number of
+	 * times (OVS's tx-retries), before frames are dropped. */
+	for (uint16_t r = 0; unlikely(sent < n) && r < p->tx_retries; r++) {
+		sent += p->ops->tx_frames(p, ok + sent, ok_strip + sent, n - sent);
+		c->tx_retries++;
+	}
+	if (p->tx_shared)
+		rte_spinlock_unlock(&p->tx_lock);
+	/* A full ring drops the frames it cannot take: the source's slots
+	 * are never held for a destination that is slow. */
+	for (uint16_t i = sent; i < n; i++)
+		bytes -= dp_frame_out_len(ok[i], ok_strip[i]);
+	c->drops[DROP_TX_FULL] += n - sent;
+	c->tx_packets += sent;
+	c->tx_bytes += bytes;
+}
+
+/* A flood: one copy per destination that takes frames; the others share
+ * one mbuf. */
+static void flood_frame(struct worker *w, const struct view *v, const struct dp_port *in,
+			const struct dp_net *net, struct dp_frame *f, uint8_t strip)
+{
+	struct rte_mbuf *m = NULL;
+	uint16_t mbuf_dsts = 0;
+
+	if (unlikely(net->n_ports < 2)) {
+		w->ctr[in->idx].drops[DROP_NO_ROUTE]++;
+		return;
+	}
+	for (uint16_t i = 0; i < net->n_ports; i++) {
+		const struct dp_port *p = v->ports[net->ports[i]];
+
+		if (p == in)
+			continue;
+		if (p->ops->tx_frames != NULL || !p->link_up)
+			send_frames(w, v, net->ports[i], &f, &strip, 1);
+		else
+			mbuf_dsts++;
+	}
+	if (mbuf_dsts == 0)
+		return;
+	m = dp_frame_to_mbuf(f, strip, w->pool);
+	if (unlikely(m == NULL)) {
+		for (uint16_t i = 0; i < net->n_ports; i++) {
+			const struct dp_port *p = v->ports[net->ports[i]];
+
+			if (p != in && p->ops->tx_frames == NULL && p->link_up)
+				w->ctr[net->ports[i]].drops[DROP_NO_MBUF]++;
+		}
+		return;
+	}
+	if (mbuf_dsts > 1)
+		for (struct rte_mbuf *s = m; s != NULL; s = s->next)
+			rte_mbuf_refcnt_update(s, (int16_t)(mbuf_dsts - 1));
+	for (uint16_t i = 0; i < net->n_ports; i++) {
+		const struct dp_port *p = v->ports[net->ports[i]];
+
+		if (p != in && p->ops->tx_frames == NULL && p->link_up)
+			txbuf_add(w, v, net->ports[i], m);
+	}
+}
+
+void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
+		  const struct dp_net *net, struct dp_frame *f, uint16_t n)
+{
+	struct port_counters *c = &w->ctr[in->idx];
+	struct dp_frame *run[PW_BURST];
+	const uint8_t *hdr[PW_BURST];
+	uint32_t hlen[PW_BURST], len[PW_BURST];
+	uint16_t dst[PW_BURST];
+	uint8_t strip[PW_BURST], run_strip[PW_BURST];
+	uint16_t k = 0, run_dst = L2_DROP;
+
+	if (unlikely(n == 0 || n > PW_BURST))
+		return;
+	if (net->mode == DP_NET_XCONNECT) {
+		uint16_t peer = v->xc_peer[in->idx];
+		uint64_t bytes = 0;
+
+		for (uint16_t i = 0; i < n; i++) {
+			bytes += f[i].len;
+			strip[i] = 0;
+			run[i] = &f[i];
+		}
+		c->rx_packets += n;
+		c->rx_bytes += bytes;
+		if (unlikely(peer == UINT16_MAX)) {
+			c->drops[DROP_NO_ROUTE] += n;
+			return;
+		}
+		/* The ingress MTU first; the egress one is send_frames'. */
+		for (uint16_t i = 0; i < n; i++) {
+			if (unlikely(f[i].len > in->max_frame)) {
+				c->drops[DROP_MTU]++;
+				continue;
+			}
+			run[k++] = &f[i];
+		}
+		if (k != 0)
+			send_frames(w, v, peer, run, strip, k);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		hdr[i] = f[i].hdr;
+		hlen[i] = f[i].hdr_len;
+		len[i] = f[i].len;
+	}
+	if (l2_bridge_decide(w, v, in, net, hdr, hlen, len, n, dst, strip) == 0)
+		return;
+	/* Runs of one destination go out together, in order. */
+	for (uint16_t i = 0; i < n; i++) {
+		if (dst[i] != run_dst && k != 0) {
+			send_frames(w, v, run_dst, run, run_strip, k);
+			k = 0;
+		}
+		if (dst[i] == L2_DROP)
+			continue;
+		if (dst[i] == L2_FLOOD) {
+			flood_frame(w, v, in, net, &f[i], strip[i]);
+			continue;
+		}
+		run_dst = dst[i];
+		run_strip[k] = strip[i];
+		run[k++] = &f[i];
+	}
+	if (k != 0)
+		send_frames(w, v, run_dst, run, run_strip, k);
+}

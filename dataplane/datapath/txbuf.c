@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "datapath/stats.h"
+#include "datapath/txbuf.h"
+#include "datapath/worker.h"
+
+void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	struct port_counters *c = &w->ctr[idx];
+	struct dp_port *p = v->ports[idx];
+	uint64_t bytes = 0;
+	uint16_t sent;
+
+	if (unlikely(p == NULL || !p->link_up)) {
+		if (p != NULL)
+			c->drops[DROP_LINK_DOWN] += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
+	if (p->ops->tx_prepare != NULL) {
+		n = p->ops->tx_prepare(p, pkts, n, c);
+		if (n == 0)
+			return;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		bytes += pkts[i]->pkt_len;
+	if (p->tx_shared)
+		rte_spinlock_lock(&p->tx_lock);
+	sent = p->ops->tx_burst(p, pkts, n);
+	/* A ring full for a moment is tried again, a bounded number of
+	 * times (OVS's tx-retries), before frames are dropped. */
+	for (uint16_t r = 0; unlikely(sent < n) && r < p->tx_retries; r++) {
+		sent += p->ops->tx_burst(p, pkts + sent, n - sent);
+		c->tx_retries++;
+	}
+	if (p->tx_shared)
+		rte_spinlock_unlock(&p->tx_lock);
+	if (unlikely(sent < n)) {
+		for (uint16_t i = sent; i < n; i++)
+			bytes -= pkts[i]->pkt_len;
+		c->drops[DROP_TX_FULL] += n - sent;
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	}
+	c->tx_packets += sent;
+	c->tx_bytes += bytes;
+}
+
+static inline void txbuf_flush(struct worker *w, const struct view *v, uint16_t idx)
+{
+	struct txbuf *b = &w->txbuf[idx];
+	uint16_t n = b->n;
+
+	b->n = 0;
+	dp_port_send(w, v, idx, b->pkts, n);
+}
+
+void txbuf_add(struct worker *w, const struct view *v, uint16_t out, struct rte_mbuf *m)
+{
+	struct txbuf *b = &w->txbuf[out];
+	const struct dp_port *p = v->ports[out];
+
+	if (unlikely(m->pkt_len > p->max_frame)) {
+		w->ctr[out].drops[DROP_MTU]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!b->queued) {
+		b->queued = true;
+		w->dirty[w->n_dirty++] = out;
+	}
+	b->pkts[b->n++] = m;
+	if (unlikely(b->n == TXBUF_SIZE))
+		txbuf_flush(w, v, out);
+}
+
+void txbuf_flush_all(struct worker *w, const struct view *v)
+{
+	for (uint16_t i = 0; i < w->n_dirty; i++) {
+		struct txbuf *b = &w->txbuf[w->dirty[i]];
+
+		b->queued = false;
+		if (b->n != 0)
+			txbuf_flush(w, v, w->dirty[i]);
+	}
+	w->n_dirty = 0;
+}
+
+void txbuf_flush_full(struct worker *w, const struct view *v)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < w->n_dirty; i++) {
+		uint16_t idx = w->dirty[i];
+		struct txbuf *b = &w->txbuf[idx];
+
+		if (b->n >= TXBUF_FLUSH_MIN)
+			txbuf_flush(w, v, idx);
+		if (b->n != 0)
+			w->dirty[k++] = idx;
+		else
+			b->queued = false;
+	}
+	w->n_dirty = k;
+}

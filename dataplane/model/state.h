@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Networks and ports survive restarts: state.json under the state dir,
+ * rewritten atomically after every change, replayed at start-up. */
+#ifndef PODWIRE_MODEL_STATE_H
+#define PODWIRE_MODEL_STATE_H
+
+#include <stddef.h>
+
+/* Saves networks and ports under dir; logs and fills msg on failure. */
+int state_save(char *msg, size_t len);
+/* Recreates networks and ports from the state dir. */
+int state_restore(void);
+/* Where state.json lives (set once at start-up). */
+void state_set_dir(const char *dir);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_ethdev.h>
+
+#include "ports/ethdev.h"
+
+int ethdev_vdev_create(const char *prefix, const char *args, uint16_t *port_id, char *name,
+		       size_t name_len)
+{
+	static unsigned int seq;
+
+	snprintf(name, name_len, "%s%u", prefix, seq++);
+	if (rte_vdev_init(name, args) != 0)
+		return -EIO;
+	if (rte_eth_dev_get_port_by_name(name, port_id) != 0) {
+		rte_vdev_uninit(name);
+		return -EIO;
+	}
+	return 0;
+}
+
+void ethdev_vdev_destroy(uint16_t port_id, const char *name)
+{
+	rte_eth_dev_close(port_id);
+	rte_vdev_uninit(name);
+}
+
+int ethdev_configure(uint16_t port_id, uint16_t ring, struct rte_mempool *pool)
+{
+	int sock = (int)rte_eth_dev_socket_id(port_id);
+	unsigned int s = sock < 0 ? 0 : (unsigned int)sock;
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port_id, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port_id, 0, ring, s, NULL, pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port_id, 0, ring, s, NULL);
+	return rc > 0 ? -rc : rc;
+}
+
+int ethdev_start(uint16_t port_id, uint16_t ring, struct rte_mempool *pool)
+{
+	int rc = ethdev_configure(port_id, ring, pool);
+
+	if (rc == 0)
+		rc = rte_eth_dev_start(port_id);
+	return rc > 0 ? -rc : rc;
+}
+
+bool ethdev_link_up(uint16_t port_id, bool *known)
+{
+	struct rte_eth_link link;
+
+	*known = rte_eth_link_get_nowait(port_id, &link) == 0;
+	return *known && link.link_status == RTE_ETH_LINK_UP;
+}
+
+unsigned int ethdev_sockets(int domain, int *fds, unsigned int max)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	while (dir != NULL && n < max && (e = readdir(dir)) != NULL) {
+		int fd = atoi(e->d_name), dom;
+		socklen_t dl = sizeof(dom);
+
+		if (e->d_name[0] != '.' && fd != dirfd(dir) &&
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == 0 && dom == domain)
+			fds[n++] = fd;
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return n;
+}

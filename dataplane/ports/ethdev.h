@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every ethdev-backed port kind shares (uplinks, and any kind made
+ * from a DPDK PMD): a vdev under a name never used before, one queue pair
+ * configured and started, link polling, and teardown. Control thread.
+ */
+#ifndef PODWIRE_PORTS_ETHDEV_H
+#define PODWIRE_PORTS_ETHDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+/* Makes vdev "<prefix><n>" with args, n fresh each time: the name of a
+ * closed device may linger in DPDK, so names are never reused. 0 with
+ * *port_id and name filled, or -EIO (the PMD's reason is in the log). */
+int ethdev_vdev_create(const char *prefix, const char *args, uint16_t *port_id, char *name,
+		       size_t name_len);
+/* Closes the ethdev and removes the vdev (stop it first if started). */
+void ethdev_vdev_destroy(uint16_t port_id, const char *name);
+
+/* Configures one rx and one tx queue of ring descriptors (rx buffers from
+ * pool). 0 or a negative errno. */
+int ethdev_configure(uint16_t port_id, uint16_t ring, struct rte_mempool *pool);
+/* ethdev_configure, then start. 0 or a negative errno. */
+int ethdev_start(uint16_t port_id, uint16_t ring, struct rte_mempool *pool);
+
+/* The link as the PMD reports it, without waiting. false when unknown. */
+bool ethdev_link_up(uint16_t port_id, bool *known);
+
+/* The open sockets of address family domain (AF_PACKET, AF_XDP), at most
+ * max, into fds; returns how many. PMDs do not say which sockets they
+ * make, so workarounds for DPDK 22.11 find them this way. */
+#define ETHDEV_MAX_SOCKETS 1024
+unsigned int ethdev_sockets(int domain, int *fds, unsigned int max);
+
+#endif

@@ -1,0 +1,663 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * memif's control channel, on podwired's control thread (daemon/events.h):
+ * the server's listening socket, the client's connection attempts, the
+ * handshake in both roles, mapping the peer's regions (server) or making
+ * podwired's own (client), and tearing a connection down.
+ *
+ * The peer is untrusted. Every message must be exactly 128 bytes with at
+ * most one fd, in the order the protocol gives, within a deadline; every
+ * field is checked (msg.c); a region fd must be a memfd or a tmpfs or
+ * hugetlbfs file, at least as large as claimed and sealed against
+ * shrinking, so the peer can neither stall podwired in a page fault nor
+ * make it fault past the end of the file. Anything else ends that
+ * connection, and only that one, with a log line saying why.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "daemon/events.h"
+#include "daemon/log.h"
+#include "ports/memif/memif.h"
+
+PW_LOG_TYPE("memif");
+
+/* podwired's interface id on every port (net_memif's default, id=0). */
+#define MEMIF_ID 0
+
+uint64_t memif_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- messages on the socket ------------------------------------------------ */
+
+static int msg_send(int fd, const struct memif_msg *m, int pass_fd)
+{
+	struct iovec iov = {.iov_base = (void *)m, .iov_len = sizeof(*m)};
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl;
+		mh.msg_controllen = sizeof(ctl);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
+	/* A peer that does not read its socket does not get to block us. */
+	return sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+/* Receives one message and the fd it carried (-1: none). Returns 1, 0 when
+ * nothing is there, or -1 with why when the peer is gone or broke a rule
+ * (any fd it sent is closed then). */
+static int msg_recv(int fd, struct memif_msg *m, int *fd_out, char *why, size_t len)
+{
+	char ctl[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
+	bool extra = false;
+	ssize_t r;
+
+	*fd_out = -1;
+	r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (r <= 0) {
+		snprintf(why, len, "the peer hung up%s", r == 0 ? "" : " (connection reset)");
+		return -1;
+	}
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t n;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (*fd_out < 0) {
+				*fd_out = got;
+			} else {
+				close(got);
+				extra = true;
+			}
+		}
+	}
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || r != (ssize_t)sizeof(*m) || extra) {
+		snprintf(why, len, "%s",
+			 mh.msg_flags & MSG_CTRUNC ? "a message carried more fds than it may"
+			 : extra		   ? "a message carried more than one fd"
+						   : "a message was not 128 bytes");
+		if (*fd_out >= 0)
+			close(*fd_out);
+		*fd_out = -1;
+		return -1;
+	}
+	return 1;
+}
+
+/* ---- connections ------------------------------------------------------------- */
+
+static void conn_on_event(void *arg, uint32_t events);
+
+static struct memif_conn *conn_new(struct memif_port *mp, int fd, bool server)
+{
+	struct memif_conn *c =
+	    aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(sizeof(*c), RTE_CACHE_LINE_SIZE));
+
+	if (c == NULL)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	c->mp = mp;
+	c->fd = fd;
+	c->server = server;
+	c->state = MEMIF_CONN_HANDSHAKE;
+	c->deadline_ms = memif_now_ms() + MEMIF_HANDSHAKE_MS;
+	for (unsigned int i = 0; i < MEMIF_MAX_REGIONS; i++)
+		c->region[i].fd = -1;
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUE_PAIRS; i++)
+		c->rx[i].kick_fd = c->tx[i].kick_fd = -1;
+	c->watch = loop_watch_add(fd, EPOLLIN, conn_on_event, c);
+	if (c->watch == NULL) {
+		free(c);
+		return NULL;
+	}
+	mp->cur = c;
+	return c;
+}
+
+static void conn_free(struct memif_conn *c)
+{
+	loop_watch_del(c->watch);
+	if (c->fd >= 0)
+		close(c->fd);
+	for (unsigned int i = 0; i < MEMIF_MAX_REGIONS; i++) {
+		if (c->region[i].base != NULL)
+			munmap(c->region[i].base, c->region[i].size);
+		if (c->region[i].fd >= 0)
+			close(c->region[i].fd);
+	}
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUE_PAIRS; i++) {
+		if (c->rx[i].kick_fd >= 0)
+			close(c->rx[i].kick_fd);
+		if (c->tx[i].kick_fd >= 0)
+			close(c->tx[i].kick_fd);
+	}
+	free(c);
+}
+
+void memif_conn_close(struct memif_port *mp, const char *why, bool send)
+{
+	struct memif_conn *c = mp->cur;
+	struct port *p = mp->port;
+	bool was_up;
+
+	if (c == NULL)
+		return;
+	was_up = mp->conn == c;
+	if (send) {
+		struct memif_msg m;
+
+		memif_msg_disconnect(&m, 1, why);
+		msg_send(c->fd, &m, -1);
+	}
+	if (was_up) {
+		/* Workers stop at the link; after a grace period none is inside
+		 * the rings, and only then does the memory go. */
+		__atomic_store_n(&p->dp.link_up, false, __ATOMIC_RELEASE);
+		view_wait();
+		mp->conn = NULL;
+		memif_kick_del(c);
+		mp->disconnects++;
+		PORT_LOG(p, INFO, "peer \"%s\" disconnected, link down: %s", c->peer, why);
+	} else {
+		PORT_LOG(p, NOTICE, "connection with %s closed before it was up: %s",
+			 c->peer[0] ? c->peer : "a peer", why);
+	}
+	snprintf(mp->last_reason, sizeof(mp->last_reason), "%s", why);
+	mp->cur = NULL;
+	conn_free(c);
+	if (p->conf.role == PORT_ROLE_CLIENT) {
+		/* Straight back after a connection that worked; slower after
+		 * one that did not. */
+		mp->backoff_ms =
+		    was_up ? MEMIF_BACKOFF_MIN_MS
+		    : mp->backoff_ms == 0
+			? MEMIF_BACKOFF_MIN_MS
+			: RTE_MIN(2 * mp->backoff_ms, (unsigned int)MEMIF_BACKOFF_MAX_MS);
+		mp->next_try_ms = memif_now_ms() + (was_up ? 0 : mp->backoff_ms);
+	}
+}
+
+static void conn_up(struct memif_conn *c)
+{
+	struct memif_port *mp = c->mp;
+
+	c->state = MEMIF_CONN_UP;
+	mp->backoff_ms = 0;
+	mp->connects++;
+	__atomic_store_n(&mp->conn, c, __ATOMIC_RELEASE);
+	memif_kick_add(c);
+	__atomic_store_n(&mp->port->dp.link_up, true, __ATOMIC_RELEASE);
+	PORT_LOG(mp->port, INFO,
+		 "peer \"%s\" connected as %s, %u queue pair(s), rings of %u, link up", c->peer,
+		 c->server ? "client" : "server", c->n_rx, c->rx[0].size);
+}
+
+/* ---- checks of what the peer hands over ----------------------------------------- */
+
+static bool fd_is_eventfd(int fd)
+{
+	char path[64], line[128];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f != NULL && !yes && fgets(line, sizeof(line), f) != NULL)
+		yes = strncmp(line, "eventfd-count:", 14) == 0;
+	if (f != NULL)
+		fclose(f);
+	return yes;
+}
+
+/* Maps a region the peer sent, after the checks that keep a mapping safe
+ * to touch from a worker. */
+static int region_map(struct memif_region *r, int fd, uint16_t index, uint64_t size, char *why,
+		      size_t len)
+{
+	struct statfs sfs;
+	struct stat st;
+	int seals;
+
+	if (fstatfs(fd, &sfs) != 0 || ((unsigned long)sfs.f_type != TMPFS_MAGIC &&
+				       (unsigned long)sfs.f_type != HUGETLBFS_MAGIC)) {
+		snprintf(why, len,
+			 "region %u: its fd is not a memfd, tmpfs or hugetlbfs file (a file on "
+			 "another filesystem could stall podwired)",
+			 index);
+		return -EINVAL;
+	}
+	seals = fcntl(fd, F_GET_SEALS);
+	if ((seals < 0 || !(seals & F_SEAL_SHRINK)) && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+		snprintf(why, len,
+			 "region %u cannot be sealed against shrinking (%s); make it with "
+			 "memfd_create(MFD_ALLOW_SEALING)",
+			 index, strerror(errno));
+		return -EINVAL;
+	}
+	/* Sealed now: the size checked stays the size. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size) {
+		snprintf(why, len, "region %u: the file is %lld bytes, less than the %llu claimed",
+			 index, (long long)st.st_size, (unsigned long long)size);
+		return -EINVAL;
+	}
+	r->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		snprintf(why, len, "region %u: cannot map %llu bytes: %s", index,
+			 (unsigned long long)size, strerror(errno));
+		return -EINVAL;
+	}
+	r->size = size;
+	r->fd = fd;
+	return 0;
+}
+
+static void qring_set(struct memif_qring *q, struct memif_ring *ring, uint8_t log2, int kick_fd)
+{
+	q->ring = ring;
+	q->log2 = log2;
+	q->size = (uint16_t)(1u << log2);
+	q->mask = (uint16_t)(q->size - 1);
+	q->kick_fd = kick_fd;
+}
+
+/* ---- the server's side -------------------------------------------------------- */
+
+static int ack(struct memif_conn *c, char *why, size_t len)
+{
+	struct memif_msg m;
+
+	memif_msg_simple(&m, MEMIF_MSG_ACK);
+	if (msg_send(c->fd, &m, -1) == 0)
+		return 0;
+	snprintf(why, len, "the peer hung up before podwired could answer (%s)", strerror(errno));
+	return -1;
+}
+
+/* Handles one message from a client. Returns 0, or -1 with why (the fd,
+ * if any, is closed or kept by then). */
+static int server_msg(struct memif_conn *c, const struct memif_msg *m, int fd, char *why,
+		      size_t len)
+{
+	const struct port *p = c->mp->port;
+	struct memif_msg out;
+
+	if (memif_srv_expects(c->srv, m->type, why, len) != 0)
+		goto fail;
+	if (fd >= 0 && m->type != MEMIF_MSG_ADD_REGION && m->type != MEMIF_MSG_ADD_RING) {
+		snprintf(why, len, "%s message carried an fd", memif_msg_name(m->type));
+		goto fail;
+	}
+	switch (m->type) {
+	case MEMIF_MSG_INIT:
+		if (memif_check_init(&m->init, MEMIF_ID, p->conf.secret, why, len) != 0)
+			goto fail;
+		memif_field_str(m->init.name, sizeof(m->init.name), c->peer, sizeof(c->peer));
+		c->srv = MEMIF_SRV_WAIT_SETUP;
+		return ack(c, why, len);
+	case MEMIF_MSG_ADD_REGION: {
+		uint16_t i = m->add_region.index;
+
+		if (fd < 0) {
+			snprintf(why, len, "add-region %u came without its fd", i);
+			goto fail;
+		}
+		if (memif_check_add_region(&m->add_region, &c->offer, why, len) != 0 ||
+		    region_map(&c->region[i], fd, i, m->add_region.size, why, len) != 0)
+			goto fail;
+		memif_offer_add_region(&c->offer, &m->add_region);
+		c->n_regions = c->offer.n_regions;
+		return ack(c, why, len);
+	}
+	case MEMIF_MSG_ADD_RING: {
+		const struct memif_msg_add_ring *ar = &m->add_ring;
+		bool s2m = ar->flags & MEMIF_RING_FLAG_S2M;
+
+		if (fd < 0 || !fd_is_eventfd(fd)) {
+			snprintf(why, len, "add-ring %u came without an eventfd", ar->index);
+			goto fail;
+		}
+		if (memif_check_add_ring(ar, &c->offer, why, len) != 0)
+			goto fail;
+		/* The server receives what runs s2m and sends m2s. */
+		qring_set(s2m ? &c->rx[ar->index] : &c->tx[ar->index],
+			  (struct memif_ring *)(c->region[ar->region].base + ar->offset),
+			  ar->log2_ring_size, fd);
+		memif_offer_add_ring(&c->offer, ar);
+		return ack(c, why, len);
+	}
+	case MEMIF_MSG_CONNECT:
+		if (memif_check_connect(&c->offer, why, len) != 0)
+			return -1;
+		c->n_rx = c->offer.n_rings[1];
+		c->n_tx = c->offer.n_rings[0];
+		for (uint16_t k = 0; k < c->n_rx || k < c->n_tx; k++) {
+			const struct memif_ring *bad =
+			    k < c->n_rx && c->rx[k].ring->cookie != MEMIF_COOKIE   ? c->rx[k].ring
+			    : k < c->n_tx && c->tx[k].ring->cookie != MEMIF_COOKIE ? c->tx[k].ring
+										   : NULL;
+
+			if (bad != NULL) {
+				snprintf(why, len, "ring %u has no memif cookie", k);
+				return -1;
+			}
+		}
+		c->buf_size = MEMIF_MAX_BUFFER;
+		memif_server_rings_init(c);
+		memif_msg_connect(&out, MEMIF_MSG_CONNECTED, p->conf.name);
+		if (msg_send(c->fd, &out, -1) != 0) {
+			snprintf(why, len, "the peer hung up before podwired could answer (%s)",
+				 strerror(errno));
+			return -1;
+		}
+		c->srv = MEMIF_SRV_CONNECTED;
+		conn_up(c);
+		return 0;
+	default: /* DISCONNECT */
+		memif_field_str(m->disconnect.reason, sizeof(m->disconnect.reason), why, len);
+		if (why[0] == '\0')
+			snprintf(why, len, "the peer disconnected");
+		return -1;
+	}
+fail:
+	/* Every path that kept the fd returned before. */
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void server_on_accept(void *arg, uint32_t events)
+{
+	struct memif_port *mp = arg;
+	struct memif_msg m;
+	int fd;
+
+	(void)events;
+	while ((fd = accept4(mp->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		if (mp->cur != NULL) {
+			memif_msg_disconnect(&m, 1, "this interface is already connected");
+			msg_send(fd, &m, -1);
+			close(fd);
+			PORT_LOG(mp->port, NOTICE, "a second peer was turned away: already %s",
+				 mp->conn != NULL ? "connected" : "connecting");
+			continue;
+		}
+		if (conn_new(mp, fd, true) == NULL) {
+			close(fd);
+			continue;
+		}
+		mp->cur->srv = MEMIF_SRV_WAIT_INIT;
+		memif_msg_hello(&m, mp->port->conf.name);
+		if (msg_send(fd, &m, -1) != 0)
+			memif_conn_close(mp, "cannot greet the peer", false);
+	}
+}
+
+int memif_listen(struct memif_port *mp, char *msg, size_t len)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const struct port *p = mp->port;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->conf.socket);
+	mp->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (mp->listen_fd < 0 || bind(mp->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(mp->listen_fd, 4) != 0) {
+		snprintf(msg, len, "port \"%s\": cannot listen on %s: %s; check the directory",
+			 p->conf.name, p->conf.socket, strerror(errno));
+		memif_unlisten(mp);
+		return -EIO;
+	}
+	mp->listen_watch = loop_watch_add(mp->listen_fd, EPOLLIN, server_on_accept, mp);
+	if (mp->listen_watch == NULL) {
+		snprintf(msg, len, "port \"%s\": cannot watch %s", p->conf.name, p->conf.socket);
+		memif_unlisten(mp);
+		unlink(p->conf.socket);
+		return -EIO;
+	}
+	return 0;
+}
+
+void memif_unlisten(struct memif_port *mp)
+{
+	loop_watch_del(mp->listen_watch);
+	mp->listen_watch = NULL;
+	if (mp->listen_fd >= 0)
+		close(mp->listen_fd);
+	mp->listen_fd = -1;
+}
+
+/* ---- the client's side -------------------------------------------------------- */
+
+/* podwired's own memory for one queue pair: a sealed memfd holding the
+ * s2m ring, the m2s ring, then the buffers of each. */
+static int client_memory(struct memif_conn *c, uint8_t log2, char *why, size_t len)
+{
+	uint32_t rb = (uint32_t)RTE_ALIGN_CEIL(memif_ring_bytes(log2), RTE_CACHE_LINE_SIZE);
+	uint32_t n = 1u << log2, bufs = n * MEMIF_CLIENT_BUFFER;
+	uint64_t size = 2 * (uint64_t)rb + 2 * (uint64_t)bufs;
+	struct memif_region *r = &c->region[0];
+
+	r->fd = memfd_create("podwire-memif", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	if (r->fd < 0 || ftruncate(r->fd, (off_t)size) != 0 ||
+	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		snprintf(why, len, "cannot make the shared memory: %s", strerror(errno));
+		return -1;
+	}
+	r->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		snprintf(why, len, "cannot map the shared memory: %s", strerror(errno));
+		return -1;
+	}
+	r->size = size;
+	c->n_regions = 1;
+	c->n_tx = c->n_rx = 1;
+	/* The client sends on s2m and receives on m2s. */
+	qring_set(&c->tx[0], (struct memif_ring *)r->base, log2,
+		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+	qring_set(&c->rx[0], (struct memif_ring *)(r->base + rb), log2,
+		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+	if (c->tx[0].kick_fd < 0 || c->rx[0].kick_fd < 0) {
+		snprintf(why, len, "cannot make eventfds: %s", strerror(errno));
+		return -1;
+	}
+	c->tx[0].buf_offset = 2 * rb;
+	c->rx[0].buf_offset = 2 * rb + bufs;
+	c->tx[0].buf_size = c->rx[0].buf_size = MEMIF_CLIENT_BUFFER;
+	c->buf_size = MEMIF_CLIENT_BUFFER;
+	memif_client_rings_init(c);
+	return 0;
+}
+
+/* After HELLO: everything the client has to say, at once; the server
+ * answers each but CONNECT with an ACK. */
+static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, char *why,
+			size_t len)
+{
+	const struct port *p = c->mp->port;
+	uint32_t rb;
+	struct memif_msg m;
+	uint8_t log2;
+
+	if (memif_check_hello(h, MEMIF_CLIENT_LOG2_RING, &log2, why, len) != 0 ||
+	    client_memory(c, log2, why, len) != 0)
+		return -1;
+	memif_field_str(h->name, sizeof(h->name), c->peer, sizeof(c->peer));
+	rb = (uint32_t)RTE_ALIGN_CEIL(memif_ring_bytes(log2), RTE_CACHE_LINE_SIZE);
+	memif_msg_init(&m, MEMIF_ID, p->conf.secret, p->conf.name);
+	if (msg_send(c->fd, &m, -1) != 0)
+		goto fail;
+	memif_msg_add_region(&m, 0, c->region[0].size);
+	if (msg_send(c->fd, &m, c->region[0].fd) != 0)
+		goto fail;
+	memif_msg_add_ring(&m, true, 0, 0, 0, log2);
+	if (msg_send(c->fd, &m, c->tx[0].kick_fd) != 0)
+		goto fail;
+	memif_msg_add_ring(&m, false, 0, 0, rb, log2);
+	if (msg_send(c->fd, &m, c->rx[0].kick_fd) != 0)
+		goto fail;
+	memif_msg_connect(&m, MEMIF_MSG_CONNECT, p->conf.name);
+	if (msg_send(c->fd, &m, -1) != 0)
+		goto fail;
+	c->acks_left = 4; /* init, the region, two rings */
+	c->cli = MEMIF_CLI_WAIT_ACKS;
+	return 0;
+fail:
+	snprintf(why, len, "cannot talk to the peer: %s", strerror(errno));
+	return -1;
+}
+
+static int client_msg(struct memif_conn *c, const struct memif_msg *m, int fd, char *why,
+		      size_t len)
+{
+	if (fd >= 0) {
+		close(fd);
+		snprintf(why, len, "%s message carried an fd", memif_msg_name(m->type));
+		return -1;
+	}
+	if (memif_cli_expects(c->cli, c->acks_left, m->type, why, len) != 0)
+		return -1;
+	switch (m->type) {
+	case MEMIF_MSG_HELLO:
+		return client_setup(c, &m->hello, why, len);
+	case MEMIF_MSG_ACK:
+		if (--c->acks_left == 0)
+			c->cli = MEMIF_CLI_WAIT_CONNECTED;
+		return 0;
+	case MEMIF_MSG_CONNECTED:
+		memif_client_rings_post(c);
+		c->cli = MEMIF_CLI_CONNECTED;
+		conn_up(c);
+		return 0;
+	default: /* DISCONNECT */
+		memif_field_str(m->disconnect.reason, sizeof(m->disconnect.reason), why, len);
+		if (why[0] == '\0')
+			snprintf(why, len, "the peer disconnected");
+		return -1;
+	}
+}
+
+void memif_client_try(struct memif_port *mp)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const struct port *p = mp->port;
+	char why[160];
+	int fd;
+
+	if (mp->cur != NULL || memif_now_ms() < mp->next_try_ms)
+		return;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->conf.socket);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    conn_new(mp, fd, false) != NULL) {
+		mp->cur->cli = MEMIF_CLI_WAIT_HELLO;
+		return;
+	}
+	snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	/* Said once, not every try. */
+	if (strcmp(why, mp->last_reason) != 0) {
+		PORT_LOG(p, INFO, "%s; trying again", why);
+		snprintf(mp->last_reason, sizeof(mp->last_reason), "%s", why);
+	}
+	mp->backoff_ms = mp->backoff_ms == 0
+			     ? MEMIF_BACKOFF_MIN_MS
+			     : RTE_MIN(2 * mp->backoff_ms, (unsigned int)MEMIF_BACKOFF_MAX_MS);
+	mp->next_try_ms = memif_now_ms() + mp->backoff_ms;
+}
+
+/* ---- events and housekeeping ------------------------------------------------------ */
+
+static void conn_on_event(void *arg, uint32_t events)
+{
+	struct memif_conn *c = arg;
+	struct memif_port *mp = c->mp;
+	char why[160] = "";
+
+	/* A bounded number per event: a chatty peer cannot hold the thread. */
+	for (int i = 0; i < 64; i++) {
+		struct memif_msg m;
+		int fd, rc = msg_recv(c->fd, &m, &fd, why, sizeof(why));
+
+		if (rc == 0)
+			break;
+		if (rc < 0 || (c->server ? server_msg(c, &m, fd, why, sizeof(why))
+					 : client_msg(c, &m, fd, why, sizeof(why))) != 0) {
+			/* Tell a peer that broke a rule; one that left hears nothing. */
+			memif_conn_close(mp, why, rc > 0);
+			return;
+		}
+	}
+	/* Whatever it said last was read above. */
+	if (events & (EPOLLHUP | EPOLLERR))
+		memif_conn_close(mp, "the peer hung up", false);
+}
+
+void memif_conn_check(struct memif_port *mp)
+{
+	struct memif_conn *c = mp->cur;
+	char why[160];
+
+	if (c == NULL) {
+		if (mp->port->conf.role == PORT_ROLE_CLIENT)
+			memif_client_try(mp);
+		return;
+	}
+	if (c->state != MEMIF_CONN_UP) {
+		if (memif_now_ms() > c->deadline_ms)
+			memif_conn_close(mp, "the handshake did not finish within 5 s", true);
+		return;
+	}
+	if (__atomic_load_n(&c->broken, __ATOMIC_ACQUIRE)) {
+		snprintf(why, sizeof(why), "the peer broke a ring: %s", c->broken_why);
+		memif_conn_close(mp, why, true);
+	} else if (c->bad_desc - c->bad_seen >= MEMIF_BAD_DESC_LIMIT) {
+		snprintf(why, sizeof(why), "the peer sent %llu bad descriptors",
+			 (unsigned long long)(c->bad_desc - c->bad_seen));
+		memif_conn_close(mp, why, true);
+	} else if (c->kick_failed) {
+		memif_conn_close(mp, "a kick of the peer's eventfd would have blocked", true);
+	} else {
+		c->bad_seen = c->bad_desc;
+	}
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire's own memif, shared by the files of ports/memif/: port.c (the
+ * kind), ctl.c (the control channel, on the control thread), ring.c (the
+ * datapath, on workers) and kick.c (eventfd kicks, on a thread of their
+ * own). The pod on the other side is untrusted: everything read from its
+ * messages or its memory is checked before use.
+ *
+ * Roles: podwired as server ("master") takes the pod's memory and rings;
+ * it receives on s2m rings and sends on m2s rings. As client ("slave") it
+ * owns the memory: it receives on m2s and sends on s2m.
+ */
+#ifndef PODWIRE_MEMIF_H
+#define PODWIRE_MEMIF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "datapath/view.h"
+#include "model/port.h"
+#include "ports/memif/msg.h"
+#include "ports/memif/proto.h"
+
+/* podwired as client: its rings and buffers. */
+#define MEMIF_CLIENT_LOG2_RING 10
+#define MEMIF_CLIENT_BUFFER    2048
+/* Handshake deadline, and client reconnection backoff bounds. */
+#define MEMIF_HANDSHAKE_MS   5000
+#define MEMIF_BACKOFF_MIN_MS 100
+#define MEMIF_BACKOFF_MAX_MS 2000
+/* Bad descriptors per housekeeping tick that get a peer disconnected. */
+#define MEMIF_BAD_DESC_LIMIT 64
+
+struct memif_region {
+	uint8_t *base; /* NULL: not mapped */
+	uint64_t size;
+	int fd;
+};
+
+/* One ring, as podwired uses it. Datapath fields are written only by the
+ * worker that uses the ring (rx: the port's worker; tx: under the port's
+ * tx lock). */
+struct memif_qring {
+	struct memif_ring *ring; /* in shared memory */
+	uint16_t size, mask;
+	uint8_t log2;
+	/* rx: next slot to read; tx: next slot to write. */
+	uint16_t last;
+	/* rx, server: slots read but not yet given back (tail). client rx:
+	 * the head posted so far. */
+	uint16_t released;
+	uint16_t posted;
+	/* client: this ring's buffers, private (the peer's writes to a
+	 * descriptor's region or offset are never believed). */
+	uint32_t buf_offset;
+	uint16_t buf_size;
+	int kick_fd;		       /* the eventfd of this ring; -1 when none */
+	volatile uint8_t kick_pending; /* set by a worker, cleared by the kicker */
+} __rte_cache_aligned;
+
+enum memif_conn_state {
+	MEMIF_CONN_HANDSHAKE,
+	MEMIF_CONN_UP,
+};
+
+struct memif_port;
+
+/* One connection to a peer: made by ctl.c, read by workers while the
+ * port's link is up, torn down only after the link is down and a grace
+ * period has passed. */
+struct memif_conn {
+	/* Datapath. */
+	bool server;
+	uint16_t n_rx, n_tx;
+	uint16_t rx_next;  /* the rx ring polled first next time */
+	uint16_t buf_size; /* largest segment podwired accepts from the peer */
+	uint32_t max_frame;
+	uint16_t n_regions;
+	struct memif_region region[MEMIF_MAX_REGIONS];
+	struct memif_qring rx[MEMIF_MAX_QUEUE_PAIRS];
+	struct memif_qring tx[MEMIF_MAX_QUEUE_PAIRS];
+	/* Written by the worker, read by the control thread. */
+	volatile uint64_t bad_desc;
+	volatile uint32_t broken; /* a ring is in a state no valid peer makes */
+	volatile uint32_t kick_failed;
+	char broken_why[96];
+
+	/* Control. */
+	struct memif_port *mp;
+	enum memif_conn_state state;
+	enum memif_srv_state srv;
+	enum memif_cli_state cli;
+	unsigned int acks_left;
+	struct memif_offer offer;
+	int fd; /* the control socket */
+	struct loop_watch *watch;
+	uint64_t deadline_ms;
+	uint64_t bad_seen;
+	char peer[MEMIF_NAME_LEN + 1];
+	struct memif_conn *kick_next; /* kick.c's list */
+} __rte_cache_aligned;
+
+/* A memif port's private state (port->dp.priv). */
+struct memif_port {
+	struct port *port;
+	/* The connection in any state (handshake or up), control thread. */
+	struct memif_conn *cur;
+	/* The connection workers use; set before the link goes up, cleared
+	 * after it went down and a grace period passed. */
+	struct memif_conn *volatile conn;
+	/* Server: the listening socket. */
+	int listen_fd;
+	struct loop_watch *listen_watch;
+	/* Client: when to try again. */
+	uint64_t next_try_ms;
+	unsigned int backoff_ms;
+	/* For port show. */
+	uint64_t connects, disconnects;
+	char last_reason[160];
+};
+
+uint64_t memif_now_ms(void);
+
+/* ctl.c, control thread. */
+int memif_listen(struct memif_port *mp, char *msg, size_t len);
+void memif_unlisten(struct memif_port *mp);
+void memif_client_try(struct memif_port *mp);
+/* Ends mp's connection (if any): link down, grace period, then every
+ * mapping and fd goes. send: tell the peer why. */
+void memif_conn_close(struct memif_port *mp, const char *why, bool send);
+/* Housekeeping: handshake deadlines, peers that misbehave, reconnects. */
+void memif_conn_check(struct memif_port *mp);
+
+/* ring.c, workers: the port's burst functions (struct dp_port_ops). */
+uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
+			 struct port_counters *ctr);
+void memif_rx_release(struct dp_port *p);
+uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
+			 uint16_t n);
+uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n);
+/* Client: lays out and clears its rings before the handshake, and posts
+ * the m2s buffers once connected. */
+void memif_client_rings_init(struct memif_conn *c);
+void memif_client_rings_post(struct memif_conn *c);
+/* Server: resets the rings the peer gave before saying CONNECTED. */
+void memif_server_rings_init(struct memif_conn *c);
+
+/* kick.c. */
+int memif_kick_start(void);
+void memif_kick_add(struct memif_conn *c);
+/* Removes c; returns once no kick of c is in progress. */
+void memif_kick_del(struct memif_conn *c);
+/* Workers: ask for a kick of r (only when the peer wants interrupts). */
+void memif_kick_request(struct memif_qring *r);
+
+#endif

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * memif's datapath: frames in and out of the shared rings, for both roles.
+ *
+ * The peer can write its memory at any moment. So: every index it moves is
+ * checked to lie within the ring before anything is read; every descriptor
+ * is read once, into a private copy, and its region, offset and length are
+ * checked against what podwired mapped before a byte is touched; a frame
+ * whose descriptors fail is dropped and counted (bad_desc), and a ring in
+ * a state no valid peer makes marks the connection broken, which stops
+ * this side at once and gets the peer disconnected by the control thread.
+ *
+ * Ownership: the client writes heads, the server tails; both are free
+ * running 16-bit counters. A producer publishes descriptors with a
+ * release store of its index; a consumer reads the index with an acquire
+ * load before the descriptors.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "datapath/frame.h"
+#include "datapath/stats.h"
+#include "ports/memif/memif.h"
+#include "ports/memif/ring.h"
+
+static inline struct memif_conn *conn_of(struct dp_port *p)
+{
+	struct memif_conn *c = ((struct memif_port *)p->priv)->conn;
+
+	return likely(c != NULL && !c->broken) ? c : NULL;
+}
+
+/* Stops using c: a ring is in a state no valid peer makes. */
+static void __rte_noinline conn_broken(struct memif_conn *c, const char *fmt, unsigned int a,
+				       unsigned int b)
+{
+	if (c->broken)
+		return;
+	snprintf(c->broken_why, sizeof(c->broken_why), fmt, a, b);
+	__atomic_store_n(&c->broken, 1, __ATOMIC_RELEASE);
+}
+
+/* The peer's buffer at region/offset of length bytes, or NULL when any of
+ * it lies outside what podwired mapped. */
+static inline uint8_t *seg_ptr(const struct memif_conn *c, const struct memif_desc *d,
+			       uint32_t length)
+{
+	const struct memif_region *r;
+
+	if (unlikely(d->region >= c->n_regions || length == 0 || length > c->buf_size))
+		return NULL;
+	r = &c->region[d->region];
+	if (unlikely((uint64_t)d->offset + length > r->size))
+		return NULL;
+	return r->base + d->offset;
+}
+
+/* The client's own buffer of slot in ring r. */
+static inline uint8_t *own_buf(const struct memif_conn *c, const struct memif_qring *r,
+			       uint16_t slot)
+{
+	return c->region[0].base + r->buf_offset + (uint32_t)(slot & r->mask) * r->buf_size;
+}
+
+/* Copies the frame's first bytes into its private header. */
+static inline void frame_header(struct dp_frame *f)
+{
+	uint32_t want = RTE_MIN(f->len, (uint32_t)DP_FRAME_HDR_MAX), got = 0;
+
+	f->hdr_len = (uint16_t)want;
+	if (likely(f->seg[0].len >= DP_FRAME_HDR_MAX)) {
+		memcpy(f->hdr, f->seg[0].data, DP_FRAME_HDR_MAX); /* a fixed size: inlined */
+		return;
+	}
+	for (uint16_t s = 0; got < want; s++) {
+		uint32_t k = RTE_MIN(want - got, f->seg[s].len);
+
+		memcpy(f->hdr + got, f->seg[s].data, k);
+		got += k;
+	}
+}
+
+/* ---- receive -------------------------------------------------------------- */
+
+/* Reads up to n frames from ring r: avail slots are published. For the
+ * server a descriptor names the peer's buffer; for the client the buffer
+ * is podwired's own, whatever the descriptor says. */
+static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t avail,
+			struct dp_frame *f, uint16_t n, struct port_counters *pc)
+{
+	uint16_t got = 0;
+
+	/* Two passes: the descriptors first, each frame's first line
+	 * prefetched, then the headers copied, when those lines are in. */
+	while (avail != 0 && got < n) {
+		struct dp_frame *fr = &f[got];
+		bool bad = false, more;
+
+		fr->len = 0;
+		fr->n_seg = 0;
+		do {
+			uint16_t slot = r->last;
+			struct memif_desc d = memif_desc_read(&r->ring->desc[slot & r->mask]);
+			uint8_t *ptr;
+
+			r->last++;
+			avail--;
+			more = d.flags & MEMIF_DESC_FLAG_NEXT;
+			if (c->server) {
+				ptr = seg_ptr(c, &d, d.length);
+			} else {
+				ptr = d.length != 0 && d.length <= r->buf_size ? own_buf(c, r, slot)
+									       : NULL;
+			}
+			if (unlikely(ptr == NULL || fr->n_seg == DP_FRAME_SEGS)) {
+				bad = true;
+				continue;
+			}
+			if (fr->n_seg == 0)
+				rte_prefetch0(ptr);
+			fr->seg[fr->n_seg].data = ptr;
+			fr->seg[fr->n_seg++].len = d.length;
+			fr->len += d.length;
+		} while (more && avail != 0);
+		/* A chain goes on past what the peer published: it never ends. */
+		if (unlikely(bad || more)) {
+			pc->drops[DROP_BAD_DESC]++;
+			c->bad_desc++;
+			continue;
+		}
+		got++;
+	}
+	for (uint16_t i = 0; i < got; i++)
+		frame_header(&f[i]);
+	return got;
+}
+
+uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
+			 struct port_counters *ctr)
+{
+	struct memif_conn *c = conn_of(p);
+	struct port_counters *pc = &ctr[p->idx];
+	uint16_t got = 0;
+
+	if (unlikely(c == NULL))
+		return 0;
+	/* Round robin over the rings, starting where the last call did not;
+	 * no division in the loop. */
+	for (uint16_t k = 0, q = c->rx_next; k < c->n_rx && got < n;
+	     k++, q = (uint16_t)(q + 1 == c->n_rx ? 0 : q + 1)) {
+		struct memif_qring *r = &c->rx[q];
+		uint16_t avail;
+
+		if (c->server) {
+			uint16_t head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
+
+			avail = memif_ring_count(head, r->last, r->size);
+			if (unlikely(avail == MEMIF_RING_BAD)) {
+				conn_broken(c, "s2m ring head %u is more than a ring ahead of %u",
+					    head, r->last);
+				return 0;
+			}
+		} else {
+			uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
+
+			avail = memif_ring_count(tail, r->last, (uint16_t)(r->posted - r->last));
+			if (unlikely(avail == MEMIF_RING_BAD)) {
+				conn_broken(c,
+					    "m2s ring tail %u passed the head %u podwired posted",
+					    tail, r->posted);
+				return 0;
+			}
+		}
+		got += rx_ring(c, r, avail, f + got, n - got, pc);
+	}
+	c->rx_next = (uint16_t)(c->rx_next + 1 >= c->n_rx ? 0 : c->rx_next + 1);
+	return got;
+}
+
+/* Gives back the slots read by the last rx_frames: the server moves the
+ * tail; the client posts its buffers again and moves the head. */
+void memif_rx_release(struct dp_port *p)
+{
+	struct memif_conn *c = ((struct memif_port *)p->priv)->conn;
+
+	if (unlikely(c == NULL))
+		return;
+	for (uint16_t k = 0; k < c->n_rx; k++) {
+		struct memif_qring *r = &c->rx[k];
+
+		if (r->released == r->last)
+			continue;
+		if (!c->server) {
+			for (uint16_t s = r->released; s != r->last; s++)
+				memif_desc_post(&r->ring->desc[s & r->mask], 0,
+						r->buf_offset +
+						    (uint32_t)(s & r->mask) * r->buf_size,
+						r->buf_size);
+			r->posted += (uint16_t)(r->last - r->released);
+			__atomic_store_n(&r->ring->head, r->posted, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&r->ring->tail, r->last, __ATOMIC_RELEASE);
+		}
+		r->released = r->last;
+	}
+}
+
+/* ---- transmit ------------------------------------------------------------------ */
+
+/* The ring this sender uses: one per worker when the peer gave several. */
+static inline struct memif_qring *tx_ring(struct memif_conn *c)
+{
+	return &c->tx[c->n_tx > 1 ? rte_lcore_id() % c->n_tx : 0];
+}
+
+/* How many slots the sender may fill: for the server, what the peer
+ * posted; for the client, what the peer gave back. MEMIF_RING_BAD when
+ * the peer's index is impossible. */
+static inline uint16_t tx_room(struct memif_conn *c, struct memif_qring *r)
+{
+	if (c->server) {
+		uint16_t head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
+		uint16_t room = memif_ring_count(head, r->last, r->size);
+
+		if (unlikely(room == MEMIF_RING_BAD))
+			conn_broken(c, "m2s ring head %u is more than a ring ahead of %u", head,
+				    r->last);
+		return room;
+	} else {
+		uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
+		uint16_t used = memif_ring_count(r->last, tail, r->size);
+
+		if (unlikely(used == MEMIF_RING_BAD)) {
+			conn_broken(c, "s2m ring tail %u is ahead of the head %u", tail, r->last);
+			return MEMIF_RING_BAD;
+		}
+		return (uint16_t)(r->size - used);
+	}
+}
+
+/* Where the next len bytes of a frame go, in slot (its k-th): the server
+ * fills the peer's posted buffer (checked), the client its own. Sets
+ * *cap to the buffer's size; NULL when the peer posted a bad one. */
+static inline uint8_t *tx_slot(struct memif_conn *c, struct memif_qring *r, uint16_t slot,
+			       uint32_t *cap)
+{
+	if (c->server) {
+		struct memif_desc d = memif_desc_read(&r->ring->desc[slot & r->mask]);
+		uint8_t *ptr = seg_ptr(c, &d, d.length);
+
+		*cap = d.length;
+		return ptr;
+	}
+	*cap = r->buf_size;
+	return own_buf(c, r, slot);
+}
+
+/* Writes one frame of len bytes, read by copy(src, off, dst, n), into the
+ * ring from r->last on; at most room slots. Returns the slots used, 0 when
+ * it does not fit, or MEMIF_RING_BAD when the peer posted a bad buffer. */
+static inline __attribute__((always_inline)) uint16_t
+tx_one(struct memif_conn *c, struct memif_qring *r, uint16_t room, uint32_t len,
+       void (*copy)(const void *src, uint8_t strip, uint32_t off, uint8_t *dst, uint32_t n),
+       const void *src, uint8_t strip)
+{
+	uint32_t off = 0;
+	uint16_t used = 0;
+
+	while (off < len) {
+		uint16_t slot = (uint16_t)(r->last + used);
+		struct memif_desc *d = &r->ring->desc[slot & r->mask];
+		uint32_t cap, k;
+		uint8_t *dst;
+
+		if (used == room)
+			return 0;
+		dst = tx_slot(c, r, slot, &cap);
+		if (unlikely(dst == NULL)) {
+			conn_broken(
+			    c, "m2s slot %u: the peer posted a buffer outside its regions (%u)",
+			    slot, cap);
+			return MEMIF_RING_BAD;
+		}
+		k = RTE_MIN(cap, len - off);
+		copy(src, strip, off, dst, k);
+		off += k;
+		used++;
+		if (c->server)
+			memif_desc_fill(d, k, off < len);
+		else
+			memif_desc_post_frame(
+			    d, 0, r->buf_offset + (uint32_t)(slot & r->mask) * cap, k, off < len);
+	}
+	return used;
+}
+
+/* Publishes what was written and kicks a peer that asked for interrupts. */
+static inline void tx_publish(struct memif_conn *c, struct memif_qring *r)
+{
+	if (c->server)
+		__atomic_store_n(&r->ring->tail, r->last, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&r->ring->head, r->last, __ATOMIC_RELEASE);
+	if (unlikely(
+		!(__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) & MEMIF_RING_FLAG_MASK_INT)))
+		memif_kick_request(r);
+}
+
+static void copy_frame(const void *src, uint8_t strip, uint32_t off, uint8_t *dst, uint32_t n)
+{
+	dp_frame_read(src, strip, off, dst, n);
+}
+
+uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
+			 uint16_t n)
+{
+	struct memif_conn *c = conn_of(p);
+	struct memif_qring *r;
+	uint16_t room, sent = 0;
+
+	if (unlikely(c == NULL))
+		return 0;
+	r = tx_ring(c);
+	room = tx_room(c, r);
+	if (unlikely(room == MEMIF_RING_BAD))
+		return 0;
+	for (; sent < n; sent++) {
+		uint16_t used = tx_one(c, r, room, dp_frame_out_len(f[sent], strip[sent]),
+				       copy_frame, f[sent], strip[sent]);
+
+		if (used == 0 || used == MEMIF_RING_BAD)
+			break;
+		r->last = (uint16_t)(r->last + used);
+		room = (uint16_t)(room - used);
+	}
+	if (sent != 0)
+		tx_publish(c, r);
+	return sent;
+}
+
+static void copy_mbuf(const void *src, uint8_t strip, uint32_t off, uint8_t *dst, uint32_t n)
+{
+	const struct rte_mbuf *m = src;
+
+	(void)strip;
+	while (off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (n != 0) {
+		uint32_t k = RTE_MIN(n, (uint32_t)m->data_len - off);
+
+		memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), k);
+		dst += k;
+		n -= k;
+		off = 0;
+		m = m->next;
+	}
+}
+
+uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct memif_conn *c = conn_of(p);
+	struct memif_qring *r;
+	uint16_t room, sent = 0;
+
+	if (unlikely(c == NULL))
+		return 0;
+	r = tx_ring(c);
+	room = tx_room(c, r);
+	if (unlikely(room == MEMIF_RING_BAD))
+		return 0;
+	for (; sent < n; sent++) {
+		uint16_t used = tx_one(c, r, room, pkts[sent]->pkt_len, copy_mbuf, pkts[sent], 0);
+
+		if (used == 0 || used == MEMIF_RING_BAD)
+			break;
+		r->last = (uint16_t)(r->last + used);
+		room = (uint16_t)(room - used);
+	}
+	if (sent != 0)
+		tx_publish(c, r);
+	/* The peer has its copy. */
+	rte_pktmbuf_free_bulk(pkts, sent);
+	return sent;
+}
+
+/* ---- ring set-up, control thread, before the link goes up ------------------ */
+
+void memif_client_rings_init(struct memif_conn *c)
+{
+	for (uint16_t k = 0; k < c->n_tx; k++) {
+		struct memif_qring *r = &c->tx[k];
+
+		memset(r->ring, 0, memif_ring_bytes(r->log2));
+		r->ring->cookie = MEMIF_COOKIE;
+	}
+	for (uint16_t k = 0; k < c->n_rx; k++) {
+		struct memif_qring *r = &c->rx[k];
+
+		memset(r->ring, 0, memif_ring_bytes(r->log2));
+		r->ring->cookie = MEMIF_COOKIE;
+	}
+}
+
+void memif_client_rings_post(struct memif_conn *c)
+{
+	/* The server reset every index when it took CONNECT. */
+	for (uint16_t k = 0; k < c->n_tx; k++) {
+		c->tx[k].last = 0;
+		__atomic_store_n(&c->tx[k].ring->head, 0, __ATOMIC_RELAXED);
+	}
+	for (uint16_t k = 0; k < c->n_rx; k++) {
+		struct memif_qring *r = &c->rx[k];
+
+		/* We poll: no kicks wanted on what we receive. */
+		r->ring->flags = MEMIF_RING_FLAG_MASK_INT;
+		for (uint16_t s = 0; s < r->size; s++)
+			memif_desc_post(&r->ring->desc[s], 0,
+					r->buf_offset + (uint32_t)s * r->buf_size, r->buf_size);
+		r->last = r->released = 0;
+		r->posted = r->size;
+		__atomic_store_n(&r->ring->head, r->posted, __ATOMIC_RELEASE);
+	}
+}
+
+void memif_server_rings_init(struct memif_conn *c)
+{
+	for (uint16_t k = 0; k < c->n_rx; k++) {
+		struct memif_qring *r = &c->rx[k];
+
+		__atomic_store_n(&r->ring->head, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->ring->tail, 0, __ATOMIC_RELAXED);
+		/* We poll: no kicks wanted on what we receive. */
+		r->ring->flags = MEMIF_RING_FLAG_MASK_INT;
+		r->last = r->released = 0;
+	}
+	for (uint16_t k = 0; k < c->n_tx; k++) {
+		struct memif_qring *r = &c->tx[k];
+
+		__atomic_store_n(&r->ring->head, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->ring->tail, 0, __ATOMIC_RELEASE);
+		r->last = 0;
+	}
+}

@@ -1,0 +1,163 @@
+#!/bin/bash
+# A hostile memif peer (tests/memif/hostile.c) breaks one rule at a time:
+# bad messages and fields, regions and rings podwired must not map, bad
+# descriptors and ring indices, an eventfd made to block, hang-ups at every
+# step; as a client of podwired's server port and as a server of its
+# client port. After each: podwired is alive, that port is down with a log
+# line naming the reason, the other pods' traffic goes on, and a
+# well-behaved peer connects to the same port.
+. "$(dirname "$0")/lib.sh"
+
+HOSTILE=$BUILD/memif-hostile
+[ -x "$HOSTILE" ] || fail "$HOSTILE is not built"
+MAC_A=02:00:00:00:0a:01
+MAC_B=02:00:00:00:0b:01
+
+daemon_start pw
+ctl pw network add net1 >/dev/null
+ctl pw port add pa --network net1 --type memif --socket "$T/a.sock" --mac $MAC_A >/dev/null
+ctl pw port add pb --network net1 --type memif --socket "$T/b.sock" --mac $MAC_B >/dev/null
+ctl pw port add hx --network net1 --type memif --socket "$T/hx.sock" >/dev/null
+ctl pw port add hc --network net1 --type memif --client --socket "$T/hc.sock" >/dev/null
+pod_up pw pa a "$(vdev_memif "$T/a.sock" $MAC_A)" --eth-peer=0,$MAC_B
+pod_up pw pb b "$(vdev_memif "$T/b.sock" $MAC_B)" --eth-peer=0,$MAC_A
+B_RX=0
+LOG_SEEN=0
+
+# traffic_goes_on: pod a's next 32 frames reach pod b.
+traffic_goes_on() {
+	pod_send a 1
+	B_RX=$((B_RX + 32))
+	wait_for 10 "pod b to receive a's frames ($1)" pod_rx_ge b $B_RX
+}
+
+# new_log: podwired's log since the last call.
+new_log() {
+	local n
+	n=$(wc -l <"$T/pw.log")
+	tail -n +$((LOG_SEEN + 1)) "$T/pw.log" | head -n $((n - LOG_SEEN))
+	LOG_SEEN=$n
+}
+
+# good_peer PORT SOCKET [--server]: a well-behaved peer connects, sends a
+# frame that podwired counts, and leaves.
+good_peer() {
+	local port=$1 sock=$2 mode=good rx out
+	[ "${3:-}" = --server ] && mode=srv-good
+	rx=$(port_stat pw "$port" .rx_packets)
+	out=$("$HOSTILE" --wait 300 ${3:-} "$sock" $mode) || fail "good peer on $port: $out"
+	grep -q '^connected' <<<"$out" || fail "good peer on $port: $out"
+	wait_for 10 "$port to count the good peer's frame" port_stat_ge pw "$port" .rx_packets $((rx + 1))
+	wait_link pw "$port" down
+}
+
+# attack PORT SOCKET MODE WORDS [--server] [--flood]: runs one hostile
+# mode and checks the aftermath. --flood: pod a broadcasts while the peer
+# is connected, so podwired sends to it.
+attack() {
+	local port=$1 sock=$2 mode=$3 words=$4 server= flood= out pid log drops
+	shift 4
+	for a in "$@"; do
+		case $a in --server) server=--server ;; --flood) flood=1 ;; esac
+	done
+	new_log >/dev/null
+	if [ -n "$flood" ]; then
+		"$HOSTILE" --wait 10000 $server "$sock" "$mode" >"$T/hostile.out" 2>&1 &
+		pid=$!
+		wait_link pw "$port" up
+		pod_peer a ff:ff:ff:ff:ff:ff
+		pod_send a 8
+		pod_peer a $MAC_B
+		wait "$pid" || true
+	else
+		"$HOSTILE" --wait 10000 $server "$sock" "$mode" >"$T/hostile.out" 2>&1 || true
+	fi
+	out=$(cat "$T/hostile.out")
+	daemon_alive pw || fail "$mode: podwired died; its log: $(tail -n 5 "$T/pw.log")"
+	grep -qE '^(disconnected|closed|hung up|handshake refused|truncate)' <<<"$out" ||
+		fail "$mode: podwired did not end the connection: $out"
+	wait_link pw "$port" down
+	wait_for 10 "podwired to log why ($mode)" grep -qF -- "$words" "$T/pw.log"
+	log=$(new_log | grep -F -- "$words" | head -n 1 | sed 's/.*podwire\.memif: //')
+	ok "$mode: $log"
+	traffic_goes_on "$mode"
+	good_peer "$port" "$sock" $server
+}
+
+# ---- podwired as server: the pod is the client -------------------------------
+attack hx "$T/hx.sock" version "version 1.0"
+attack hx "$T/hx.sock" secret "the port has none"
+attack hx "$T/hx.sock" id "interface id 42"
+attack hx "$T/hx.sock" mode "ethernet mode"
+attack hx "$T/hx.sock" connect-first "connect message (type 6) out of order"
+attack hx "$T/hx.sock" region-first "add-region message (type 4) out of order"
+attack hx "$T/hx.sock" ack "ack message (type 1) out of order"
+attack hx "$T/hx.sock" dup-init "init message (type 3) out of order"
+attack hx "$T/hx.sock" unknown-type "unknown message (type 99)"
+attack hx "$T/hx.sock" short-msg "not 128 bytes"
+attack hx "$T/hx.sock" long-msg "not 128 bytes"
+attack hx "$T/hx.sock" init-fd "init message carried an fd"
+attack hx "$T/hx.sock" two-fds "more than one fd"
+attack hx "$T/hx.sock" region-big "1024 MiB"
+attack hx "$T/hx.sock" region-index "region 5 added where region 0 was due"
+attack hx "$T/hx.sock" region-nofd "came without its fd"
+attack hx "$T/hx.sock" region-notmem "not a memfd"
+attack hx "$T/hx.sock" region-pipe "not a memfd"
+attack hx "$T/hx.sock" region-short "less than the"
+attack hx "$T/hx.sock" region-unsealable "cannot be sealed against shrinking"
+attack hx "$T/hx.sock" ring-region "never added"
+attack hx "$T/hx.sock" ring-offset "pass the end of region 0"
+attack hx "$T/hx.sock" ring-log2 "size 2^15"
+attack hx "$T/hx.sock" ring-nofd "without an eventfd"
+attack hx "$T/hx.sock" ring-notevent "without an eventfd"
+attack hx "$T/hx.sock" connect-norings "at least one each way"
+attack hx "$T/hx.sock" bad-cookie "no memif cookie"
+for d in desc-region desc-offset desc-len0 desc-lenbig chain-forever; do
+	drops=$(port_stat pw hx .drops.bad_desc)
+	attack hx "$T/hx.sock" $d "bad descriptors"
+	[ "$(port_stat pw hx .drops.bad_desc)" -gt "$drops" ] || fail "$d: no bad_desc drop counted"
+done
+attack hx "$T/hx.sock" head-jump "is more than a ring ahead"
+attack hx "$T/hx.sock" m2s-badpost "outside its regions" --flood
+attack hx "$T/hx.sock" kick-block "would have blocked" --flood
+attack hx "$T/hx.sock" silent "did not finish within 5 s"
+for step in 0 1 2 3 4 5; do
+	attack hx "$T/hx.sock" hangup$step "the peer hung up"
+done
+
+# A second peer while one is connected is turned away; the first stays.
+"$HOSTILE" --wait 3000 "$T/hx.sock" hold >"$T/hold.out" 2>&1 &
+HOLD=$!
+wait_link pw hx up
+out=$("$HOSTILE" --wait 2000 "$T/hx.sock" second) || fail "second peer: $out"
+grep -q "handshake refused" <<<"$out" || fail "second peer: $out"
+link_is pw hx up || fail "the first peer lost its link to a second one"
+wait "$HOLD" || true
+wait_link pw hx down
+# The region is sealed: the peer cannot shrink it under podwired.
+out=$("$HOSTILE" --wait 100 "$T/hx.sock" truncate 2>&1) || true
+grep -q "^truncate" <<<"$out" || fail "truncate: $out"
+grep -q "worked" <<<"$out" && fail "a peer could shrink the region podwired mapped: $out"
+ok "a second peer is turned away, and a region cannot be shrunk ($out)"
+daemon_alive pw || fail "podwired died"
+
+# ---- podwired as client: the pod is the server -------------------------------
+attack hc "$T/hc.sock" srv-version "versions 1.0 to 1.0" --server
+attack hc "$T/hc.sock" srv-log2 "2^0" --server
+attack hc "$T/hc.sock" srv-hello-fd "hello message carried an fd" --server
+attack hc "$T/hc.sock" srv-early-connected "connected message (type 7) out of order" --server
+attack hc "$T/hc.sock" srv-extra-ack "ack message (type 1) out of order" --server
+attack hc "$T/hc.sock" srv-tail-jump "passed the head" --server
+attack hc "$T/hc.sock" srv-badlen "bad descriptors" --server
+attack hc "$T/hc.sock" srv-s2m-tail "ahead of the head" --server --flood
+attack hc "$T/hc.sock" srv-silent "did not finish within 5 s" --server
+
+# ---- and a real pod on the attacked ports -----------------------------------
+ctl pw port del hc >/dev/null
+pod_up pw hx x "$(vdev_memif "$T/hx.sock" 02:00:00:00:0c:01)" --eth-peer=0,$MAC_A
+pod_send x 1
+wait_for 10 "pod a to receive x's frames" pod_rx_ge a 32
+ok "a testpmd pod connects to the attacked port and its frames arrive"
+daemon_alive pw || fail "podwired died"
+expect_eq "pod a/b drops other than link_down" 0 \
+	"$(ctlj pw stats | jq '[.ports[] | select(.name == "pa" or .name == "pb") | .drops | del(.link_down) | add] | add')"

@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of forwarding: the L2 bridge (learning, flooding, VLAN
+ * handling, drops), the cross-connect, and the uplink VLAN demultiplexer
+ * and tagger, over real networks and ports of the model. Pods are null
+ * ports, or "sink" ports (below) that keep what they are sent so the
+ * frames can be read back; the uplink is a ring-backed ethdev (net_ring).
+ * EAL runs without hugepages.
+ */
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "dp_harness.h"
+#include "ports/uplink.h"
+
+/* ---- a port kind that keeps what it is sent ------------------------------ */
+
+#define SINK_MAX 256
+
+struct sink {
+	uint16_t n;
+	struct rte_mbuf *got[SINK_MAX];
+};
+
+static int sink_create(struct port *p, char *msg, size_t len)
+{
+	(void)msg, (void)len;
+	p->dp.priv = calloc(1, sizeof(struct sink));
+	p->dp.link_up = true;
+	return p->dp.priv != NULL ? 0 : -ENOMEM;
+}
+
+static void sink_clear(struct port *p)
+{
+	struct sink *s = p->dp.priv;
+
+	rte_pktmbuf_free_bulk(s->got, s->n);
+	s->n = 0;
+}
+
+static void sink_destroy(struct port *p)
+{
+	sink_clear(p);
+	free(p->dp.priv);
+}
+
+static uint16_t sink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			struct port_counters *ctr)
+{
+	(void)p, (void)pkts, (void)n, (void)ctr;
+	return 0;
+}
+
+static uint16_t sink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sink *s = p->priv;
+	uint16_t k = 0;
+
+	while (k < n && s->n < SINK_MAX)
+		s->got[s->n++] = pkts[k++];
+	return k;
+}
+
+static const struct port_ops sink_ops = {
+    .kind = "sink",
+    .summary = "test: keeps what it is sent",
+    .create = sink_create,
+    .destroy = sink_destroy,
+    .dp = {.rx_burst = sink_rx, .tx_burst = sink_tx},
+};
+PORT_KIND(sink_ops)
+
+static struct sink *sink_of(struct port *p)
+{
+	return p->dp.priv;
+}
+
+/* ---- an uplink kind over two rte_rings: rx is what "the wire" sends us,
+ * tx what we put on it ---------------------------------------------------- */
+
+static struct rte_ring *wire_in, *wire_out;
+
+static int ring_open(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len, char *driver,
+		     size_t driver_len, char *msg, size_t len)
+{
+	static unsigned int seq;
+	int id;
+
+	(void)p, (void)msg, (void)len;
+	snprintf(vdev, vdev_len, "net_ring_unit%u", seq++);
+	id = rte_eth_from_rings(vdev, &wire_in, 1, &wire_out, 1, SOCKET_ID_ANY);
+	if (id < 0)
+		return -EIO;
+	*port_id = (uint16_t)id;
+	snprintf(driver, driver_len, "ring");
+	return 0;
+}
+
+static void ring_close(const char *vdev, const char *device)
+{
+	(void)device;
+	rte_vdev_uninit(vdev);
+}
+
+UPLINK_KIND(ring_uplink, "ring_uplink", PORT_FIELD_IFACE, "test: an uplink over rte_rings",
+	    ring_open, ring_close, NULL)
+
+static struct port *uplink_port(const char *name, struct network *n)
+{
+	struct port_conf c;
+	struct port *p = NULL;
+	char msg[512];
+	int code;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	snprintf(c.network, sizeof(c.network), "%s", n->name);
+	snprintf(c.type, sizeof(c.type), "ring_uplink");
+	snprintf(c.iface, sizeof(c.iface), "wire0");
+	c.mtu = 1500;
+	if (port_create(&c, n, &p, &code, msg, sizeof(msg)) != 0)
+		unit_check(false, __LINE__, __FILE__, "uplink %s: %s", name, msg);
+	else
+		p->ops->poll_link(p); /* housekeeping's job in podwired */
+	return p;
+}
+
+static void destroy(struct port *p)
+{
+	char msg[256];
+
+	ASSERT_INT_EQ(port_destroy(p, msg, sizeof(msg)), 0);
+}
+
+static void destroy_net(struct network *n)
+{
+	char msg[256];
+	int code;
+
+	ASSERT_INT_EQ(network_delete(n, &code, msg, sizeof(msg)), 0);
+}
+
+#define A     "02:00:00:00:00:0a"
+#define B     "02:00:00:00:00:0b"
+#define C     "02:00:00:00:00:0c"
+#define X     "02:00:00:00:00:99"
+#define BCAST "ff:ff:ff:ff:ff:ff"
+
+static void send1(struct port *p, struct rte_mbuf *m)
+{
+	CU_ASSERT_FATAL(m != NULL);
+	dp_harness_input(p, &m, 1);
+}
+
+static uint16_t vlan_of(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN))
+		return 0;
+	return rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) & 0xfff;
+}
+
+/* ---- the bridge ------------------------------------------------------------ */
+
+static void test_learn_and_flood(void)
+{
+	struct network *n = dp_net("br", NET_BRIDGE, 0);
+	struct port *a = dp_port("a", n, "sink", A), *b = dp_port("b", n, "sink", B),
+		    *c = dp_port("c", n, "sink", C);
+
+	/* A to an unknown B: flooded to B and C, A's MAC learned on a. */
+	send1(a, dp_frame(B, A, 0, 60, 1));
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	ASSERT_INT_EQ(sink_of(c)->n, 1);
+	ASSERT_INT_EQ(sink_of(a)->n, 0);
+	/* B answers A: A is known, so only a gets it; B is learned. */
+	send1(b, dp_frame(A, B, 0, 60, 2));
+	ASSERT_INT_EQ(sink_of(a)->n, 1);
+	ASSERT_INT_EQ(sink_of(c)->n, 1);
+	/* A to B again: now unicast, C sees nothing more. */
+	send1(a, dp_frame(B, A, 0, 60, 3));
+	ASSERT_INT_EQ(sink_of(b)->n, 2);
+	ASSERT_INT_EQ(sink_of(c)->n, 1);
+	/* The frame arrives whole: payload bytes as sent. */
+	ASSERT_INT_EQ(rte_pktmbuf_mtod(sink_of(b)->got[1], uint8_t *)[20], 3);
+	/* Broadcast goes to every other port. */
+	send1(c, dp_frame(BCAST, C, 0, 60, 4));
+	ASSERT_INT_EQ(sink_of(a)->n, 2);
+	ASSERT_INT_EQ(sink_of(b)->n, 3);
+	ASSERT_INT_EQ(sink_of(c)->n, 1);
+	/* Counters agree: a received 2 frames, sent 2; b sent 3. */
+	ASSERT_INT_EQ(dp_counters(a).rx_packets, 2);
+	ASSERT_INT_EQ(dp_counters(a).tx_packets, 2);
+	ASSERT_INT_EQ(dp_counters(b).tx_packets, 3);
+	ASSERT_INT_EQ(dp_counters(c).rx_packets, 1);
+	destroy(a), destroy(b), destroy(c);
+	destroy_net(n);
+}
+
+static void test_bridge_drops(void)
+{
+	struct network *n = dp_net("br2", NET_BRIDGE, 0);
+	struct port *a = dp_port("a2", n, "sink", A), *b = dp_port("b2", n, "null", B);
+	struct rte_mbuf *runt;
+
+	/* A frame to A learned on a, sent back in on a: same_port. */
+	send1(a, dp_frame(B, A, 0, 60, 0));
+	send1(a, dp_frame(A, X, 0, 60, 0));
+	/* X was learned on a too; a frame to A from a is dropped. */
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_SAME_PORT], 1);
+	/* Shorter than an Ethernet header. */
+	runt = rte_pktmbuf_alloc(pw_mbuf_pool);
+	CU_ASSERT_FATAL(rte_pktmbuf_append(runt, 10) != NULL);
+	send1(a, runt);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_RUNT], 1);
+	/* Larger than the ingress port's MTU. */
+	send1(a, dp_frame(B, A, 0, 1515, 0));
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_MTU], 1);
+	/* Tagged on a network without a VLAN. */
+	send1(a, dp_frame(B, A, 7, 60, 0));
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_VLAN], 1);
+	/* To a port whose link is down: counted there. */
+	b->dp.link_up = false;
+	send1(a, dp_frame(B, A, 0, 60, 0));
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_LINK_DOWN], 1);
+	b->dp.link_up = true;
+	destroy(b);
+	/* Alone on the network: nowhere to flood. */
+	send1(a, dp_frame(BCAST, A, 0, 60, 0));
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_NO_ROUTE], 1);
+	ASSERT_INT_EQ(sink_of(a)->n, 0);
+	destroy(a);
+	destroy_net(n);
+}
+
+static void test_bridge_vlan(void)
+{
+	struct network *n = dp_net("v10", NET_BRIDGE, 10);
+	struct port *a = dp_port("a3", n, "sink", A), *b = dp_port("b3", n, "sink", B);
+
+	/* Pod ports are access ports: a frame tagged with the network's own
+	 * VLAN is accepted and leaves untagged, another tag is dropped. */
+	send1(a, dp_frame(B, A, 10, 60, 5));
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	ASSERT_INT_EQ(vlan_of(sink_of(b)->got[0]), 0);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(sink_of(b)->got[0]), 60);
+	send1(a, dp_frame(B, A, 11, 60, 5));
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_VLAN], 1);
+	/* Untagged is the normal case. */
+	send1(a, dp_frame(B, A, 0, 60, 5));
+	ASSERT_INT_EQ(sink_of(b)->n, 2);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+/* Two networks never see each other's frames, even with the same MACs. */
+static void test_bridge_isolation(void)
+{
+	struct network *n1 = dp_net("iso1", NET_BRIDGE, 0), *n2 = dp_net("iso2", NET_BRIDGE, 0);
+	struct port *a1 = dp_port("a1", n1, "sink", A), *b1 = dp_port("b1", n1, "sink", B);
+	struct port *a2 = dp_port("a2i", n2, "sink", A), *b2 = dp_port("b2i", n2, "sink", B);
+
+	send1(a1, dp_frame(BCAST, A, 0, 60, 0));
+	send1(b1, dp_frame(A, B, 0, 60, 0));
+	ASSERT_INT_EQ(sink_of(b1)->n, 1);
+	ASSERT_INT_EQ(sink_of(a1)->n, 1);
+	ASSERT_INT_EQ(sink_of(a2)->n, 0);
+	ASSERT_INT_EQ(sink_of(b2)->n, 0);
+	/* B learned in n1 is unknown in n2: flooded there, within n2. */
+	send1(a2, dp_frame(B, A, 0, 60, 0));
+	ASSERT_INT_EQ(sink_of(b2)->n, 1);
+	ASSERT_INT_EQ(sink_of(b1)->n, 1);
+	destroy(a1), destroy(b1), destroy(a2), destroy(b2);
+	destroy_net(n1), destroy_net(n2);
+}
+
+/* ---- port security, learning limits, flood limit ------------------------------ */
+
+static struct port *guarded_port(const char *name, struct network *n, const char *mac,
+				 bool security, uint32_t mac_limit, uint32_t flood)
+{
+	struct port *p = dp_port(name, n, "sink", mac);
+
+	p->conf.port_security = security;
+	p->conf.mac_limit = mac_limit;
+	p->conf.flood_limit = flood;
+	p->conf.flood_limit_set = true;
+	port_guards_apply(p, n);
+	return p;
+}
+
+static void test_port_security(void)
+{
+	struct network *n = dp_net("sec", NET_BRIDGE, 0);
+	struct port *a = guarded_port("seca", n, A, true, 64, 0);
+	struct port *b = guarded_port("secb", n, B, false, 64, 0);
+
+	/* a may send from its own MAC only: another source is dropped, and
+	 * is not learned. */
+	send1(a, dp_frame(B, A, 0, 60, 1));
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	send1(a, dp_frame(B, X, 0, 60, 2));
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_SPOOFED_SRC], 1);
+	ASSERT_INT_EQ(mac_table_port_count(l2_macs, a->dp.idx), 1);
+	/* An allowed extra MAC passes. */
+	a->dp.allowed[0] = dp_mac_word((const uint8_t[]){2, 0, 0, 0, 0, 0x99});
+	a->dp.n_allowed = 1;
+	send1(a, dp_frame(B, X, 0, 60, 3));
+	ASSERT_INT_EQ(sink_of(b)->n, 2);
+	ASSERT_INT_EQ(mac_table_port_count(l2_macs, a->dp.idx), 2);
+	/* b is not secured: any source goes. */
+	send1(b, dp_frame(A, C, 0, 60, 4));
+	ASSERT_INT_EQ(sink_of(a)->n, 1);
+	sink_clear(a), sink_clear(b);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+/* A port sending from more MACs than its limit: the rest are not learned
+ * (counted), its frames still flow, other ports' entries stay. */
+static void test_learn_limit(void)
+{
+	struct network *n = dp_net("lim", NET_BRIDGE, 0);
+	struct port *a = guarded_port("lima", n, A, false, 4, 0);
+	struct port *b = guarded_port("limb", n, B, false, 64, 0);
+	char src[18];
+
+	send1(b, dp_frame(BCAST, B, 0, 60, 0));
+	for (int i = 0; i < 10; i++) {
+		snprintf(src, sizeof(src), "02:00:00:00:aa:%02x", i);
+		send1(a, dp_frame(B, src, 0, 60, 0));
+	}
+	ASSERT_INT_EQ(mac_table_port_count(l2_macs, a->dp.idx), 4);
+	ASSERT_INT_EQ(dp_counters(a).learn_limit, 6);
+	ASSERT_INT_EQ(sink_of(b)->n, 10);
+	ASSERT_INT_EQ(mac_table_port_count(l2_macs, b->dp.idx), 1);
+	sink_clear(a), sink_clear(b);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+/* Floods beyond the port's rate are dropped; known unicast never is. */
+static void test_flood_limit(void)
+{
+	struct network *n = dp_net("fl", NET_BRIDGE, 0);
+	struct port *a = guarded_port("fla", n, A, false, 64, 100);
+	struct port *b = guarded_port("flb", n, B, false, 64, 0);
+	uint64_t passed;
+
+	/* 100/s allows a burst of 100 (a second's worth), no more at once. */
+	for (int i = 0; i < 300; i++)
+		send1(a, dp_frame(BCAST, A, 0, 60, 0));
+	passed = sink_of(b)->n;
+	CU_ASSERT(passed >= 100 && passed <= 102);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 300 - passed);
+	sink_clear(b);
+	/* Known unicast is not limited. */
+	send1(b, dp_frame(A, B, 0, 60, 0));
+	for (int i = 0; i < 200; i++)
+		send1(a, dp_frame(B, A, 0, 60, 0));
+	ASSERT_INT_EQ(sink_of(b)->n, 200);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 300 - passed);
+	sink_clear(a), sink_clear(b);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+/* ---- the cross-connect ----------------------------------------------------- */
+
+static void test_xconnect(void)
+{
+	struct network *n = dp_net("xc", NET_XCONNECT, 0);
+	struct port *a = dp_port("xa", n, "sink", A), *b;
+	struct rte_mbuf *burst[3];
+
+	/* Alone: no peer. */
+	send1(a, dp_frame(B, A, 0, 60, 0));
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_NO_ROUTE], 1);
+	b = dp_port("xb", n, "sink", B);
+	/* Every frame goes to the peer, whatever its destination, in order;
+	 * one too large for the ingress MTU is dropped there, the rest kept. */
+	burst[0] = dp_frame(X, A, 0, 60, 1);
+	burst[1] = dp_frame(BCAST, A, 0, 1600, 2);
+	burst[2] = dp_frame(C, A, 7, 64, 3);
+	dp_harness_input(a, burst, 3);
+	ASSERT_INT_EQ(sink_of(b)->n, 2);
+	ASSERT_INT_EQ(rte_pktmbuf_mtod(sink_of(b)->got[0], uint8_t *)[30], 1);
+	ASSERT_INT_EQ(rte_pktmbuf_mtod(sink_of(b)->got[1], uint8_t *)[30], 3);
+	/* A cross-connect is a wire: tags pass untouched. */
+	ASSERT_INT_EQ(vlan_of(sink_of(b)->got[1]), 7);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_MTU], 1);
+	ASSERT_INT_EQ(dp_counters(b).tx_packets, 2);
+	/* The other direction. */
+	send1(b, dp_frame(A, B, 0, 60, 9));
+	ASSERT_INT_EQ(sink_of(a)->n, 1);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+/* ---- the uplink demultiplexer and tagger ------------------------------------ */
+
+/* What the uplink device received from "the wire": fed to its rx ring. */
+static void wire_send(struct rte_mbuf *m)
+{
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT_FATAL(rte_ring_enqueue(wire_in, m) == 0);
+}
+
+/* Polls an uplink port once, as a worker does, forwarding what it gives. */
+static void poll_port(struct port *p)
+{
+	struct rte_mbuf *pkts[PW_BURST];
+	uint16_t n = p->dp.ops->rx_burst(&p->dp, pkts, PW_BURST, workers[0]->ctr);
+
+	if (n != 0)
+		dp_harness_input(p, pkts, n);
+}
+
+static struct rte_mbuf *wire_recv(void)
+{
+	void *m = NULL;
+
+	return rte_ring_dequeue(wire_out, &m) == 0 ? m : NULL;
+}
+
+static void test_uplink_vlans(void)
+{
+	struct network *red = dp_net("red", NET_BRIDGE, 100), *blue = dp_net("blue", NET_BRIDGE, 0);
+	struct port *ur = uplink_port("up-red", red), *ub = uplink_port("up-blue", blue);
+	struct port *pr = dp_port("pod-red", red, "sink", A),
+		    *pb = dp_port("pod-blue", blue, "sink", B);
+	struct rte_mbuf *m;
+
+	CU_ASSERT_FATAL(ur != NULL && ub != NULL);
+	/* One device, both ports on one worker. */
+	ASSERT_INT_EQ(ur->worker, ub->worker);
+	/* A pod's frame leaves tagged with its network's VLAN... */
+	send1(pr, dp_frame(X, A, 0, 60, 1));
+	m = wire_recv();
+	CU_ASSERT_FATAL(m != NULL);
+	ASSERT_INT_EQ(vlan_of(m), 100);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(m), 64);
+	rte_pktmbuf_free(m);
+	/* ...and untagged for a network without one. */
+	send1(pb, dp_frame(X, B, 0, 60, 2));
+	m = wire_recv();
+	CU_ASSERT_FATAL(m != NULL);
+	ASSERT_INT_EQ(vlan_of(m), 0);
+	rte_pktmbuf_free(m);
+
+	/* From the wire: the tag picks the network and is removed; polling
+	 * either port of the device hands each frame to its own port. */
+	wire_send(dp_frame(A, X, 100, 60, 3));
+	wire_send(dp_frame(B, X, 0, 60, 4));
+	wire_send(dp_frame(A, X, 200, 60, 5)); /* no network has VLAN 200 */
+	poll_port(ub);
+	poll_port(ur);
+	ASSERT_INT_EQ(sink_of(pr)->n, 1);
+	ASSERT_INT_EQ(vlan_of(sink_of(pr)->got[0]), 0);
+	ASSERT_INT_EQ(rte_pktmbuf_mtod(sink_of(pr)->got[0], uint8_t *)[30], 3);
+	ASSERT_INT_EQ(sink_of(pb)->n, 1);
+	/* The unknown VLAN is a named drop, counted on the port that polled. */
+	ASSERT_INT_EQ(dp_counters(ub).drops[DROP_UNKNOWN_VLAN], 1);
+	ASSERT_INT_EQ(dp_counters(ur).drops[DROP_UNKNOWN_VLAN], 0);
+	ASSERT_INT_EQ(dp_counters(ub).drops[DROP_TX_FULL], 0);
+
+	/* More frames for red than its stash holds while blue is polled:
+	 * the excess is stash_full on red, not lost silently. */
+	for (int i = 0; i < 3 * PW_BURST; i++)
+		wire_send(dp_frame(A, X, 100, 60, 6));
+	for (int i = 0; i < 3; i++)
+		poll_port(ub);
+	ASSERT_INT_EQ(dp_counters(ur).drops[DROP_STASH_FULL], PW_BURST);
+	for (int i = 0; i < 3; i++)
+		poll_port(ur);
+	ASSERT_INT_EQ(sink_of(pr)->n, 1 + 2 * PW_BURST);
+
+	sink_clear(pr), sink_clear(pb);
+	destroy(pr), destroy(pb), destroy(ur), destroy(ub);
+	destroy_net(red), destroy_net(blue);
+}
+
+/* A frame that cannot be tagged (no mbuf for the copy a flood needs) is
+ * dropped as no_mbuf on the uplink port, not as tx_full. */
+static void test_uplink_tag_no_mbuf(void)
+{
+	struct network *red = dp_net("red2", NET_BRIDGE, 100);
+	struct port *ur = uplink_port("up-red2", red), *pa = dp_port("pa", red, "sink", A),
+		    *pb = dp_port("pb", red, "null", B);
+	struct rte_mbuf *hold[8192], *m;
+	unsigned int n = 0;
+
+	/* A broadcast shares its mbuf between the destinations, so tagging it
+	 * for the uplink needs a copy; take every free mbuf first. */
+	m = dp_frame(BCAST, A, 0, 60, 1);
+	CU_ASSERT_FATAL(m != NULL);
+	while (n < RTE_DIM(hold) && (hold[n] = rte_pktmbuf_alloc(pw_mbuf_pool)) != NULL)
+		n++;
+	send1(pa, m);
+	rte_pktmbuf_free_bulk(hold, n);
+	ASSERT_INT_EQ(dp_counters(ur).drops[DROP_NO_MBUF], 1);
+	ASSERT_INT_EQ(dp_counters(ur).drops[DROP_TX_FULL], 0);
+	ASSERT_INT_EQ(dp_counters(ur).tx_packets, 0);
+	ASSERT_INT_EQ(dp_counters(pb).tx_packets, 1);
+	CU_ASSERT(wire_recv() == NULL);
+	destroy(pa), destroy(pb), destroy(ur);
+	destroy_net(red);
+}
+
+/* Uplinks lock their device's queue themselves: the datapath takes no
+ * second, per-port lock for them (pods on shared ports still get one). */
+static void test_uplink_one_lock(void)
+{
+	struct network *n = dp_net("lk", NET_BRIDGE, 0);
+	unsigned int saved = n_workers;
+	struct port *u, *p;
+
+	n_workers = 2; /* as podwired with two workers: tx may be shared */
+	workers[1] = worker_new(1, 0, pw_mbuf_pool);
+	u = uplink_port("up-lk", n);
+	p = dp_port("pod-lk", n, "null", A);
+	CU_ASSERT(u != NULL && !u->dp.tx_shared);
+	CU_ASSERT(p != NULL && p->dp.tx_shared);
+	destroy(u), destroy(p);
+	destroy_net(n);
+	rte_free(workers[1]);
+	workers[1] = NULL;
+	n_workers = saved;
+}
+
+/* ---- a port kind that takes frames without mbufs, as memif does ------------ */
+
+#define FSINK_MAX 8
+#define FSINK_BUF 10000
+
+struct fsink {
+	uint16_t n, room;
+	uint32_t len[FSINK_MAX];
+	uint8_t data[FSINK_MAX][FSINK_BUF];
+};
+
+static int fsink_create(struct port *p, char *msg, size_t len)
+{
+	struct fsink *s = calloc(1, sizeof(*s));
+
+	(void)msg, (void)len;
+	if (s == NULL)
+		return -ENOMEM;
+	s->room = FSINK_MAX;
+	p->dp.priv = s;
+	p->dp.link_up = true;
+	return 0;
+}
+
+static void fsink_destroy(struct port *p)
+{
+	free(p->dp.priv);
+}
+
+static uint16_t fsink_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
+				uint16_t n)
+{
+	struct fsink *s = p->priv;
+	uint16_t k = 0;
+
+	for (; k < n && s->n < s->room; k++) {
+		s->len[s->n] = dp_frame_out_len(f[k], strip[k]);
+		dp_frame_read(f[k], strip[k], 0, s->data[s->n], s->len[s->n]);
+		s->n++;
+	}
+	return k;
+}
+
+static uint16_t fsink_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	(void)p, (void)pkts, (void)n;
+	return 0;
+}
+
+static const struct port_ops fsink_ops = {
+    .kind = "fsink",
+    .summary = "test: takes frames without mbufs",
+    .create = fsink_create,
+    .destroy = fsink_destroy,
+    .dp = {.rx_burst = sink_rx, .tx_burst = fsink_tx_burst, .tx_frames = fsink_tx_frames},
+};
+PORT_KIND(fsink_ops)
+
+static struct fsink *fsink_of(struct port *p)
+{
+	return p->dp.priv;
+}
+
+/* A frame in "shared memory" buf, cut into segments of the given lengths,
+ * with its private header copied as a receiving kind does. */
+static void make_frame(struct dp_frame *f, const uint8_t *buf, uint32_t len, const uint32_t *cuts)
+{
+	uint32_t off = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (uint16_t s = 0; off < len; s++) {
+		uint32_t k = cuts[s] != 0 && cuts[s] < len - off ? cuts[s] : len - off;
+
+		f->seg[s].data = buf + off;
+		f->seg[s].len = k;
+		f->n_seg = (uint16_t)(s + 1);
+		off += k;
+	}
+	f->len = len;
+	f->hdr_len = (uint16_t)RTE_MIN(len, (uint32_t)DP_FRAME_HDR_MAX);
+	memcpy(f->hdr, buf, f->hdr_len);
+}
+
+static void fill_frame(uint8_t *buf, uint32_t len, const char *dst, const char *src, uint16_t vlan)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+
+	for (uint32_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	rte_ether_unformat_addr(dst, &eth->dst_addr);
+	rte_ether_unformat_addr(src, &eth->src_addr);
+	if (vlan != 0) {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		((struct rte_vlan_hdr *)(eth + 1))->vlan_tci = rte_cpu_to_be_16(vlan);
+		((struct rte_vlan_hdr *)(eth + 1))->eth_proto = rte_cpu_to_be_16(0x0800);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(0x0800);
+	}
+}
+
+static void frames_in(struct port *p, struct dp_frame *f, uint16_t n)
+{
+	const struct view *v = view_current;
+
+	frames_input(workers[0], v, &p->dp, v->nets[p->dp.idx], f, n);
+	txbuf_flush_all(workers[0], v);
+}
+
+/* What dp_frame_read gives: the frame as it was, or without its tag,
+ * whatever the segments, with the header from the private copy. */
+static void test_frame_read(void)
+{
+	static const uint32_t cuts[][6] = {{0}, {7, 9, 30, 18, 0}, {1, 1, 1, 1, 1, 0}, {16, 0}};
+	uint8_t buf[300], out[300], want[300];
+	struct dp_frame f;
+
+	fill_frame(buf, sizeof(buf), B, A, 10);
+	for (size_t c = 0; c < RTE_DIM(cuts); c++) {
+		make_frame(&f, buf, sizeof(buf), cuts[c]);
+		dp_frame_read(&f, 0, 0, out, sizeof(buf));
+		CU_ASSERT(memcmp(out, buf, sizeof(buf)) == 0);
+		/* Without the tag: bytes 0-11, then 16 on. */
+		memcpy(want, buf, 12);
+		memcpy(want + 12, buf + 16, sizeof(buf) - 16);
+		memset(out, 0, sizeof(out));
+		dp_frame_read(&f, 1, 0, out, sizeof(buf) - 4);
+		CU_ASSERT(memcmp(out, want, sizeof(buf) - 4) == 0);
+		/* Piecewise reads agree with one read. */
+		for (uint32_t off = 0; off < sizeof(buf) - 4; off += 13)
+			dp_frame_read(&f, 1, off, out + off,
+				      RTE_MIN(13u, (uint32_t)sizeof(buf) - 4 - off));
+		CU_ASSERT(memcmp(out, want, sizeof(buf) - 4) == 0);
+	}
+	/* The header forwarded is the private copy, even if the pod rewrites
+	 * its buffer after the decision. */
+	make_frame(&f, buf, sizeof(buf), cuts[1]);
+	buf[0] ^= 0xff;
+	dp_frame_read(&f, 0, 0, out, 20);
+	ASSERT_INT_EQ(out[0], (uint8_t)(buf[0] ^ 0xff));
+}
+
+static void test_frame_to_mbuf(void)
+{
+	static uint8_t buf[9018], out[9018];
+	static const uint32_t cuts[] = {2048, 2048, 2048, 2048, 0};
+	struct rte_mbuf *m;
+	struct dp_frame f;
+
+	fill_frame(buf, sizeof(buf), B, A, 0);
+	make_frame(&f, buf, sizeof(buf), cuts);
+	ASSERT_INT_EQ(f.n_seg, 5);
+	m = dp_frame_to_mbuf(&f, 0, pw_mbuf_pool);
+	CU_ASSERT_FATAL(m != NULL);
+	ASSERT_INT_EQ(m->pkt_len, sizeof(buf));
+	CU_ASSERT(m->nb_segs > 1);
+	CU_ASSERT(rte_pktmbuf_read(m, 0, sizeof(buf), out) != NULL);
+	CU_ASSERT(memcmp(rte_pktmbuf_read(m, 0, sizeof(buf), out), buf, sizeof(buf)) == 0);
+	rte_pktmbuf_free(m);
+}
+
+/* Frames from a memif-like port: copied once into ports that take frames,
+ * made into one mbuf for the others; VLAN tags come off in the copy. */
+static void test_frames_bridge(void)
+{
+	struct network *n = dp_net("fr", NET_BRIDGE, 10);
+	struct port *in = dp_port("fin", n, "fsink", A), *fb = dp_port("fb", n, "fsink", B),
+		    *mb = dp_port("mb", n, "sink", C);
+	static const uint32_t cuts[] = {20, 0};
+	uint8_t buf[4][128];
+	struct dp_frame f[4];
+
+	/* Unknown unicast, tagged with the network's VLAN: flooded, once to
+	 * each, tag removed in the copy. */
+	fill_frame(buf[0], 100, B, A, 10);
+	make_frame(&f[0], buf[0], 100, cuts);
+	frames_in(in, f, 1);
+	ASSERT_INT_EQ(fsink_of(fb)->n, 1);
+	ASSERT_INT_EQ(fsink_of(fb)->len[0], 96);
+	CU_ASSERT(memcmp(fsink_of(fb)->data[0], buf[0], 12) == 0);
+	CU_ASSERT(memcmp(fsink_of(fb)->data[0] + 12, buf[0] + 16, 84) == 0);
+	ASSERT_INT_EQ(sink_of(mb)->n, 1);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(sink_of(mb)->got[0]), 96);
+	ASSERT_INT_EQ(vlan_of(sink_of(mb)->got[0]), 0);
+	/* B answers from a frame port; then A to B is unicast to fb only. */
+	fill_frame(buf[1], 64, A, B, 0);
+	make_frame(&f[0], buf[1], 64, cuts);
+	frames_in(fb, f, 1);
+	ASSERT_INT_EQ(fsink_of(in)->n, 1);
+	fill_frame(buf[2], 64, B, A, 0);
+	fill_frame(buf[3], 64, B, A, 0);
+	make_frame(&f[0], buf[2], 64, cuts);
+	make_frame(&f[1], buf[3], 64, cuts);
+	frames_in(in, f, 2);
+	ASSERT_INT_EQ(fsink_of(fb)->n, 3);
+	ASSERT_INT_EQ(sink_of(mb)->n, 1);
+	ASSERT_INT_EQ(dp_counters(fb).tx_packets, 3);
+	ASSERT_INT_EQ(dp_counters(in).rx_packets, 3);
+	/* A full destination ring drops (tx_full), it does not wait. */
+	fsink_of(fb)->room = 3;
+	make_frame(&f[0], buf[2], 64, cuts);
+	frames_in(in, f, 1);
+	ASSERT_INT_EQ(dp_counters(fb).drops[DROP_TX_FULL], 1);
+	/* Another VLAN's tag: dropped at ingress. */
+	fill_frame(buf[0], 100, B, A, 11);
+	make_frame(&f[0], buf[0], 100, cuts);
+	frames_in(in, f, 1);
+	ASSERT_INT_EQ(dp_counters(in).drops[DROP_VLAN], 1);
+	sink_clear(mb);
+	destroy(in), destroy(fb), destroy(mb);
+	destroy_net(n);
+}
+
+static void test_frames_xconnect(void)
+{
+	struct network *n = dp_net("fxc", NET_XCONNECT, 0);
+	struct port *a = dp_port("fxa", n, "fsink", A), *b = dp_port("fxb", n, "fsink", B);
+	static uint8_t big[2000];
+	static const uint32_t cuts[] = {0};
+	uint8_t buf[64];
+	struct dp_frame f[2];
+
+	fill_frame(buf, 64, X, A, 7);
+	make_frame(&f[0], buf, 64, cuts);
+	fill_frame(big, sizeof(big), X, A, 0);
+	make_frame(&f[1], big, sizeof(big), cuts);
+	frames_in(a, f, 2);
+	/* Tags pass; a frame over the MTU is dropped on the ingress side. */
+	ASSERT_INT_EQ(fsink_of(b)->n, 1);
+	ASSERT_INT_EQ(fsink_of(b)->len[0], 64);
+	CU_ASSERT(memcmp(fsink_of(b)->data[0], buf, 64) == 0);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_MTU], 1);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+	    {"bridge: learning, unknown unicast, broadcast", test_learn_and_flood},
+	    {"bridge: drops by reason", test_bridge_drops},
+	    {"bridge: VLAN of the network accepted, others dropped", test_bridge_vlan},
+	    {"bridge: networks are isolated", test_bridge_isolation},
+	    {"xconnect: a wire between two ports", test_xconnect},
+	    {"bridge: port security", test_port_security},
+	    {"bridge: learning limit", test_learn_limit},
+	    {"bridge: flood limit", test_flood_limit},
+	    {"uplink: tag on egress, demultiplex on ingress, named drops", test_uplink_vlans},
+	    {"uplink: a frame that cannot be tagged is no_mbuf", test_uplink_tag_no_mbuf},
+	    {"uplink: one tx lock per burst", test_uplink_one_lock},
+	    {"frames: read as forwarded, any segments", test_frame_read},
+	    {"frames: a jumbo frame into an mbuf chain", test_frame_to_mbuf},
+	    {"frames: bridge, one copy, VLAN off in the copy", test_frames_bridge},
+	    {"frames: cross-connect", test_frames_xconnect},
+	    {NULL, NULL},
+	};
+
+	int rc;
+
+	dp_harness_init(1);
+	wire_in = rte_ring_create("wire_in", 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	wire_out = rte_ring_create("wire_out", 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (wire_in == NULL || wire_out == NULL)
+		return 2;
+	rc = unit_run("forwarding", tests);
+	dp_harness_fini();
+	return rc;
+}
