@@ -2,11 +2,19 @@
 /*
  * Unit tests of podwire's memif: the wire layout, every check of every
  * message a peer sends (each bad field of each), the handshake order in
- * both roles, and ring index arithmetic across wrap-around.
+ * both roles, ring index arithmetic across wrap-around, the datapath's
+ * checks of every descriptor field against what was negotiated (on rings
+ * in plain memory, no EAL), and the SIGBUS guard.
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "datapath/frame.h"
+#include "datapath/stats.h"
+#include "ports/memif/memif.h"
 #include "ports/memif/msg.h"
 #include "ports/memif/ring.h"
 #include "unit.h"
@@ -342,6 +350,310 @@ static void test_desc_access(void)
 	ASSERT_INT_EQ(d.length, 64);
 }
 
+/* ---- the datapath on a fake connection ------------------------------------------------ */
+
+/* One queue pair laid out as a pod would: region 0 holds the s2m ring,
+ * the m2s ring, then RX_BUFS buffers of BUF bytes. */
+#define T_LOG2	5
+#define T_SLOTS (1u << T_LOG2)
+#define T_BUF	256
+#define T_RING	2048 /* > memif_ring_bytes(T_LOG2), a multiple of 64 */
+
+struct fake {
+	struct memif_port mp;
+	struct memif_conn *c;
+	struct dp_port dp;
+	struct port_counters ctr[1];
+	uint8_t *mem;
+	size_t size;
+	struct memif_ring *s2m, *m2s;
+};
+
+static struct fake *fake_new(bool server)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	f->size = 2 * T_RING + 2 * T_SLOTS * T_BUF;
+	f->mem = aligned_alloc(4096, f->size);
+	memset(f->mem, 0, f->size);
+	f->c = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*f->c), 64));
+	memset(f->c, 0, sizeof(*f->c));
+	f->s2m = (struct memif_ring *)f->mem;
+	f->m2s = (struct memif_ring *)(f->mem + T_RING);
+	f->c->server = server;
+	f->c->n_rx = f->c->n_tx = 1;
+	f->c->n_regions = 1;
+	f->c->region[0].base = f->mem;
+	f->c->region[0].size = f->size;
+	f->c->buf_size = server ? MEMIF_MAX_BUFFER : T_BUF;
+	f->c->max_frame = 9018;
+	for (int k = 0; k < 2; k++) {
+		struct memif_qring *q = k == 0 ? &f->c->rx[0] : &f->c->tx[0];
+
+		/* Server: receives s2m, sends m2s. Client: the other way. */
+		q->ring = (k == 0) == server ? f->s2m : f->m2s;
+		q->log2 = T_LOG2;
+		q->size = T_SLOTS;
+		q->mask = T_SLOTS - 1;
+		q->kick_fd = -1;
+		q->buf_offset = 2 * T_RING + (uint32_t)k * T_SLOTS * T_BUF;
+		q->buf_size = T_BUF;
+		q->ring->flags = MEMIF_RING_FLAG_MASK_INT;
+	}
+	f->mp.conn = f->c;
+	f->mp.cur = f->c;
+	f->dp.priv = &f->mp;
+	f->dp.link_up = true;
+	return f;
+}
+
+static void fake_free(struct fake *f)
+{
+	free(f->mem);
+	free(f->c);
+	free(f);
+}
+
+/* The pod (client) puts a frame of len bytes at buffer slot, flags as given. */
+static void pod_put(struct fake *f, uint16_t slot, struct memif_desc d)
+{
+	f->s2m->desc[slot & (T_SLOTS - 1)] = d;
+}
+
+static struct memif_desc good(uint16_t slot, uint32_t len)
+{
+	struct memif_desc d = {.region = 0,
+			       .offset = 2 * T_RING + (uint32_t)(slot & (T_SLOTS - 1)) * T_BUF,
+			       .length = len};
+	return d;
+}
+
+/* rx as server of what the pod published up to head; returns frames. */
+static uint16_t server_rx(struct fake *f, uint16_t head, struct dp_frame *fr)
+{
+	__atomic_store_n(&f->s2m->head, head, __ATOMIC_RELEASE);
+	return memif_rx_frames(&f->dp, fr, 32, f->ctr);
+}
+
+static void test_rx_checks(void)
+{
+	static const struct {
+		const char *what;
+		struct memif_desc d;
+	} bad[] = {
+	    {"region index never added", {.region = 1, .offset = 2 * T_RING, .length = 60}},
+	    {"offset past the region", {.offset = 2 * T_RING + 2 * T_SLOTS * T_BUF, .length = 60}},
+	    {"offset + length past the region",
+	     {.offset = 2 * T_RING + 2 * T_SLOTS * T_BUF - 30, .length = 60}},
+	    {"offset + length wrapping 32 bits", {.offset = 0xffffff00u, .length = 0x200}},
+	    {"length 0", {.offset = 2 * T_RING, .length = 0}},
+	    {"length over the buffer size", {.offset = 0, .length = MEMIF_MAX_BUFFER + 1}},
+	};
+	struct dp_frame fr[32];
+
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		struct fake *f = fake_new(true);
+		uint16_t n;
+
+		/* A bad frame between two good ones: only it is dropped. */
+		pod_put(f, 0, good(0, 60));
+		pod_put(f, 1, bad[i].d);
+		pod_put(f, 2, good(2, 70));
+		memset(f->mem + 2 * T_RING + 2 * T_BUF, 0xab, 70);
+		n = server_rx(f, 3, fr);
+		if (n != 2 || f->ctr[0].drops[DROP_BAD_DESC] != 1 || f->c->bad_desc != 1)
+			printf("\n    %s: %u frames, %llu dropped", bad[i].what, n,
+			       (unsigned long long)f->ctr[0].drops[DROP_BAD_DESC]);
+		ASSERT_INT_EQ(n, 2);
+		ASSERT_INT_EQ(f->ctr[0].drops[DROP_BAD_DESC], 1);
+		ASSERT_INT_EQ(fr[0].len, 60);
+		ASSERT_INT_EQ(fr[1].len, 70);
+		ASSERT_INT_EQ(fr[1].seg[0].data[69], 0xab);
+		CU_ASSERT(f->c->broken == 0);
+		/* Every slot is given back, the bad one too. */
+		memif_rx_release(&f->dp);
+		ASSERT_INT_EQ(f->s2m->tail, 3);
+		fake_free(f);
+	}
+}
+
+static void test_rx_chains(void)
+{
+	struct fake *f = fake_new(true);
+	struct dp_frame fr[32];
+	struct memif_desc d;
+	uint16_t n;
+
+	/* A 3-segment chain is one frame of the three lengths. */
+	for (uint16_t s = 0; s < 3; s++) {
+		d = good(s, s < 2 ? T_BUF : 10);
+		d.flags = s < 2 ? MEMIF_DESC_FLAG_NEXT : 0;
+		pod_put(f, s, d);
+	}
+	n = server_rx(f, 3, fr);
+	ASSERT_INT_EQ(n, 1);
+	ASSERT_INT_EQ(fr[0].n_seg, 3);
+	ASSERT_INT_EQ(fr[0].len, 2 * T_BUF + 10);
+	memif_rx_release(&f->dp);
+	/* A chain that goes on past what the pod published: dropped, and
+	 * each of its descriptors counts against the pod. */
+	for (uint16_t s = 3; s < 8; s++) {
+		d = good(s, 60);
+		d.flags = MEMIF_DESC_FLAG_NEXT;
+		pod_put(f, s, d);
+	}
+	n = server_rx(f, 8, fr);
+	ASSERT_INT_EQ(n, 0);
+	ASSERT_INT_EQ(f->ctr[0].drops[DROP_BAD_DESC], 1);
+	ASSERT_INT_EQ(f->c->bad_desc, 5);
+	memif_rx_release(&f->dp);
+	ASSERT_INT_EQ(f->s2m->tail, 8);
+	fake_free(f);
+
+	/* More segments than a frame may have (DP_FRAME_SEGS), all published:
+	 * dropped whole, the frame after it is fine. */
+	f = fake_new(true);
+	for (uint16_t s = 0; s <= DP_FRAME_SEGS; s++) {
+		d = good(s, 60);
+		d.flags = s < DP_FRAME_SEGS ? MEMIF_DESC_FLAG_NEXT : 0;
+		pod_put(f, s, d);
+	}
+	pod_put(f, DP_FRAME_SEGS + 1, good(DP_FRAME_SEGS + 1, 61));
+	n = server_rx(f, DP_FRAME_SEGS + 2, fr);
+	ASSERT_INT_EQ(n, 1);
+	ASSERT_INT_EQ(fr[0].len, 61);
+	ASSERT_INT_EQ(f->ctr[0].drops[DROP_BAD_DESC], 1);
+	ASSERT_INT_EQ(f->c->bad_desc, DP_FRAME_SEGS + 1);
+	fake_free(f);
+}
+
+static void test_rx_indices(void)
+{
+	struct fake *f = fake_new(true);
+	struct dp_frame fr[32];
+
+	/* A head more than a ring ahead: the connection is broken, nothing
+	 * is read, and the datapath stops using it. */
+	ASSERT_INT_EQ(server_rx(f, T_SLOTS + 1, fr), 0);
+	ASSERT_INT_EQ(f->c->broken, 2);
+	ASSERT_CONTAINS(f->c->broken_why, "more than a ring ahead");
+	__atomic_store_n(&f->s2m->head, 1, __ATOMIC_RELEASE);
+	pod_put(f, 0, good(0, 60));
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, 32, f->ctr), 0);
+	fake_free(f);
+
+	/* Across the 16-bit wrap of the indices. */
+	f = fake_new(true);
+	f->c->rx[0].last = f->c->rx[0].released = 65530;
+	for (uint16_t s = 65530; s != 4; s++)
+		pod_put(f, s, good(s, 60));
+	ASSERT_INT_EQ(server_rx(f, 4, fr), 10);
+	memif_rx_release(&f->dp);
+	ASSERT_INT_EQ(f->s2m->tail, 4);
+	fake_free(f);
+
+	/* Client role: a tail (the server's) past the head podwired posted. */
+	f = fake_new(false);
+	f->c->rx[0].posted = 8;
+	__atomic_store_n(&f->m2s->tail, 9, __ATOMIC_RELEASE);
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, 32, f->ctr), 0);
+	ASSERT_INT_EQ(f->c->broken, 2);
+	ASSERT_CONTAINS(f->c->broken_why, "passed the head");
+	fake_free(f);
+}
+
+/* A frame of len bytes, one segment, in private memory. */
+static void frame_of(struct dp_frame *fr, uint8_t *buf, uint32_t len)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->len = len;
+	fr->n_seg = 1;
+	fr->seg[0].data = buf;
+	fr->seg[0].len = len;
+	fr->hdr_len = (uint16_t)RTE_MIN(len, (uint32_t)DP_FRAME_HDR_MAX);
+	memcpy(fr->hdr, buf, fr->hdr_len);
+}
+
+static void test_tx_server(void)
+{
+	static uint8_t data[3000];
+	struct fake *f = fake_new(true);
+	struct dp_frame fr, *frp = &fr;
+	uint8_t strip = 0;
+	struct memif_desc d;
+
+	for (unsigned int i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)i;
+	/* The pod posted 3 buffers of T_BUF in its m2s ring. */
+	for (uint16_t s = 0; s < 3; s++) {
+		d = good(s, T_BUF);
+		d.offset += T_SLOTS * T_BUF;
+		f->m2s->desc[s] = d;
+	}
+	__atomic_store_n(&f->m2s->head, 3, __ATOMIC_RELEASE);
+	/* A frame of 4 buffers does not fit: not sent, and the pod's posted
+	 * descriptors are as they were (lengths not cut to what was copied). */
+	frame_of(&fr, data, 4 * T_BUF);
+	ASSERT_INT_EQ(memif_tx_frames(&f->dp, &frp, &strip, 1), 0);
+	for (uint16_t s = 0; s < 3; s++) {
+		ASSERT_INT_EQ(f->m2s->desc[s].length, T_BUF);
+		ASSERT_INT_EQ(f->m2s->desc[s].flags, 0);
+	}
+	ASSERT_INT_EQ(f->m2s->tail, 0);
+	/* One of 2.5 buffers fits: a chain of three, the data in order. */
+	frame_of(&fr, data, 2 * T_BUF + 100);
+	ASSERT_INT_EQ(memif_tx_frames(&f->dp, &frp, &strip, 1), 1);
+	ASSERT_INT_EQ(f->m2s->tail, 3);
+	ASSERT_INT_EQ(f->m2s->desc[0].flags, MEMIF_DESC_FLAG_NEXT);
+	ASSERT_INT_EQ(f->m2s->desc[2].flags, 0);
+	ASSERT_INT_EQ(f->m2s->desc[2].length, 100);
+	CU_ASSERT(memcmp(f->mem + f->m2s->desc[2].offset, data + 2 * T_BUF, 100) == 0);
+	fake_free(f);
+
+	/* A buffer posted outside the region breaks the connection; nothing
+	 * is written anywhere. */
+	f = fake_new(true);
+	d = good(0, T_BUF);
+	d.offset = (uint32_t)f->size - 16;
+	f->m2s->desc[0] = d;
+	__atomic_store_n(&f->m2s->head, 1, __ATOMIC_RELEASE);
+	frame_of(&fr, data, 60);
+	ASSERT_INT_EQ(memif_tx_frames(&f->dp, &frp, &strip, 1), 0);
+	ASSERT_INT_EQ(f->c->broken, 2);
+	ASSERT_CONTAINS(f->c->broken_why, "outside its regions");
+	ASSERT_INT_EQ(f->m2s->tail, 0);
+	fake_free(f);
+}
+
+/* ---- the SIGBUS guard ------------------------------------------------------------------ */
+
+static void test_sigbus_guard(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct memif_conn *c = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*c), 64));
+	int fd = memfd_create("unit-guard", MFD_CLOEXEC);
+	volatile uint8_t *m;
+
+	memset(c, 0, sizeof(*c));
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, 2 * page) == 0);
+	m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	m[page] = 7;
+	ASSERT_INT_EQ(memif_guard_init(), 0);
+	ASSERT_INT_EQ(memif_guard_add((void *)m, 2 * (size_t)page, c), 0);
+	/* The pod takes the pages away: the next touch would be SIGBUS. */
+	CU_ASSERT_FATAL(ftruncate(fd, 0) == 0);
+	ASSERT_INT_EQ(m[page], 0); /* zeroed memory now, and podwired goes on */
+	m[page] = 9;		   /* writable too, and private */
+	ASSERT_INT_EQ(m[page], 9);
+	ASSERT_INT_EQ(c->broken, 2);
+	ASSERT_CONTAINS(c->broken_why, "SIGBUS");
+	memif_guard_del((void *)m);
+	munmap((void *)m, 2 * (size_t)page);
+	close(fd);
+	free(c);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -355,6 +667,11 @@ int main(void)
 	    {"client: message order", test_client_order},
 	    {"ring counts across wrap-around", test_ring_count},
 	    {"descriptors read once, written whole", test_desc_access},
+	    {"rx: every bad descriptor field drops its frame only", test_rx_checks},
+	    {"rx: chains, unterminated and too long", test_rx_chains},
+	    {"rx: impossible indices break the connection; wrap-around", test_rx_indices},
+	    {"tx as server: a frame that does not fit changes nothing", test_tx_server},
+	    {"SIGBUS in a pod's memory: zeroed, broken, podwired lives", test_sigbus_guard},
 	    {NULL, NULL},
 	};
 

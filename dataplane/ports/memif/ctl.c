@@ -139,7 +139,8 @@ static struct memif_conn *conn_new(struct memif_port *mp, int fd, bool server)
 	c->fd = fd;
 	c->server = server;
 	c->state = MEMIF_CONN_HANDSHAKE;
-	c->deadline_ms = memif_now_ms() + MEMIF_HANDSHAKE_MS;
+	c->bad_window_ms = memif_now_ms();
+	c->deadline_ms = c->bad_window_ms + MEMIF_HANDSHAKE_MS;
 	for (unsigned int i = 0; i < MEMIF_MAX_REGIONS; i++)
 		c->region[i].fd = -1;
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUE_PAIRS; i++)
@@ -159,8 +160,10 @@ static void conn_free(struct memif_conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	for (unsigned int i = 0; i < MEMIF_MAX_REGIONS; i++) {
-		if (c->region[i].base != NULL)
-			munmap(c->region[i].base, c->region[i].size);
+		if (c->region[i].base != NULL) {
+			memif_guard_del(c->region[i].base);
+			munmap(c->region[i].base, c->region[i].mapped_len);
+		}
 		if (c->region[i].fd >= 0)
 			close(c->region[i].fd);
 	}
@@ -216,19 +219,26 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 	}
 }
 
-static void conn_up(struct memif_conn *c)
+/* The handshake is over: workers may use c. -1 with why when it cannot
+ * be (nothing was published then). */
+static int conn_up(struct memif_conn *c, char *why, size_t len)
 {
 	struct memif_port *mp = c->mp;
+	int rc = memif_kick_add(c);
 
+	if (rc != 0) {
+		snprintf(why, len, "cannot set up interrupts for the peer: %s", strerror(-rc));
+		return -1;
+	}
 	c->state = MEMIF_CONN_UP;
 	mp->backoff_ms = 0;
 	mp->connects++;
 	__atomic_store_n(&mp->conn, c, __ATOMIC_RELEASE);
-	memif_kick_add(c);
 	__atomic_store_n(&mp->port->dp.link_up, true, __ATOMIC_RELEASE);
 	PORT_LOG(mp->port, INFO,
 		 "peer \"%s\" connected as %s, %u queue pair(s), rings of %u, link up", c->peer,
 		 c->server ? "client" : "server", c->n_rx, c->rx[0].size);
+	return 0;
 }
 
 /* ---- checks of what the peer hands over ----------------------------------------- */
@@ -250,23 +260,27 @@ static bool fd_is_eventfd(int fd)
 
 /* Maps a region the peer sent, after the checks that keep a mapping safe
  * to touch from a worker. */
-static int region_map(struct memif_region *r, int fd, uint16_t index, uint64_t size, char *why,
-		      size_t len)
+static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint16_t index,
+		      uint64_t size, char *why, size_t len)
 {
 	struct statfs sfs;
 	struct stat st;
 	int seals;
 
-	if (fstatfs(fd, &sfs) != 0 || ((unsigned long)sfs.f_type != TMPFS_MAGIC &&
-				       (unsigned long)sfs.f_type != HUGETLBFS_MAGIC)) {
+	/* Seals exist only on tmpfs and hugetlbfs files: asking for them
+	 * first sorts out every other file without calling into its
+	 * filesystem (fstatfs on a FUSE file would wait on its daemon). */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || fstatfs(fd, &sfs) != 0 ||
+	    ((unsigned long)sfs.f_type != TMPFS_MAGIC &&
+	     (unsigned long)sfs.f_type != HUGETLBFS_MAGIC)) {
 		snprintf(why, len,
 			 "region %u: its fd is not a memfd, tmpfs or hugetlbfs file (a file on "
 			 "another filesystem could stall podwired)",
 			 index);
 		return -EINVAL;
 	}
-	seals = fcntl(fd, F_GET_SEALS);
-	if ((seals < 0 || !(seals & F_SEAL_SHRINK)) && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+	if (!(seals & F_SEAL_SHRINK) && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
 		snprintf(why, len,
 			 "region %u cannot be sealed against shrinking (%s); make it with "
 			 "memfd_create(MFD_ALLOW_SEALING)",
@@ -279,7 +293,9 @@ static int region_map(struct memif_region *r, int fd, uint16_t index, uint64_t s
 			 index, (long long)st.st_size, (unsigned long long)size);
 		return -EINVAL;
 	}
-	r->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* hugetlbfs maps and unmaps whole huge pages only. */
+	r->mapped_len = RTE_ALIGN_CEIL(size, (uint64_t)sfs.f_bsize);
+	r->base = mmap(NULL, r->mapped_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
 		snprintf(why, len, "region %u: cannot map %llu bytes: %s", index,
@@ -288,6 +304,10 @@ static int region_map(struct memif_region *r, int fd, uint16_t index, uint64_t s
 	}
 	r->size = size;
 	r->fd = fd;
+	if (memif_guard_add(r->base, r->mapped_len, c) != 0) {
+		snprintf(why, len, "region %u: no room to guard its mapping; see the log", index);
+		return -EINVAL; /* conn_free unmaps it */
+	}
 	return 0;
 }
 
@@ -342,7 +362,7 @@ static int server_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 			goto fail;
 		}
 		if (memif_check_add_region(&m->add_region, &c->offer, why, len) != 0 ||
-		    region_map(&c->region[i], fd, i, m->add_region.size, why, len) != 0)
+		    region_map(c, &c->region[i], fd, i, m->add_region.size, why, len) != 0)
 			goto fail;
 		memif_offer_add_region(&c->offer, &m->add_region);
 		c->n_regions = c->offer.n_regions;
@@ -390,8 +410,7 @@ static int server_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 			return -1;
 		}
 		c->srv = MEMIF_SRV_CONNECTED;
-		conn_up(c);
-		return 0;
+		return conn_up(c, why, len);
 	default: /* DISCONNECT */
 		memif_field_str(m->disconnect.reason, sizeof(m->disconnect.reason), why, len);
 		if (why[0] == '\0')
@@ -439,11 +458,17 @@ int memif_listen(struct memif_port *mp, char *msg, size_t len)
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->conf.socket);
 	mp->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (mp->listen_fd < 0 || bind(mp->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    listen(mp->listen_fd, 4) != 0) {
+	if (mp->listen_fd < 0 || bind(mp->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		snprintf(msg, len, "port \"%s\": cannot listen on %s: %s; check the directory",
 			 p->conf.name, p->conf.socket, strerror(errno));
 		memif_unlisten(mp);
+		return -EIO;
+	}
+	if (listen(mp->listen_fd, 4) != 0) {
+		snprintf(msg, len, "port \"%s\": cannot listen on %s: %s", p->conf.name,
+			 p->conf.socket, strerror(errno));
+		memif_unlisten(mp);
+		unlink(p->conf.socket); /* bind made it */
 		return -EIO;
 	}
 	mp->listen_watch = loop_watch_add(mp->listen_fd, EPOLLIN, server_on_accept, mp);
@@ -488,8 +513,13 @@ static int client_memory(struct memif_conn *c, uint8_t log2, char *why, size_t l
 		snprintf(why, len, "cannot map the shared memory: %s", strerror(errno));
 		return -1;
 	}
-	r->size = size;
+	r->size = r->mapped_len = size;
 	c->n_regions = 1;
+	/* The pod holds this fd too. */
+	if (memif_guard_add(r->base, size, c) != 0) {
+		snprintf(why, len, "no room to guard the shared memory; see the log");
+		return -1;
+	}
 	c->n_tx = c->n_rx = 1;
 	/* The client sends on s2m and receives on m2s. */
 	qring_set(&c->tx[0], (struct memif_ring *)r->base, log2,
@@ -566,8 +596,7 @@ static int client_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 	case MEMIF_MSG_CONNECTED:
 		memif_client_rings_post(c);
 		c->cli = MEMIF_CLI_CONNECTED;
-		conn_up(c);
-		return 0;
+		return conn_up(c, why, len);
 	default: /* DISCONNECT */
 		memif_field_str(m->disconnect.reason, sizeof(m->disconnect.reason), why, len);
 		if (why[0] == '\0')
@@ -636,6 +665,7 @@ static void conn_on_event(void *arg, uint32_t events)
 void memif_conn_check(struct memif_port *mp)
 {
 	struct memif_conn *c = mp->cur;
+	uint64_t now;
 	char why[160];
 
 	if (c == NULL) {
@@ -643,21 +673,24 @@ void memif_conn_check(struct memif_port *mp)
 			memif_client_try(mp);
 		return;
 	}
-	if (c->state != MEMIF_CONN_UP) {
-		if (memif_now_ms() > c->deadline_ms)
-			memif_conn_close(mp, "the handshake did not finish within 5 s", true);
-		return;
-	}
-	if (__atomic_load_n(&c->broken, __ATOMIC_ACQUIRE)) {
+	now = memif_now_ms();
+	if (__atomic_load_n(&c->broken, __ATOMIC_ACQUIRE) == 2) {
 		snprintf(why, sizeof(why), "the peer broke a ring: %s", c->broken_why);
 		memif_conn_close(mp, why, true);
+	} else if (c->state != MEMIF_CONN_UP) {
+		if (now > c->deadline_ms)
+			memif_conn_close(mp, "the handshake did not finish within 5 s", true);
 	} else if (c->bad_desc - c->bad_seen >= MEMIF_BAD_DESC_LIMIT) {
-		snprintf(why, sizeof(why), "the peer sent %llu bad descriptors",
-			 (unsigned long long)(c->bad_desc - c->bad_seen));
+		snprintf(why, sizeof(why), "the peer sent %llu bad descriptors within %u ms",
+			 (unsigned long long)(c->bad_desc - c->bad_seen),
+			 (unsigned int)(now - c->bad_window_ms));
 		memif_conn_close(mp, why, true);
 	} else if (c->kick_failed) {
 		memif_conn_close(mp, "a kick of the peer's eventfd would have blocked", true);
-	} else {
+	} else if (now - c->bad_window_ms >= MEMIF_BAD_DESC_WINDOW_MS) {
+		/* A few bad frames now and then are dropped and counted; a
+		 * peer making MEMIF_BAD_DESC_LIMIT within one window is cut. */
 		c->bad_seen = c->bad_desc;
+		c->bad_window_ms = now;
 	}
 }

@@ -28,12 +28,14 @@
 #define MEMIF_HANDSHAKE_MS   5000
 #define MEMIF_BACKOFF_MIN_MS 100
 #define MEMIF_BACKOFF_MAX_MS 2000
-/* Bad descriptors per housekeeping tick that get a peer disconnected. */
-#define MEMIF_BAD_DESC_LIMIT 64
+/* Bad descriptors within a window that get a peer disconnected. */
+#define MEMIF_BAD_DESC_LIMIT	 64
+#define MEMIF_BAD_DESC_WINDOW_MS 1000
 
 struct memif_region {
-	uint8_t *base; /* NULL: not mapped */
-	uint64_t size;
+	uint8_t *base;	     /* NULL: not mapped */
+	uint64_t size;	     /* as the peer claimed: what descriptors are checked against */
+	uint64_t mapped_len; /* size rounded up to the file's page size (hugetlbfs) */
 	int fd;
 };
 
@@ -81,7 +83,9 @@ struct memif_conn {
 	struct memif_qring tx[MEMIF_MAX_QUEUE_PAIRS];
 	/* Written by the worker, read by the control thread. */
 	volatile uint64_t bad_desc;
-	volatile uint32_t broken; /* a ring is in a state no valid peer makes */
+	/* A ring is in a state no valid peer makes, or the peer's memory
+	 * failed under us: 0 no, 1 being recorded, 2 recorded (broken_why). */
+	volatile uint32_t broken;
 	volatile uint32_t kick_failed;
 	char broken_why[96];
 
@@ -95,7 +99,8 @@ struct memif_conn {
 	int fd; /* the control socket */
 	struct loop_watch *watch;
 	uint64_t deadline_ms;
-	uint64_t bad_seen;
+	uint64_t bad_seen;	/* bad_desc at the start of this window */
+	uint64_t bad_window_ms; /* when the window started */
 	char peer[MEMIF_NAME_LEN + 1];
 	struct memif_conn *kick_next; /* kick.c's list */
 } __rte_cache_aligned;
@@ -131,6 +136,17 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send);
 /* Housekeeping: handshake deadlines, peers that misbehave, reconnects. */
 void memif_conn_check(struct memif_port *mp);
 
+/* Marks c broken with why (a constant string): the datapath stops using
+ * it at once, the control thread ends it. Async-signal-safe. */
+void memif_conn_mark_broken(struct memif_conn *c, const char *why);
+
+/* guard.c: a SIGBUS inside a registered mapping (the pod took pages away
+ * under it) replaces the mapping with zeroed memory and marks c broken
+ * instead of ending podwired. Control thread. */
+int memif_guard_init(void);
+int memif_guard_add(void *base, size_t len, struct memif_conn *c);
+void memif_guard_del(void *base);
+
 /* ring.c, workers: the port's burst functions (struct dp_port_ops). */
 uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 			 struct port_counters *ctr);
@@ -147,8 +163,10 @@ void memif_server_rings_init(struct memif_conn *c);
 
 /* kick.c. */
 int memif_kick_start(void);
-void memif_kick_add(struct memif_conn *c);
-/* Removes c; returns once no kick of c is in progress. */
+/* Kicks c's tx rings from now on (its eventfds are duplicated: c may be
+ * freed once memif_kick_del returns). 0 or a negative errno. */
+int memif_kick_add(struct memif_conn *c);
+/* Stops kicking c; never waits for the kicker. */
 void memif_kick_del(struct memif_conn *c);
 /* Workers: ask for a kick of r (only when the peer wants interrupts). */
 void memif_kick_request(struct memif_qring *r);

@@ -22,9 +22,11 @@ static int memif_create(struct port *p, char *msg, size_t len)
 	struct memif_port *mp;
 	int rc;
 
-	if (memif_kick_start() != 0) {
-		snprintf(msg, len, "port \"%s\": cannot start memif's kick thread; see the log",
-			 p->conf.name);
+	if (memif_kick_start() != 0 || memif_guard_init() != 0) {
+		snprintf(
+		    msg, len,
+		    "port \"%s\": cannot start memif's kick thread or SIGBUS guard; see the log",
+		    p->conf.name);
 		return -EIO;
 	}
 	if (p->conf.role == PORT_ROLE_SERVER) {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_atomic.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -29,19 +30,44 @@
 
 static inline struct memif_conn *conn_of(struct dp_port *p)
 {
-	struct memif_conn *c = ((struct memif_port *)p->priv)->conn;
+	struct memif_conn *c =
+	    __atomic_load_n(&((struct memif_port *)p->priv)->conn, __ATOMIC_ACQUIRE);
 
-	return likely(c != NULL && !c->broken) ? c : NULL;
+	return likely(c != NULL && __atomic_load_n(&c->broken, __ATOMIC_RELAXED) == 0) ? c : NULL;
+}
+
+/* broken goes 0 -> 1 for the one who found it (several workers and the
+ * SIGBUS guard may at once), who writes why and then sets 2: the control
+ * thread reads why only at 2. Any non-zero value stops the datapath. */
+static bool broken_claim(struct memif_conn *c)
+{
+	uint32_t working = 0;
+
+	return __atomic_compare_exchange_n(&c->broken, &working, 1, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED);
+}
+
+void memif_conn_mark_broken(struct memif_conn *c, const char *why)
+{
+	size_t i = 0;
+
+	if (!broken_claim(c))
+		return;
+	/* No stdio: this may run in a signal handler. */
+	for (; why[i] != '\0' && i + 1 < sizeof(c->broken_why); i++)
+		c->broken_why[i] = why[i];
+	c->broken_why[i] = '\0';
+	__atomic_store_n(&c->broken, 2, __ATOMIC_RELEASE);
 }
 
 /* Stops using c: a ring is in a state no valid peer makes. */
 static void __rte_noinline conn_broken(struct memif_conn *c, const char *fmt, unsigned int a,
 				       unsigned int b)
 {
-	if (c->broken)
+	if (__atomic_load_n(&c->broken, __ATOMIC_RELAXED) != 0 || !broken_claim(c))
 		return;
 	snprintf(c->broken_why, sizeof(c->broken_why), fmt, a, b);
-	__atomic_store_n(&c->broken, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->broken, 2, __ATOMIC_RELEASE);
 }
 
 /* The peer's buffer at region/offset of length bytes, or NULL when any of
@@ -98,6 +124,7 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 	 * prefetched, then the headers copied, when those lines are in. */
 	while (avail != 0 && got < n) {
 		struct dp_frame *fr = &f[got];
+		uint16_t descs = 0;
 		bool bad = false, more;
 
 		fr->len = 0;
@@ -109,6 +136,7 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 
 			r->last++;
 			avail--;
+			descs++;
 			more = d.flags & MEMIF_DESC_FLAG_NEXT;
 			if (c->server) {
 				ptr = seg_ptr(c, &d, d.length);
@@ -128,8 +156,11 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 		} while (more && avail != 0);
 		/* A chain goes on past what the peer published: it never ends. */
 		if (unlikely(bad || more)) {
+			/* The frame is one drop; the descriptors it wasted are
+			 * what gets a peer cut off (a chain that never ends
+			 * is as many bad descriptors as it has). */
 			pc->drops[DROP_BAD_DESC]++;
-			c->bad_desc++;
+			c->bad_desc += descs;
 			continue;
 		}
 		got++;
@@ -162,7 +193,7 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 			if (unlikely(avail == MEMIF_RING_BAD)) {
 				conn_broken(c, "s2m ring head %u is more than a ring ahead of %u",
 					    head, r->last);
-				return 0;
+				return got; /* what earlier rings gave is good */
 			}
 		} else {
 			uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
@@ -172,7 +203,7 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 				conn_broken(c,
 					    "m2s ring tail %u passed the head %u podwired posted",
 					    tail, r->posted);
-				return 0;
+				return got; /* what earlier rings gave is good */
 			}
 		}
 		got += rx_ring(c, r, avail, f + got, n - got, pc);
@@ -185,7 +216,8 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
  * tail; the client posts its buffers again and moves the head. */
 void memif_rx_release(struct dp_port *p)
 {
-	struct memif_conn *c = ((struct memif_port *)p->priv)->conn;
+	struct memif_conn *c =
+	    __atomic_load_n(&((struct memif_port *)p->priv)->conn, __ATOMIC_ACQUIRE);
 
 	if (unlikely(c == NULL))
 		return;
@@ -259,24 +291,30 @@ static inline uint8_t *tx_slot(struct memif_conn *c, struct memif_qring *r, uint
 	return own_buf(c, r, slot);
 }
 
+/* Most slots one frame may take: 9018 bytes in the smallest buffers a
+ * peer may post (MEMIF_MIN_BUFFER) take 71. */
+#define TX_CHAIN_MAX 128
+
 /* Writes one frame of len bytes, read by copy(src, off, dst, n), into the
  * ring from r->last on; at most room slots. Returns the slots used, 0 when
- * it does not fit, or MEMIF_RING_BAD when the peer posted a bad buffer. */
+ * it does not fit, or MEMIF_RING_BAD when the peer posted a bad buffer.
+ * Descriptors are written only once the whole frame fits: a frame that
+ * does not leaves the peer's posted buffers as they were. */
 static inline __attribute__((always_inline)) uint16_t
 tx_one(struct memif_conn *c, struct memif_qring *r, uint16_t room, uint32_t len,
        void (*copy)(const void *src, uint8_t strip, uint32_t off, uint8_t *dst, uint32_t n),
        const void *src, uint8_t strip)
 {
+	uint32_t lens[TX_CHAIN_MAX];
 	uint32_t off = 0;
 	uint16_t used = 0;
 
 	while (off < len) {
 		uint16_t slot = (uint16_t)(r->last + used);
-		struct memif_desc *d = &r->ring->desc[slot & r->mask];
 		uint32_t cap, k;
 		uint8_t *dst;
 
-		if (used == room)
+		if (used == room || used == TX_CHAIN_MAX)
 			return 0;
 		dst = tx_slot(c, r, slot, &cap);
 		if (unlikely(dst == NULL)) {
@@ -288,12 +326,19 @@ tx_one(struct memif_conn *c, struct memif_qring *r, uint16_t room, uint32_t len,
 		k = RTE_MIN(cap, len - off);
 		copy(src, strip, off, dst, k);
 		off += k;
-		used++;
+		lens[used++] = k;
+	}
+	for (uint16_t i = 0; i < used; i++) {
+		uint16_t slot = (uint16_t)(r->last + i);
+		struct memif_desc *d = &r->ring->desc[slot & r->mask];
+		bool more = i + 1 < used;
+
 		if (c->server)
-			memif_desc_fill(d, k, off < len);
+			memif_desc_fill(d, lens[i], more);
 		else
 			memif_desc_post_frame(
-			    d, 0, r->buf_offset + (uint32_t)(slot & r->mask) * cap, k, off < len);
+			    d, 0, r->buf_offset + (uint32_t)(slot & r->mask) * r->buf_size, lens[i],
+			    more);
 	}
 	return used;
 }
@@ -305,6 +350,11 @@ static inline void tx_publish(struct memif_conn *c, struct memif_qring *r)
 		__atomic_store_n(&r->ring->tail, r->last, __ATOMIC_RELEASE);
 	else
 		__atomic_store_n(&r->ring->head, r->last, __ATOMIC_RELEASE);
+	/* A peer going to sleep clears MASK_INT and then looks at the ring
+	 * again; we moved the index and now look at its flag. Without a full
+	 * fence between the store and the load, both could miss the other
+	 * and the peer would sleep on a frame (a Dekker pair). */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(
 		!(__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) & MEMIF_RING_FLAG_MASK_INT)))
 		memif_kick_request(r);
