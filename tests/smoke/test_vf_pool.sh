@@ -214,9 +214,9 @@ grep -q 'restored 3 VF allocation(s)' "$T/pw.log" || fail "the log does not repo
 # A VF rebound to iavf while podwired was down is no longer allocated.
 daemon_stop pw
 echo 0000:01:10.6 >"$SYS/bus/pci/drivers/vfio-pci/unbind"
-wait_for 5 "the fake kernel to unbind 0000:01:10.6" test -z "$(drv 0000:01:10.6)"
+wait_for 15 "the fake kernel to unbind 0000:01:10.6" test -z "$(drv 0000:01:10.6)"
 echo 0000:01:10.6 >"$SYS/bus/pci/drivers_probe"
-wait_for 5 "iavf to take 0000:01:10.6" test "$(drv 0000:01:10.6)" = iavf
+wait_for 15 "iavf to take 0000:01:10.6" test "$(drv 0000:01:10.6)" = iavf
 daemon_start pw --sysfs-root "$SYS" --physnets "$PHYSNETS"
 expect_eq "allocations after the rebind" "0000:01:10.4=c3/net1 0000:01:11.0=c5/net1" "$(owners)"
 grep -q 'VF 0000:01:10.6 was allocated to c4/net1 but is now bound to iavf' "$T/pw.log" ||
