@@ -134,6 +134,14 @@ static const struct api_field worker_results[] = {
     {API_R_PORTS, API_T_ARRAY, false, "names of the ports it polls"},
     {NULL}};
 
+/* For leak checks: exact figures, the same after a create/delete cycle. */
+static const struct api_field memory_results[] = {
+    N(API_R_HEAP_BYTES, "malloc'd bytes in use (mallinfo2: in use plus mmapped)"),
+    N(API_R_DPDK_HEAP_BYTES, "bytes allocated from DPDK's hugepage heaps"),
+    N(API_R_DPDK_ALLOCS, "allocations live in DPDK's heaps"),
+    I(API_R_FDS, "open file descriptors"),
+    {NULL}};
+
 static const struct api_field SYSTEM_INFO_results[] = {
     S(API_R_VERSION, "podwire's version"),
     S(API_R_API_VERSION, "the API version, MAJOR.MINOR"),
@@ -151,6 +159,7 @@ static const struct api_field SYSTEM_INFO_results[] = {
     B(API_R_READY, "true once state is restored"),
     A(API_R_WORKERS, "per worker: core, cycles, ports", worker_results),
     A(API_R_KINDS, "the port kinds this podwired offers", kind_results),
+    O(API_R_MEMORY, "heap, hugepage heap and fds in use now", memory_results),
     {NULL}};
 
 static const struct api_field network_results[] = {

@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  2
+#define API_VERSION_MINOR	  3
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -125,6 +125,11 @@ enum api_method {
 #define API_R_READY	      "ready"
 #define API_R_WORKERS	      "workers"
 #define API_R_KINDS	      "kinds"
+#define API_R_MEMORY	      "memory" /* object: what podwired holds now */
+#define API_R_HEAP_BYTES      "heap_bytes"
+#define API_R_DPDK_HEAP_BYTES "dpdk_heap_bytes"
+#define API_R_DPDK_ALLOCS     "dpdk_allocs"
+#define API_R_FDS	      "fds"
 #define API_R_SUMMARY	      "summary"
 #define API_R_FIELDS	      "fields"
 #define API_R_LCORE	      "lcore"

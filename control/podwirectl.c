@@ -374,7 +374,15 @@ static void print_cleared(const struct reply *r)
 
 static void print_info(const struct reply *r)
 {
+	const cJSON *m = member(r->result, API_R_MEMORY);
+
 	print_fields(r->result, info_fields);
+	if (m != NULL)
+		printf("%-13s heap %llu B, hugepage heap %llu B in %llu allocations, "
+		       "%llu fds\n",
+		       "memory:", u64(member(m, API_R_HEAP_BYTES)),
+		       u64(member(m, API_R_DPDK_HEAP_BYTES)), u64(member(m, API_R_DPDK_ALLOCS)),
+		       u64(member(m, API_R_FDS)));
 	putchar('\n');
 	print_table(member(r->result, API_R_WORKERS), info_worker_cols);
 }

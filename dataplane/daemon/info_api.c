@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* system.info: what this podwired is, and the API version clients check. */
+#include <dirent.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_malloc.h>
 
 #include "api/registry.h"
 #include "daemon/config.h"
@@ -44,6 +47,40 @@ static cJSON *kinds_json(void)
 	return a;
 }
 
+static unsigned int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned int n = 0;
+
+	while (d != NULL && readdir(d) != NULL)
+		n++;
+	if (d != NULL)
+		closedir(d);
+	/* ".", ".." and the directory's own fd */
+	return n >= 3 ? n - 3 : 0;
+}
+
+static cJSON *memory_json(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	cJSON *o = cJSON_CreateObject();
+	uint64_t dpdk = 0, allocs = 0;
+
+	for (int s = 0; s < (int)rte_socket_count(); s++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx((unsigned int)s), &st) == 0) {
+			dpdk += st.heap_allocsz_bytes;
+			allocs += st.alloc_count;
+		}
+	}
+	cJSON_AddNumberToObject(o, API_R_HEAP_BYTES, (double)(mi.uordblks + mi.hblkhd));
+	cJSON_AddNumberToObject(o, API_R_DPDK_HEAP_BYTES, (double)dpdk);
+	cJSON_AddNumberToObject(o, API_R_DPDK_ALLOCS, (double)allocs);
+	cJSON_AddNumberToObject(o, API_R_FDS, fd_count());
+	return o;
+}
+
 static cJSON *h_system_info(const cJSON *params, struct api_err *err)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -67,6 +104,7 @@ static cJSON *h_system_info(const cJSON *params, struct api_err *err)
 	cJSON_AddBoolToObject(o, API_R_READY, true);
 	cJSON_AddItemToObject(o, API_R_WORKERS, workers_json(true));
 	cJSON_AddItemToObject(o, API_R_KINDS, kinds_json());
+	cJSON_AddItemToObject(o, API_R_MEMORY, memory_json());
 	return o;
 }
 
