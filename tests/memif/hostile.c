@@ -7,9 +7,12 @@
  *
  * As a client (default) it connects to SOCKET, where podwired listens;
  * with --server it listens there and waits for podwired, a client-role
- * port, to connect. MODE "good" is a well-behaved peer: it connects,
- * sends one 60-byte frame (and, as a client, waits for one back) and
- * prints "connected". Every other mode breaks one rule (see modes[]).
+ * port, to connect. MODE "good" ("srv-good" with --server) is a
+ * well-behaved peer: it connects, sends one 60-byte frame, waits until
+ * podwired has taken it and prints "connected" ("hold" then stays until
+ * killed or --wait passes). Every other mode breaks one rule (see
+ * run_client and run_server; "hangupK" and "srv-hangupK" leave after the
+ * K-th step of the handshake).
  * The tool then waits up to --wait ms (default 8000) for podwired to end
  * the connection and prints what it saw: "disconnected: REASON" (podwired
  * said why), "closed" (podwired hung up), or "still connected". It exits
@@ -323,8 +326,12 @@ static int accept_on(const char *path)
 static int serve(struct peer *p, const char *mode)
 {
 	struct memif_msg m;
-	int fd, n = 0;
+	int fd, n = 0, stop = -1;
 
+	/* srv-hangupK: gone after the K-th message of podwired's handshake
+	 * (0: before saying hello; 6: right after saying connected). */
+	if (sscanf(mode, "srv-hangup%d", &stop) == 1 && stop == 0)
+		return 1;
 	memif_msg_hello(&m, "hostile");
 	if (strcmp(mode, "srv-version") == 0)
 		m.hello.min_version = m.hello.max_version = 0x100;
@@ -337,6 +344,8 @@ static int serve(struct peer *p, const char *mode)
 	while (recv_msg(p->fd, &m, 3000, &fd) == 1) {
 		if (m.type == MEMIF_MSG_DISCONNECT)
 			return -1;
+		if (++n == stop)
+			return 1;
 		if (strcmp(mode, "srv-early-connected") == 0 && m.type == MEMIF_MSG_INIT) {
 			memif_msg_connect(&m, MEMIF_MSG_CONNECTED, "hostile");
 			send1(p->fd, &m, -1);
@@ -370,11 +379,10 @@ static int serve(struct peer *p, const char *mode)
 			p->srv_s2m->flags = MEMIF_RING_FLAG_MASK_INT;
 			memif_msg_connect(&m, MEMIF_MSG_CONNECTED, "hostile");
 			send1(p->fd, &m, -1);
-			return 0;
+			return stop == 6 ? 1 : 0;
 		}
 		memif_msg_simple(&m, MEMIF_MSG_ACK);
 		send1(p->fd, &m, -1);
-		n++;
 	}
 	return -1;
 }
@@ -405,14 +413,30 @@ static void serve_frame(struct peer *p, uint32_t len)
 static int run_server(const char *path, const char *mode)
 {
 	struct peer p = {.region_fd = -1, .efd = {-1, -1}};
+	int rc;
 
 	p.fd = accept_on(path);
 	if (strcmp(mode, "srv-silent") == 0)
 		return outcome(p.fd, true); /* says nothing, not even hello */
-	if (serve(&p, mode) != 0)
+	rc = serve(&p, mode);
+	if (rc == 1) {
+		printf("hung up (%s)\n", mode);
+		return 0; /* the process ends: every fd closes */
+	}
+	if (rc != 0)
 		return outcome(p.fd, true);
 	if (strcmp(mode, "srv-good") == 0) {
+		uint16_t size;
+
 		serve_frame(&p, 60);
+		/* Said once podwired has taken the frame: it posts its buffer
+		 * again, and a whole ring of them is out. */
+		size = (uint16_t)(1u << p.srv_log2);
+		for (int i = 0;
+		     i < 1000 && (uint16_t)(__atomic_load_n(&p.srv_m2s->head, __ATOMIC_ACQUIRE) -
+					    p.srv_last_rx) != size;
+		     i++)
+			usleep(10000);
 		printf("connected\n");
 		fflush(stdout);
 		return outcome(p.fd, false);
@@ -590,6 +614,11 @@ static int run_client(const char *path, const char *mode)
 	}
 	if (strcmp(mode, "good") == 0 || strcmp(mode, "hold") == 0) {
 		put_frame(&p, good_desc(&p, 60), true);
+		/* Said once podwired has taken the frame (gave its slot back),
+		 * so that a peer leaving at once does not race its own frame. */
+		for (int i = 0;
+		     i < 1000 && __atomic_load_n(&p.s2m->tail, __ATOMIC_ACQUIRE) != p.s2m_head; i++)
+			usleep(10000);
 		printf("connected\n");
 		fflush(stdout);
 		/* "hold" stays until podwired ends it or --wait passes. */

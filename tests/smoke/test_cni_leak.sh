@@ -1,5 +1,5 @@
 #!/bin/bash
-# 40 concurrent ADDs then DELs, then 1,000 vhost-user and 250 memif
+# 40 concurrent ADDs then DELs, then 1,000 vhost-user and 1,000 memif
 # ADD/DEL cycles of the podwire CNI plugin (host-local IPAM) leave nothing
 # behind: no port in podwired, no attachment directory, record, lock or IP,
 # no extra file descriptor in podwired and no extra hugepage memory mapped
@@ -26,13 +26,12 @@ cycle() {
 	[ "$CNI_RC" = 0 ] || fail "DEL #$2 failed: $(cat "$T/cni.out")"
 }
 
-# phase KIND N [FDS_PER_CYCLE KB_PER_CYCLE]: N cycles of one port kind after
-# a warm-up (DPDK's allocators grow to their working size on the first
-# ports), then the checks; each kind is judged on its own so that a failure
-# names it. The optional allowances are for a leak known to be outside
-# podwire (see the memif phase below); without them nothing may grow.
+# phase KIND N: N cycles of one port kind after a warm-up (DPDK's
+# allocators grow to their working size on the first ports), then the
+# checks; each kind is judged on its own so that a failure names it.
+# Nothing may grow.
 phase() {
-	local kind=$1 n=$2 fd_allow=${3:-0} kb_allow=${4:-0} conf=$T/$1.json fds0 huge0 huge1
+	local kind=$1 n=$2 conf=$T/$1.json fds0 huge0 huge1
 	local start ms i
 	for i in $(seq 1 20); do cycle "$conf" "$kind-w$i"; done
 	fds0=$(fds)
@@ -53,18 +52,8 @@ phase() {
 		tr '\n' ' ' || true)
 	[ -z "$left" ] || fail "$kind: files or directories left: $left"
 	huge1=$(huge_kb)
-	# Hugepage memory is mapped 2 MiB at a time: two pages of slack with an
-	# allowance.
-	[ "$huge1" -le $((huge0 + n * kb_allow + (kb_allow ? 4096 : 0))) ] ||
-		fail "$kind: podwired's hugepage memory grew from $huge0 to $huge1 kB in $n cycles" \
-			"(allowed: $((n * kb_allow)) kB)"
-	ok "$kind: podwired's hugepage memory $huge0 kB after warm-up, $huge1 kB after $n cycles"
-	# With an allowance, a little slack too: a few of the driver's interrupt
-	# fds outlive their port by a moment.
-	[ "$(fds)" -le $((fds0 + n * fd_allow + (fd_allow ? 16 : 0))) ] ||
-		fail "$kind: podwired's fds grew from $fds0 to $(fds) in $n cycles" \
-			"(allowed: $((n * fd_allow)))"
-	ok "$kind: podwired fds $fds0 after warm-up, $(fds) after $n cycles"
+	expect_eq "$kind: podwired's hugepage memory after $n cycles (kB)" "$huge0" "$huge1"
+	expect_eq "$kind: podwired's fds after $n cycles" "$fds0" "$(fds)"
 }
 
 # Concurrent ADDs and DELs of many pods (runtimes do run different pods
@@ -95,6 +84,6 @@ expect_clean "after 40 concurrent ADDs and DELs"
 phase vhost "$CYCLES"
 # memif: the same strict check (podwire's own memif leaves nothing; DPDK
 # 22.11's net_memif, used before, kept an fd and ~60 KiB per port).
-phase memif $((CYCLES / 4))
+phase memif "$CYCLES"
 expect_eq "podwired networks" 1 "$(ctlj pw network list | jq '.networks | length')"
 ctl pw info >/dev/null || fail "podwired stopped serving"

@@ -151,6 +151,10 @@ attack hc "$T/hc.sock" srv-tail-jump "passed the head" --server
 attack hc "$T/hc.sock" srv-badlen "bad descriptors" --server
 attack hc "$T/hc.sock" srv-s2m-tail "ahead of the head" --server --flood
 attack hc "$T/hc.sock" srv-silent "did not finish within 5 s" --server
+# Hang-ups at every step of the handshake, and right after it.
+for step in 0 1 2 3 4 5 6; do
+	attack hc "$T/hc.sock" srv-hangup$step "the peer hung up" --server
+done
 
 # ---- and a real pod on the attacked ports -----------------------------------
 ctl pw port del hc >/dev/null
