@@ -111,16 +111,19 @@ static inline bool src_allowed(const struct dp_port *in, uint64_t src)
 }
 
 /* The flood limit, a token bucket kept in TSC cycles: one flooded frame
- * costs flood_cycles of credit, credit accrues with time up to
- * flood_burst. *now is read once per burst, when first needed. */
-static inline bool flood_allowed(struct worker *w, const struct dp_port *in, uint64_t *now)
+ * costs flood_cycles of credit, credit accrues with time (the worker's
+ * clock, read once per loop turn) up to flood_burst; a port starts full. */
+static inline bool flood_allowed(struct worker *w, const struct dp_port *in)
 {
 	struct flood_credit *f = &w->flood[in->idx];
 
-	if (*now == 0)
-		*now = rte_rdtsc();
-	f->credit = RTE_MIN(f->credit + (*now - f->last), in->flood_burst);
-	f->last = *now;
+	if (unlikely(f->port != in)) {
+		f->port = in;
+		f->credit = in->flood_burst;
+		f->last = w->now;
+	}
+	f->credit = RTE_MIN(f->credit + (w->now - f->last), in->flood_burst);
+	f->last = w->now;
 	if (f->credit < in->flood_cycles)
 		return false;
 	f->credit -= in->flood_cycles;
@@ -135,7 +138,7 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 	const uint8_t *uniq[PW_BURST];
 	uint16_t found[PW_BURST];
 	uint8_t slot[PW_BURST], group[PW_BURST];
-	uint64_t bytes = 0, last_src = 0, last_dst = UINT64_MAX, now = 0;
+	uint64_t bytes = 0, last_src = 0, last_dst = UINT64_MAX;
 	uint16_t k = 0, nu = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -155,11 +158,17 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 			dst[i] = L2_DROP;
 			continue;
 		}
-		/* Learn unicast sources; bursts usually repeat one source. */
+		/* Learn unicast sources; bursts usually repeat one source. A
+		 * port's own MACs (with port security, every source that got
+		 * here) are learned past the limits: no other port can crowd
+		 * them out. */
 		if (src != last_src && !(eth->src_addr.addr_bytes[0] & 1)) {
-			if (mac_table_learn(l2_macs, in->net_idx, eth->src_addr.addr_bytes, in->idx,
-					    l2_clock, in->mac_limit,
-					    net->mac_limit) == MAC_LEARN_LIMIT)
+			if (in->port_security || src == in->mac)
+				mac_table_learn_own(l2_macs, in->net_idx, eth->src_addr.addr_bytes,
+						    in->idx, l2_clock);
+			else if (mac_table_learn(l2_macs, in->net_idx, eth->src_addr.addr_bytes,
+						 in->idx, l2_clock, in->mac_limit,
+						 net->mac_limit) == MAC_LEARN_LIMIT)
 				c->learn_limit++;
 			last_src = src;
 		}
@@ -185,7 +194,7 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 			continue;
 		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net) {
 			dst[i] = L2_FLOOD;
-			if (in->flood_cycles != 0 && !flood_allowed(w, in, &now)) {
+			if (in->flood_cycles != 0 && !flood_allowed(w, in)) {
 				c->drops[DROP_FLOOD_LIMIT]++;
 				dst[i] = L2_DROP;
 				k--;

@@ -14,7 +14,7 @@
 struct mac_entry {
 	uint64_t key; /* 0: empty; else (net + 1) << 48 | MAC */
 	uint16_t port;
-	uint16_t pad;
+	uint16_t own; /* the port's configured MAC (mac_table_learn_own) */
 	uint32_t seen;
 };
 
@@ -144,11 +144,14 @@ static struct mac_entry *find_locked(struct mac_table *t, const uint32_t bk[2], 
 	return NULL;
 }
 
-/* A free slot for key, or else the oldest entry of the same port (a
- * port may replace its own entries, never another's: a pod sending from
- * many MACs cannot push other pods out). NULL when neither exists. */
+/* A free slot for key, or else the oldest entry that may give way: for
+ * a port's ordinary learning, one of its own learned entries (a port may
+ * replace its own entries, never another's: a pod sending from many MACs
+ * cannot push other pods out); for a port's own MAC, any learned entry
+ * (an own MAC always has a place). Own entries never give way. NULL when
+ * nothing can. */
 static struct mac_entry *free_slot_locked(struct mac_table *t, const uint32_t bk[2], uint16_t port,
-					  struct mac_bucket **bucket, bool *evicted)
+					  bool own, struct mac_bucket **bucket, bool *evicted)
 {
 	struct mac_entry *oldest = NULL;
 
@@ -157,12 +160,14 @@ static struct mac_entry *free_slot_locked(struct mac_table *t, const uint32_t bk
 		struct mac_bucket *b = &t->buckets[bk[j]];
 
 		for (int i = 0; i < ENTRIES_PER_BUCKET; i++) {
-			if (b->e[i].key == 0) {
+			const struct mac_entry *e = &b->e[i];
+
+			if (e->key == 0) {
 				*bucket = b;
 				return &b->e[i];
 			}
-			if (b->e[i].port == port &&
-			    (oldest == NULL || b->e[i].seen < oldest->seen)) {
+			if (!e->own && (own || e->port == port) &&
+			    (oldest == NULL || e->seen < oldest->seen)) {
 				oldest = &b->e[i];
 				*bucket = b;
 			}
@@ -185,9 +190,9 @@ static inline void count_locked(struct mac_table *t, const struct mac_entry *e, 
 	t->count += (uint32_t)d;
 }
 
-enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
-				      uint16_t port, uint32_t now, uint32_t port_limit,
-				      uint32_t net_limit)
+static enum mac_learn_result learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
+				   uint16_t port, uint32_t now, uint32_t port_limit,
+				   uint32_t net_limit, bool own)
 {
 	uint64_t key = mac_key(net, mac);
 	enum mac_learn_result res;
@@ -200,7 +205,7 @@ enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const u
 	for (int j = 0; j < 2; j++) {
 		struct mac_bucket *cb = &t->buckets[bk[j]];
 
-		if (bucket_find(cb, key, &cur) && cur.port == port) {
+		if (bucket_find(cb, key, &cur) && cur.port == port && cur.own >= own) {
 			if (cur.seen != now) {
 				/* A racing writer may drop this refresh; aging then
 				 * removes an entry a second early at worst. */
@@ -222,6 +227,12 @@ enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const u
 	if (e != NULL) {
 		if (e->port == port) {
 			res = MAC_LEARN_KNOWN;
+		} else if (e->own && !own) {
+			/* Another port's configured MAC: a frame from it elsewhere
+			 * (a loop, a spoofer on a port without port security)
+			 * does not take it away. */
+			rte_spinlock_unlock(&t->lock);
+			return MAC_LEARN_OWNED;
 		} else {
 			res = MAC_LEARN_MOVED;
 			count_locked(t, e, -1);
@@ -230,20 +241,22 @@ enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const u
 		e = NULL;
 		res = MAC_LEARN_LIMIT;
 	} else {
-		e = free_slot_locked(t, bk, port, &b, &evicted);
+		e = free_slot_locked(t, bk, port, own, &b, &evicted);
 		res = e == NULL ? MAC_LEARN_LIMIT : evicted ? MAC_LEARN_FULL : MAC_LEARN_NEW;
 		if (e != NULL && evicted)
 			count_locked(t, e, -1);
 	}
 	if (e == NULL ||
 	    (port_limit != 0 && res != MAC_LEARN_KNOWN && t->per_port[port] >= port_limit)) {
-		if (e != NULL && res == MAC_LEARN_MOVED)
-			count_locked(t, e, +1); /* it stays where it was */
+		/* What was taken out of the counts stays where it was. */
+		if (e != NULL && (res == MAC_LEARN_MOVED || res == MAC_LEARN_FULL))
+			count_locked(t, e, +1);
 		rte_spinlock_unlock(&t->lock);
 		return MAC_LEARN_LIMIT;
 	}
 	write_begin(b);
 	e->port = port;
+	e->own = own;
 	e->seen = now;
 	e->key = key;
 	write_end(b);
@@ -251,6 +264,19 @@ enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const u
 		count_locked(t, e, +1);
 	rte_spinlock_unlock(&t->lock);
 	return res;
+}
+
+enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
+				      uint16_t port, uint32_t now, uint32_t port_limit,
+				      uint32_t net_limit)
+{
+	return learn(t, net, mac, port, now, port_limit, net_limit, false);
+}
+
+enum mac_learn_result mac_table_learn_own(struct mac_table *t, uint16_t net, const uint8_t mac[6],
+					  uint16_t port, uint32_t now)
+{
+	return learn(t, net, mac, port, now, 0, 0, true);
 }
 
 void mac_table_lookup_bulk(const struct mac_table *t, uint16_t net, const uint8_t *const macs[],

@@ -30,6 +30,7 @@ enum mac_learn_result {
 	MAC_LEARN_FULL,	 /* both buckets full: the port's own oldest entry there was replaced */
 	MAC_LEARN_LIMIT, /* not learned: the port or network is at its limit, or both
 			    buckets are full of other ports' entries */
+	MAC_LEARN_OWNED, /* not moved: it is another port's own MAC */
 };
 
 /* Learns mac on port at time now (seconds). Any thread. A port holds at
@@ -38,6 +39,14 @@ enum mac_learn_result {
 enum mac_learn_result mac_table_learn(struct mac_table *t, uint16_t net, const uint8_t mac[6],
 				      uint16_t port, uint32_t now, uint32_t port_limit,
 				      uint32_t net_limit);
+
+/* Learns one of port's own MACs (its configured MAC, or one it is
+ * allowed): never refused for a limit, never moved by another port's
+ * ordinary learning, never replaced; where both buckets are full it
+ * replaces the oldest learned (not own) entry of any port. A port has a
+ * handful at most, so the limits stay meaningful. */
+enum mac_learn_result mac_table_learn_own(struct mac_table *t, uint16_t net, const uint8_t mac[6],
+					  uint16_t port, uint32_t now);
 
 /* Looks up n MACs of one network; ports[i] is the port or MAC_TABLE_MISS.
  * Any thread, lock-free. */

@@ -32,6 +32,7 @@ static int worker_main(void *arg)
 		const uint16_t *poll = v->poll[w->id];
 		unsigned int got = 0;
 
+		w->now = t0;
 		for (uint16_t i = 0; i < v->n_poll[w->id]; i++) {
 			struct dp_port *p = v->ports[poll[i]];
 			const struct dp_net *net = v->nets[poll[i]];

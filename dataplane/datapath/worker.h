@@ -13,14 +13,16 @@
 
 /* A port's flood-limit credit, kept by the worker that polls it. */
 struct flood_credit {
-	uint64_t credit; /* TSC cycles saved up */
-	uint64_t last;	 /* TSC when last topped up */
+	const struct dp_port *port; /* whose: a new port on the index starts afresh */
+	uint64_t credit;	    /* TSC cycles saved up */
+	uint64_t last;		    /* TSC when last topped up */
 };
 
 struct worker {
 	unsigned int id;
 	unsigned int lcore;
 	volatile bool stop;
+	uint64_t now;		   /* TSC at the start of this loop turn */
 	struct port_counters *ctr; /* stats_ports[id] */
 	struct rte_mempool *pool;  /* mbufs for frames that need one */
 	uint16_t n_dirty;

@@ -346,6 +346,48 @@ static void test_learn_limit(void)
 	destroy_net(n);
 }
 
+/* A port without port security (an uplink) seeing many MACs fills the
+ * network's quota; a secured pod's own MAC is still learned, so frames to
+ * it stay unicast, and the uplink cannot take that MAC over. */
+static void test_no_crowding_out(void)
+{
+	struct net_conf nc = {.mode = NET_BRIDGE, .mac_limit = 4};
+	struct network *n = NULL;
+	struct port *u, *a, *b;
+	char src[18], msg[256];
+	int code;
+
+	snprintf(nc.name, sizeof(nc.name), "crowd");
+	ASSERT_INT_EQ(network_create(&nc, &n, &code, msg, sizeof(msg)), 0);
+	u = guarded_port("cru", n, C, false, 0, 0);
+	a = guarded_port("cra", n, A, true, 64, 0);
+	b = guarded_port("crb", n, B, true, 64, 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(src, sizeof(src), "02:00:00:00:bb:%02x", i);
+		send1(u, dp_frame(BCAST, src, 0, 60, 0));
+	}
+	ASSERT_INT_EQ(mac_table_net_count(l2_macs, n->idx), 4);
+	send1(u, dp_frame(BCAST, "02:00:00:00:bb:99", 0, 60, 0));
+	ASSERT_INT_EQ(dp_counters(u).learn_limit, 1);
+	/* a and b are learned all the same, and talk unicast. */
+	send1(a, dp_frame(B, A, 0, 60, 0));
+	send1(b, dp_frame(A, B, 0, 60, 0));
+	ASSERT_INT_EQ(dp_counters(b).learn_limit, 0);
+	sink_clear(a), sink_clear(b), sink_clear(u);
+	send1(a, dp_frame(B, A, 0, 60, 0));
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	ASSERT_INT_EQ(sink_of(u)->n, 0);
+	/* A frame from a's MAC coming in on the uplink does not move it. */
+	send1(u, dp_frame(BCAST, A, 0, 60, 0));
+	sink_clear(a), sink_clear(b), sink_clear(u);
+	send1(b, dp_frame(A, B, 0, 60, 0));
+	ASSERT_INT_EQ(sink_of(a)->n, 1);
+	ASSERT_INT_EQ(sink_of(u)->n, 0);
+	sink_clear(a), sink_clear(b), sink_clear(u);
+	destroy(a), destroy(b), destroy(u);
+	destroy_net(n);
+}
+
 /* Floods beyond the port's rate are dropped; known unicast never is. */
 static void test_flood_limit(void)
 {
@@ -354,19 +396,27 @@ static void test_flood_limit(void)
 	struct port *b = guarded_port("flb", n, B, false, 64, 0);
 	uint64_t passed;
 
-	/* 100/s allows a burst of 100 (a second's worth), no more at once. */
+	/* The worker's clock stands still here: 100/s allows a burst of 100
+	 * (a second's worth), no more at once. */
+	workers[0]->now = rte_get_tsc_hz() * 1000;
 	for (int i = 0; i < 300; i++)
 		send1(a, dp_frame(BCAST, A, 0, 60, 0));
+	ASSERT_INT_EQ(sink_of(b)->n, 100);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 200);
+	/* Half a second later, half a second's worth more. */
+	workers[0]->now += rte_get_tsc_hz() / 2;
+	for (int i = 0; i < 100; i++)
+		send1(a, dp_frame(BCAST, A, 0, 60, 0));
 	passed = sink_of(b)->n;
-	CU_ASSERT(passed >= 100 && passed <= 102);
-	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 300 - passed);
+	ASSERT_INT_EQ(passed, 150);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 400 - passed);
 	sink_clear(b);
 	/* Known unicast is not limited. */
 	send1(b, dp_frame(A, B, 0, 60, 0));
 	for (int i = 0; i < 200; i++)
 		send1(a, dp_frame(B, A, 0, 60, 0));
 	ASSERT_INT_EQ(sink_of(b)->n, 200);
-	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 300 - passed);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_FLOOD_LIMIT], 400 - passed);
 	sink_clear(a), sink_clear(b);
 	destroy(a), destroy(b);
 	destroy_net(n);
@@ -780,6 +830,7 @@ int main(void)
 	    {"xconnect: a wire between two ports", test_xconnect},
 	    {"bridge: port security", test_port_security},
 	    {"bridge: learning limit", test_learn_limit},
+	    {"bridge: an uplink cannot crowd out a pod's own MAC", test_no_crowding_out},
 	    {"bridge: flood limit", test_flood_limit},
 	    {"uplink: tag on egress, demultiplex on ingress, named drops", test_uplink_vlans},
 	    {"uplink: a frame that cannot be tagged is no_mbuf", test_uplink_tag_no_mbuf},

@@ -192,6 +192,60 @@ static void test_full_evicts_own_oldest(void)
 	mac_table_free(t);
 }
 
+/* A port's own MACs (mac_table_learn_own): learned past every limit,
+ * placed even where both buckets are full of other ports' entries, never
+ * replaced or moved by another port's ordinary learning. And a refusal
+ * for the port limit after an own entry was picked for replacement
+ * leaves the counts as they were. */
+static void test_own_macs(void)
+{
+	struct mac_table *t = mac_table_create(6);
+	uint8_t m[10][6];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	for (int i = 0; i < 10; i++)
+		make_mac(300 + (uint32_t)i, m[i]);
+	/* An uplink (port 1) fills the only bucket pair and the network's
+	 * limit of 6. */
+	for (int i = 0; i < 6; i++)
+		ASSERT_INT_EQ(mac_table_learn(t, 0, m[i], 1, 10 + (uint32_t)i, 0, 6),
+			      MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[6], 2, 20, 64, 6), MAC_LEARN_LIMIT);
+	/* Pod 2's own MAC still gets in: the uplink's oldest (m[0]) gives way. */
+	ASSERT_INT_EQ(mac_table_learn_own(t, 0, m[6], 2, 20), MAC_LEARN_FULL);
+	ASSERT_INT_EQ(lookup1(t, 0, m[6]), 2);
+	ASSERT_INT_EQ(lookup1(t, 0, m[0]), MAC_TABLE_MISS);
+	ASSERT_INT_EQ(mac_table_port_count(t, 1), 5);
+	ASSERT_INT_EQ(mac_table_port_count(t, 2), 1);
+	ASSERT_INT_EQ(mac_table_count(t), 6);
+	/* Known now: refreshed, nothing else. */
+	ASSERT_INT_EQ(mac_table_learn_own(t, 0, m[6], 2, 21), MAC_LEARN_KNOWN);
+	ASSERT_INT_EQ(mac_table_count(t), 6);
+	/* The uplink replaces its own oldest, never the pod's MAC, however old. */
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[7], 1, 90, 0, 0), MAC_LEARN_FULL);
+	ASSERT_INT_EQ(lookup1(t, 0, m[6]), 2);
+	ASSERT_INT_EQ(lookup1(t, 0, m[1]), MAC_TABLE_MISS);
+	/* A frame from the pod's MAC arriving on the uplink does not move it. */
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[6], 1, 95, 0, 0), MAC_LEARN_OWNED);
+	ASSERT_INT_EQ(lookup1(t, 0, m[6]), 2);
+	ASSERT_INT_EQ(mac_table_port_count(t, 1), 5);
+	/* The rightful owner moving (a pod restarted on another port) does. */
+	ASSERT_INT_EQ(mac_table_learn_own(t, 0, m[6], 3, 96), MAC_LEARN_MOVED);
+	ASSERT_INT_EQ(lookup1(t, 0, m[6]), 3);
+	ASSERT_INT_EQ(mac_table_port_count(t, 2), 0);
+	ASSERT_INT_EQ(mac_table_port_count(t, 3), 1);
+	/* Port 1 has 5 entries; with a limit of 1 now, a new MAC in the full
+	 * pair would replace its own oldest, but the limit refuses it: the
+	 * entry stays and so do the counts. */
+	ASSERT_INT_EQ(mac_table_learn(t, 0, m[8], 1, 97, 1, 0), MAC_LEARN_LIMIT);
+	ASSERT_INT_EQ(mac_table_port_count(t, 1), 5);
+	ASSERT_INT_EQ(mac_table_count(t), 6);
+	ASSERT_INT_EQ(mac_table_net_count(t, 0), 6);
+	ASSERT_INT_EQ(mac_table_flush_port(t, 1), 5);
+	ASSERT_INT_EQ(mac_table_count(t), 1);
+	mac_table_free(t);
+}
+
 /* Per-port and per-network limits: beyond them nothing new is learned,
  * known MACs stay known, and a port cannot move a MAC in past its limit. */
 static void test_limits(void)
@@ -698,6 +752,7 @@ int main(void)
 	    {"create and free", test_create_free},
 	    {"learn: new, known, moved", test_learn_new_known_moved},
 	    {"learn: a full table evicts the port's own oldest", test_full_evicts_own_oldest},
+	    {"learn: own MACs past limits, never crowded out or moved", test_own_macs},
 	    {"learn: per-port and per-network limits", test_limits},
 	    {"lookup_bulk: hits and misses", test_lookup_bulk},
 	    {"same MAC in two networks is isolated", test_same_mac_two_networks},
