@@ -414,11 +414,13 @@ int cdi_check_kind(const char *kind, char *msg, size_t len)
 	size_t vlen = slash != NULL ? (size_t)(slash - kind) : 0;
 	const char *label = kind;
 
-	if (slash == NULL || vlen > 253 || strlen(slash + 1) > 63 ||
-	    !segment_ok(slash + 1, strlen(slash + 1), "-_")) {
+	/* A one-character vendor or class makes CDI 0.5's parser (podman
+	 * 4.3) panic: two at least. */
+	if (slash == NULL || vlen < 2 || vlen > 253 || strlen(slash + 1) < 2 ||
+	    strlen(slash + 1) > 63 || !segment_ok(slash + 1, strlen(slash + 1), "-_")) {
 		snprintf(msg, len,
 			 "kind \"%s\" must be VENDOR/CLASS: a DNS subdomain, '/', and a class of "
-			 "at most 63 letters, digits, '-' and '_' (no dots before CDI 0.6.0)",
+			 "2-63 letters, digits, '-' and '_' (no dots before CDI 0.6.0)",
 			 kind);
 		return -EINVAL;
 	}
