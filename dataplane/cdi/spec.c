@@ -210,8 +210,10 @@ static void port_device(cJSON *devices, const struct cdi_port *p)
 	env_add_json(env, var, info);
 	cdi_env_name("PODWIRE_MAC_PORT_", p->name, var, sizeof(var));
 	env_add(env, var, p->mac);
-	/* The pod creates its socket when podwired is the client. */
-	mount_bind(mounts, dir, ctr_dir, !p->server);
+	/* Writable when the pod creates its socket (podwired is the client),
+	 * and for memif always: DPDK's net_memif refuses a socket directory
+	 * it cannot write to ("Invalid socket directory") even as client. */
+	mount_bind(mounts, dir, ctr_dir, p->memif || !p->server);
 	mount_hugetlbfs(mounts);
 	cJSON_Delete(info);
 }

@@ -78,7 +78,7 @@ expect_eq "pod-a's socket directory, read-only (podwired made the socket)" \
 	"$T/pods/a /var/run/podwire/a ro" \
 	"$(jq -r '.devices[] | select(.name=="pod-a") | .containerEdits.mounts[0] |
 		"\(.hostPath) \(.containerPath) \(.options[-1])"' "$C/podwire.io-port.json")"
-expect_eq "pod-b's, writable (the pod makes its socket)" rw \
+expect_eq "pod-b's, writable (the pod makes its socket; and DPDK's memif wants it so)" rw \
 	"$(jq -r '.devices[] | select(.name=="pod-b") | .containerEdits.mounts[0].options[-1]' "$C/podwire.io-port.json")"
 expect_eq "hugetlbfs: a private instance" "hugetlbfs /dev/hugepages" \
 	"$(jq -r '.devices[0].containerEdits.mounts[1] | "\(.type) \(.containerPath)"' "$C/podwire.io-port.json")"
