@@ -22,8 +22,8 @@ command -v runc >/dev/null || skip "runc is not installed (apt-get install runc)
 CDI=/var/run/cdi
 mkdir -p "$CDI"
 # One test at a time writes podwire.io-*.json there (concurrent runs).
-exec {LOCKFD}>"$CDI/.podwire-test.lock"
-flock -w 300 "$LOCKFD" || fail "another test held $CDI/.podwire-test.lock for 300s"
+exec {LOCKFD}>/run/lock/podwire-cdi-test.lock
+flock -w 300 "$LOCKFD" || fail "another test held /run/lock/podwire-cdi-test.lock for 300s"
 if ls "$CDI"/podwire.io-*.json >/dev/null 2>&1; then
 	skip "$CDI has podwire.io spec files of another podwired: $(ls "$CDI"/podwire.io-*.json)"
 fi
