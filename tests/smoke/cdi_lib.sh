@@ -7,14 +7,14 @@
 CDI_SCHEMA_DIR=${CDI_SCHEMA_DIR:-/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema}
 [ -f "$CDI_SCHEMA_DIR/schema.json" ] ||
 	skip "no CDI schema in $CDI_SCHEMA_DIR (apt-get install golang-github-container-orchestrated-devices-container-device-interface-dev)"
-python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
+/usr/bin/python3 -c "import jsonschema" 2>/dev/null || skip "python3-jsonschema is not installed (apt-get install python3-jsonschema)"
 
 # cdi_validate FILE...: every FILE is a schema-valid CDI spec that CDI
 # 0.5 (podman 4.3) loads: a version it knows, names it accepts, no
 # member it does not know, every device with edits. Prints the reason and
 # fails otherwise.
 cdi_validate() {
-	python3 -W ignore::DeprecationWarning - "$CDI_SCHEMA_DIR" "$@" <<-'EOF2' || fail "CDI spec not valid (above)"
+	/usr/bin/python3 -W ignore::DeprecationWarning - "$CDI_SCHEMA_DIR" "$@" <<-'EOF2' || fail "CDI spec not valid (above)"
 		import json, pathlib, re, sys
 		import jsonschema
 		d = pathlib.Path(sys.argv[1])
