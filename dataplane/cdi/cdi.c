@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "api/registry.h"
 #include "cdi/cdi.h"
 #include "cdi/spec.h"
 #include "daemon/log.h"
@@ -27,6 +28,22 @@ static char cdi_dir[PATH_MAX];
 static char dev_root[PATH_MAX] = "/dev";
 static bool started;
 static bool synced; /* a first sync also removes files a crash left */
+/* The model changed: the specs are rebuilt after the request (or the
+ * start-up step) that changed it, once, as it finally stands. */
+static bool dirty;
+
+static void mark_dirty(void)
+{
+	dirty = true;
+}
+
+static void flush(void)
+{
+	if (dirty) {
+		dirty = false;
+		cdi_sync();
+	}
+}
 /* What each file holds now (NULL: absent), to write only changes. */
 static char *written[CDI_KIND_COUNT];
 
@@ -188,8 +205,9 @@ void cdi_start(const char *dir, const char *root)
 	remove_stale_temps();
 	started = true;
 	cdi_sync();
-	state_set_observer(cdi_sync);
-	vf_pool_set_observer(cdi_sync);
+	state_set_observer(mark_dirty);
+	vf_pool_set_observer(mark_dirty);
+	api_set_after_request(flush);
 	LOG(NOTICE, "CDI specs in %s (%s/%s, %s/%s, %s/%s)", cdi_dir, CDI_VENDOR, classes[0],
 	    CDI_VENDOR, classes[1], CDI_VENDOR, classes[2]);
 }
@@ -200,6 +218,7 @@ void cdi_stop(void)
 		return;
 	state_set_observer(NULL);
 	vf_pool_set_observer(NULL);
+	api_set_after_request(NULL);
 	for (int k = 0; k < CDI_KIND_COUNT; k++)
 		remove_file(k);
 	started = false;
