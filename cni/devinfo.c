@@ -10,92 +10,9 @@
 
 cJSON *devinfo_build(const struct attach *a)
 {
-	cJSON *o = cJSON_CreateObject(), *d;
-	bool memif = a->iftype == IFTYPE_MEMIF;
-
-	cJSON_AddStringToObject(o, "type", iftype_name(a->iftype));
-	cJSON_AddStringToObject(o, "version", DEVINFO_VERSION);
-	d = cJSON_AddObjectToObject(o, iftype_name(a->iftype));
-	if (a->iftype == IFTYPE_PCI) {
-		/* Of the spec's optional keys only the PF applies: the VF is
-		 * bound to vfio-pci (no vhost-net exception path, no RDMA
-		 * device) and podwired does not run the PF in switchdev mode
-		 * (no representor). */
-		cJSON_AddStringToObject(d, "pci-address", a->pci);
-		if (a->pf_pci[0] != '\0')
-			cJSON_AddStringToObject(d, "pf-pci-address", a->pf_pci);
-		return o;
-	}
-	cJSON_AddStringToObject(d, memif ? "role" : "mode", a->mode);
-	cJSON_AddStringToObject(d, "path", a->pod_socket);
-	if (memif)
-		cJSON_AddStringToObject(d, "mode", "ethernet");
-	return o;
-}
-
-int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *buf, size_t len,
-		 char *msg, size_t msglen)
-{
-	const char *type = api_get_str(info, "type", "");
-	const cJSON *d = cJSON_GetObjectItemCaseSensitive(info, type);
-	const char *path = api_get_str(d, "path", NULL);
-	char macarg[32] = "";
-	int n;
-
-	if (mac != NULL && mac[0] != '\0')
-		snprintf(macarg, sizeof(macarg), ",mac=%s", mac);
-	if (strcmp(type, "vhost-user") != 0 && strcmp(type, "memif") != 0) {
-		snprintf(msg, msglen,
-			 "device type \"%s\" has no DPDK vdev; podwire-vdev knows "
-			 "\"vhost-user\" and \"memif\"",
-			 type);
-		return -1;
-	}
-	if (!cJSON_IsObject(d) || path == NULL || path[0] != '/') {
-		snprintf(msg, msglen, "the \"%s\" device has no absolute \"%s\".\"path\"", type,
-			 type);
-		return -1;
-	}
-	if (strcmp(type, "vhost-user") == 0) {
-		const char *mode = api_get_str(d, "mode", "");
-
-		/* mode is the pod's side: "server" means the app creates the socket. */
-		if (strcmp(mode, "client") != 0 && strcmp(mode, "server") != 0) {
-			snprintf(msg, msglen,
-				 "vhost-user \"mode\" is \"%s\"; expected \"client\" or "
-				 "\"server\"",
-				 mode);
-			return -1;
-		}
-		n = snprintf(buf, len, "net_virtio_user%u,path=%s%s,server=%d", index, path, macarg,
-			     strcmp(mode, "server") == 0);
-	} else {
-		const char *role = api_get_str(d, "role", "");
-		const char *mode = api_get_str(d, "mode", "ethernet");
-
-		if (strcmp(role, "slave") != 0 && strcmp(role, "master") != 0) {
-			snprintf(msg, msglen,
-				 "memif \"role\" is \"%s\"; expected \"slave\" or "
-				 "\"master\"",
-				 role);
-			return -1;
-		}
-		if (strcmp(mode, "ethernet") != 0) {
-			snprintf(msg, msglen,
-				 "memif \"mode\" is \"%s\"; DPDK's net_memif speaks "
-				 "\"ethernet\" only",
-				 mode);
-			return -1;
-		}
-		/* DPDK 22.11 calls the memif master "server" and the slave "client". */
-		n = snprintf(buf, len, "net_memif%u,role=%s,socket=%s,socket-abstract=no%s", index,
-			     strcmp(role, "master") == 0 ? "server" : "client", path, macarg);
-	}
-	if (n < 0 || (size_t)n >= len) {
-		snprintf(msg, msglen, "the vdev argument for %s is too long", path);
-		return -1;
-	}
-	return 0;
+	if (a->iftype == IFTYPE_PCI)
+		return devinfo_pci(a->pci, a->pf_pci);
+	return devinfo_socket(a->iftype == IFTYPE_MEMIF, a->mode, a->pod_socket);
 }
 
 cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, const cJSON *result)

@@ -14,22 +14,12 @@
 
 #include "errors.h"
 #include "record.h"
-
-#define DEVINFO_VERSION "1.1.0"
+#include "vdev.h"
 
 /* {"type":"vhost-user","version":"1.1.0","vhost-user":{"mode":..,"path":..}}
  * or the memif equivalent, for a's pod-side socket; for iftype pci
  * {"type":"pci","version":"1.1.0","pci":{"pci-address":VF,"pf-pci-address":PF}}. */
 cJSON *devinfo_build(const struct attach *a);
-
-/*
- * The EAL --vdev value for a device-info object: net_virtio_user<index> or
- * net_memif<index> with the socket, the pod's side and mac (may be NULL or
- * ""). Returns 0, or -1 with a message in msg when info is not a
- * vhost-user or memif device-info object.
- */
-int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *buf, size_t len,
-		 char *msg, size_t msglen);
 
 /* podwire.json: the attachment as the pod should use it. result is the
  * internal (1.1.0-shaped) result, for IPs, routes and DNS. */

@@ -6,7 +6,9 @@
  * FILE is any of: a device-info file (NPWG Device Information Spec), the
  * podwire.json the CNI plugin writes in the attachment directory, or the
  * Multus network-status annotation (a JSON array, or the downward API's
- * annotations file holding it).
+ * annotations file holding it). With no FILE, the environment a CDI device
+ * of podwired gave the container (PODWIRE_DEVINFO_PORT_<NAME>, see
+ * dataplane/cdi/spec.c).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -34,12 +36,16 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f, "usage: podwire-vdev [--vdev-only] [--interface NAME] [--container ID] [--mac MAC] "
-	       "FILE...\n"
+	       "[FILE...]\n"
 	       "Prints the EAL arguments (--vdev=..., --single-file-segments for virtio-user)\n"
 	       "for the vhost-user and memif devices described in FILE: a device-info file,\n"
 	       "a podwire.json, or the Multus network-status annotation (JSON, or the\n"
 	       "downward API annotations file). Example:\n"
 	       "  dpdk-testpmd $(podwire-vdev /etc/podinfo/annotations) --in-memory -- -i\n"
+	       "With no FILE: the ports a CDI device podwire.io/port=NAME gave the container\n"
+	       "(its PODWIRE_DEVINFO_PORT_* variables), e.g.\n"
+	       "  podman run --device podwire.io/port=pod-a IMAGE sh -c 'dpdk-testpmd "
+	       "$(podwire-vdev) ...'\n"
 	       "  --vdev-only       print only the vdev values, one per line\n"
 	       "  --interface NAME  only the device of this pod interface (e.g. net1)\n"
 	       "  --container ID    only podwire.json files of this container (an id prefix, such\n"
@@ -208,6 +214,69 @@ static int from_doc(struct opts *o, const char *path, const cJSON *doc)
 	return 0;
 }
 
+#define ENV_DEVINFO "PODWIRE_DEVINFO_PORT_"
+#define ENV_MAC	    "PODWIRE_MAC_PORT_"
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The ports of the container's CDI devices, in the order of their
+ * variables' names (a container's environment has no other order). */
+static int from_env(struct opts *o)
+{
+	extern char **environ;
+	size_t n = 0, cap = 0;
+	char **vars = NULL;
+	int rc = 0;
+
+	for (char **e = environ; *e != NULL; e++) {
+		if (strncmp(*e, ENV_DEVINFO, strlen(ENV_DEVINFO)) != 0)
+			continue;
+		if (n == cap) {
+			char **more = realloc(vars, (cap = cap ? 2 * cap : 8) * sizeof(*vars));
+
+			if (more == NULL) {
+				free(vars);
+				fprintf(stderr, "podwire-vdev: out of memory\n");
+				return 1;
+			}
+			vars = more;
+		}
+		vars[n++] = *e;
+	}
+	if (n > 0)
+		qsort(vars, n, sizeof(*vars), by_name);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *eq = strchr(vars[i], '=');
+		char what[160], macvar[160];
+		cJSON *info = cJSON_Parse(eq + 1);
+
+		snprintf(what, sizeof(what), "$%.*s", (int)(eq - vars[i]), vars[i]);
+		snprintf(macvar, sizeof(macvar), "%s%.*s", ENV_MAC,
+			 (int)(eq - vars[i] - strlen(ENV_DEVINFO)), vars[i] + strlen(ENV_DEVINFO));
+		if (!cJSON_IsObject(info)) {
+			fprintf(stderr, "podwire-vdev: %s is not a device-info JSON object\n",
+				what);
+			rc = 1;
+		} else if (emit(o, what, info, getenv(macvar)) != 0) {
+			rc = 1;
+		}
+		cJSON_Delete(info);
+	}
+	free(vars);
+	if (rc == 0 && n == 0) {
+		fprintf(stderr,
+			"podwire-vdev: no FILE given and no %s* variable: give a "
+			"device-info file or podwire.json, or run the container with "
+			"--device podwire.io/port=NAME\n",
+			ENV_DEVINFO);
+		rc = 1;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -239,10 +308,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		rc = from_env(&o);
 	for (int i = optind; i < argc && rc == 0; i++) {
 		cJSON *doc = parse_file(argv[i]);
 

@@ -10,6 +10,7 @@
 static const struct api_field no_params[] = {{NULL}};
 #define SYSTEM_INFO_params  no_params
 #define NETWORK_LIST_params no_params
+#define CDI_LIST_params	    no_params
 
 static const struct api_field NETWORK_CREATE_params[] = {
     {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
@@ -321,6 +322,31 @@ static const struct api_field released_results[] = {S(API_F_PCI, "the VF"),
 
 static const struct api_field VF_RELEASE_results[] = {
     A(API_R_RELEASED, "the VFs given back", released_results), {NULL}};
+
+static const struct api_field cdi_device_results[] = {
+    S(API_F_NAME, "the qualified name for --device, e.g. podwire.io/port=pod-a"),
+    S(API_R_KIND, "its kind, e.g. podwire.io/port"),
+    S(API_R_DEVICE, "its name within the kind"),
+    S(API_R_FILE, "the spec file it is in"),
+    A(API_R_ENV, "the environment it gives a container", NULL),
+    {NULL}};
+
+static const struct api_field cdi_spec_results[] = {
+    S(API_R_FILE, "the file name, e.g. podwire.io-port.json"),
+    O(API_R_SPEC, "the CDI spec document, as written", NULL),
+    {NULL}};
+
+static const struct api_field cdi_skipped_results[] = {
+    S(API_R_OBJECT, "what is not offered, e.g. port \"x\""),
+    S(API_R_REASON, "why, and the fix"),
+    {NULL}};
+
+static const struct api_field CDI_LIST_results[] = {
+    S(API_R_DIR, "where podwired keeps the spec files, \"\" when it writes none"),
+    A(API_R_DEVICES, "the devices", cdi_device_results),
+    A(API_R_SPECS, "the spec documents, one per kind that has a device", cdi_spec_results),
+    A(API_R_SKIPPED, "ports and VFs that are no device, and why", cdi_skipped_results),
+    {NULL}};
 
 #undef S
 #undef I

@@ -73,7 +73,8 @@ enum api_error {
 	X(MAC_LIST, "mac.list", "learned MAC addresses of a network")                              \
 	X(VF_LIST, "vf.list", "SR-IOV VF pools per physical network")                              \
 	X(VF_ALLOC, "vf.alloc", "take a free VF of a physnet and bind it to vfio-pci")             \
-	X(VF_RELEASE, "vf.release", "give a VF back and restore its original driver")
+	X(VF_RELEASE, "vf.release", "give a VF back and restore its original driver")              \
+	X(CDI_LIST, "cdi.list", "the CDI devices podwired offers and their spec documents")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -181,6 +182,15 @@ enum api_method {
 #define API_R_LAST_DISCONNECT "last_disconnect"
 #define API_R_LEARN_LIMIT     "learn_limit"
 #define API_R_MACS_LEARNED    "macs_learned"
+#define API_R_DIR	      "dir"	/* cdi.list: the CDI directory, "" when none */
+#define API_R_DEVICES	      "devices" /* cdi.list: one per CDI device */
+#define API_R_KIND	      "kind"	/* a CDI kind: podwire.io/port */
+#define API_R_FILE	      "file"	/* a CDI spec file's name */
+#define API_R_ENV	      "env"	/* a CDI device's environment */
+#define API_R_SPECS	      "specs"	/* cdi.list: the documents */
+#define API_R_SPEC	      "spec"
+#define API_R_SKIPPED	      "skipped" /* cdi.list: what is no device, and why */
+#define API_R_OBJECT	      "object"
 
 /* Values of the enumerated fields. */
 #define API_NET_BRIDGE	   "bridge"

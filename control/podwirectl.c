@@ -15,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "client.h"
+#include "files.h"
 
 enum ctl_exit { EXIT_OK, EXIT_DAEMON, EXIT_USAGE, EXIT_TRANSPORT };
 
@@ -471,6 +473,79 @@ static void print_vf_released(const struct reply *r)
 		       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, API_R_DRIVER));
 }
 
+/* ---- CDI ---------------------------------------------------------------- */
+
+/* A printer that fails (cdi write) says so here; run() returns it. */
+static int print_rc = EXIT_OK;
+#define CDI_WRITE_DIR	  "dir" /* cdi write's DIR: podwirectl's own, not sent */
+#define CDI_WRITE_DEFAULT "/etc/cdi"
+
+static const struct column cdi_cols[] = {
+    {"DEVICE", API_F_NAME, COL_STR}, {"FILE", API_R_FILE, COL_STR}, {NULL}};
+
+static void print_cdi_list(const struct reply *r)
+{
+	const cJSON *s;
+	const char *dir = str(r->result, API_R_DIR);
+
+	if (strcmp(dir, "-") == 0)
+		printf("podwired writes no CDI spec files (--cdi-dir \"\")\n");
+	else
+		printf("CDI spec files in %s\n", dir);
+	print_table(member(r->result, API_R_DEVICES), cdi_cols);
+	cJSON_ArrayForEach (s, member(r->result, API_R_SKIPPED))
+		printf("not offered: %s: %s\n", str(s, API_R_OBJECT), str(s, API_R_REASON));
+}
+
+/* Writes the documents podwired gave into DIR (atomically, as podwired
+ * does), and removes the files of its kinds that have no device now. */
+static void print_cdi_write(const struct reply *r)
+{
+	static const char *const kinds[] = {"port", "vf", "hugepages"};
+	const char *dir = api_get_str(r->params, CDI_WRITE_DIR, CDI_WRITE_DEFAULT);
+	const cJSON *s, *specs = member(r->result, API_R_SPECS);
+	char path[PATH_MAX], msg[PATH_MAX + 256];
+	int rc = mkdir_parents(dir, 0755);
+
+	if (rc != 0) {
+		fprintf(stderr, "%s: error: cannot create %s: %s; give a writable directory\n",
+			prog, dir, strerror(-rc));
+		print_rc = EXIT_DAEMON;
+		return;
+	}
+	cJSON_ArrayForEach (s, specs) {
+		const cJSON *spec = member(s, API_R_SPEC);
+		const char *file = str(s, API_R_FILE);
+
+		/* Only podwired's own names: nothing else in DIR is touched. */
+		if (strncmp(file, "podwire.io-", 11) != 0 || strchr(file, '/') != NULL) {
+			fprintf(stderr, "%s: error: podwired named a spec file \"%s\"\n", prog,
+				file);
+			print_rc = EXIT_DAEMON;
+			return;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+		if (json_file_write(path, spec, 0644, (gid_t)-1, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "%s: error: %s\n", prog, msg);
+			print_rc = EXIT_DAEMON;
+			return;
+		}
+		printf("wrote %s (%d device%s)\n", path,
+		       cJSON_GetArraySize(member(spec, "devices")),
+		       cJSON_GetArraySize(member(spec, "devices")) == 1 ? "" : "s");
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		bool have = false;
+
+		snprintf(path, sizeof(path), "podwire.io-%s.json", kinds[k]);
+		cJSON_ArrayForEach (s, specs)
+			have = have || strcmp(str(s, API_R_FILE), path) == 0;
+		snprintf(path, sizeof(path), "%s/podwire.io-%s.json", dir, kinds[k]);
+		if (!have && unlink(path) == 0)
+			printf("removed %s (no %s device now)\n", path, kinds[k]);
+	}
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
@@ -543,6 +618,9 @@ static const struct command commands[] = {
      API_M_VF_ALLOC, NULL, false, vf_alloc_opts, print_vf_alloc},
     {"vf release", "--pci BDF | --owner O", API_M_VF_RELEASE, NULL, false, vf_release_opts,
      print_vf_released},
+    {"cdi list", "", API_M_CDI_LIST, NULL, false, no_opts, print_cdi_list},
+    {"cdi write", "[DIR]", API_M_CDI_LIST, CDI_WRITE_DIR, false, no_opts, print_cdi_write, NULL,
+     NULL, "write podwired's CDI spec files into DIR (default " CDI_WRITE_DEFAULT ")"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -723,17 +801,22 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 	long timeout = api_get_int(globals, "timeout", CTL_TIMEOUT_MS_DEFAULT);
 	struct pw_error err = {0};
 	struct pw_client *c;
-	cJSON *result = NULL;
+	cJSON *result = NULL, *call;
 	int ret;
 
 	if (timeout < 0)
 		return usage_error("--timeout: %ld is negative; use 0 to wait forever", timeout);
 	sock = api_get_str(globals, "socket", sock && sock[0] ? sock : PODWIRE_DEFAULT_SOCKET);
 	c = pw_client_connect(sock, (int)timeout, &err);
-	/* The printers read the request too, so the call gets a copy. */
-	ret = c == NULL ? -1
-			: pw_client_call(c, api_methods[cmd->method].name,
-					 cJSON_Duplicate(params, true), &result, &err);
+	/* The printers read the request too, so the call gets a copy, without
+	 * what is podwirectl's own (cdi write's DIR). */
+	call = cJSON_Duplicate(params, true);
+	if (cmd->print == print_cdi_write)
+		cJSON_DeleteItemFromObjectCaseSensitive(call, CDI_WRITE_DIR);
+	ret =
+	    c == NULL ? -1 : pw_client_call(c, api_methods[cmd->method].name, call, &result, &err);
+	if (c == NULL)
+		cJSON_Delete(call);
 	pw_client_close(c);
 	if (ret != 0) {
 		fprintf(stderr, "%s: error: %s\n", prog, err.message);
@@ -753,6 +836,8 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 			print_table(member(result, cmd->list), cmd->cols);
 	}
 	cJSON_Delete(result);
+	if (print_rc != EXIT_OK)
+		return print_rc;
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "%s: error: cannot write the output: %s\n", prog, strerror(errno));
 		return EXIT_DAEMON;

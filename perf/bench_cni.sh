@@ -52,6 +52,7 @@ EOF
 chmod +x "$T/cni-bin/trivial-ipam"
 
 "$BUILD/podwired" --main-core 0 --worker-cores 1 --socket "$T/pw.sock" --state-dir "$T/state" \
+	--cdi-dir "$T/cdi" \
 	>"$T/podwired.log" 2>&1 &
 DPID=$!
 for _ in $(seq 100); do

@@ -125,7 +125,7 @@ link_up() { [ "$(ctl "$1" --json port show "$2" | jq -r .link)" = up ]; }
 # exec` execs it, so the PID is podwired's).
 pw_start() {
 	ip netns exec "$2" "$BUILD/podwired" --main-core "$CTL_CPU" --worker-cores "$3" \
-		--socket "$T/$1.sock" --state-dir "$T/$1.state" --log-level warning \
+		--socket "$T/$1.sock" --state-dir "$T/$1.state" --cdi-dir "$T/$1.cdi" --log-level warning \
 		>"$T/$1.log" 2>&1 &
 	PW_PID[$1]=$!
 	wait_for 30 ctl "$1" info || { echo "bench_uplink: podwired $1 did not start:" >&2; tail -n 20 "$T/$1.log" >&2; return 1; }

@@ -119,7 +119,7 @@ run_podwired_dut() {
 	local mode=$1 pid ctl mpps cpp
 	rm -rf "$T/state"
 	"$BUILD/podwired" --main-core "$GEN_CPU" --worker-cores "$DUT_CPU" \
-		--socket "$T/pw.sock" --state-dir "$T/state" --log-level warning \
+		--socket "$T/pw.sock" --state-dir "$T/state" --cdi-dir "$T/cdi" --log-level warning \
 		>"$T/dut-podwired-$mode.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")

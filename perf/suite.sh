@@ -160,8 +160,12 @@ dut_start() {
 		return 0
 	fi
 	rm -rf "$T/state"
+	# CDI specs under $T, not the host's /var/run/cdi (a base build may
+	# predate the option).
+	local cdi=()
+	"$build/podwired" --help | grep -q -- --cdi-dir && cdi=(--cdi-dir "$T/cdi")
 	"$build/podwired" --main-core "$GEN_CPU" --worker-cores "$DUT_CPU" \
-		--socket "$T/pw.sock" --state-dir "$T/state" --log-level warning \
+		--socket "$T/pw.sock" --state-dir "$T/state" "${cdi[@]}" --log-level warning \
 		>"$T/dut.log" 2>&1 &
 	DUT_PID=$!
 	wait_for 30 "${ctl[@]}" info

@@ -73,3 +73,16 @@ cJSON *api_refuse(struct api_err *err, int code, const char *field)
 	err->field = field;
 	return NULL;
 }
+
+static void (*after_fn)(void);
+
+void api_set_after_request(void (*fn)(void))
+{
+	after_fn = fn;
+}
+
+void api_after_request(void)
+{
+	if (after_fn != NULL)
+		after_fn();
+}

@@ -50,6 +50,9 @@ static cJSON *call(enum api_method m, const cJSON *id, const cJSON *params)
 	if (fn == NULL) /* start-up refuses this; never call through NULL */
 		return api_error_new(id, API_ERR_INTERNAL, "method has no handler", NULL);
 	result = fn(params, &err);
+	/* What mirrors the model (CDI specs) catches up with the request as
+	 * it ended, rollbacks included, before the client hears of it. */
+	api_after_request();
 	if (result == NULL) {
 		LOG(INFO, "%s refused: %s", api_methods[m].name, err.msg);
 		return api_error_new(id, err.code ? err.code : API_ERR_INTERNAL, err.msg,

@@ -24,6 +24,8 @@ struct pw_config {
 	uint32_t mbufs;
 	char physnets[1024];  /* SR-IOV: "physnet2:enp1s0f0,physnet3:enp1s0f1#0-7" */
 	char sysfs_root[256]; /* SR-IOV: every sysfs access goes under it */
+	char cdi_dir[256];    /* CDI spec files; "" writes none */
+	char dev_root[256];   /* where device nodes are (CDI hostPath) */
 };
 
 extern struct pw_config pw_cfg;

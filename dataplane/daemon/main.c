@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "api/registry.h"
+#include "cdi/cdi.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
 #include "daemon/events.h"
@@ -183,9 +184,13 @@ int main(int argc, char **argv)
 	state_restore();
 	sriov_hooks_install();
 	vf_api_restore(pw_cfg.state_dir);
+	cdi_start(pw_cfg.cdi_dir, pw_cfg.dev_root);
 	pthread_mutex_unlock(&ctl_lock);
 	telemetry_init();
 	rc = control_loop();
+	pthread_mutex_lock(&ctl_lock);
+	cdi_stop();
+	pthread_mutex_unlock(&ctl_lock);
 	shutdown_all();
 	release_instance_lock();
 	return rc == 0 ? 0 : 1;

@@ -74,6 +74,11 @@ static const struct opt_desc opts[] = {
      "                         physnet2:enp1s0f0,physnet3:enp1s0f1#0-7"},
     {"sysfs-root", "DIR", OPT_STR, AT(sysfs_root), 0, 0,
      "where sysfs is (default /sys; tests use a fake tree)"},
+    {"cdi-dir", "DIR", OPT_STR, AT(cdi_dir), 0, 0,
+     "CDI spec files for podman/containerd (default /var/run/cdi;\n"
+     "                         \"\" writes none)"},
+    {"dev-root", "DIR", OPT_STR, AT(dev_root), 0, 0,
+     "where device nodes are (default /dev; tests use a fake tree)"},
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, "this text", true},
     {"version", NULL, OPT_VERSION, 0, 0, 0, 0, "podwired's version", true},
 };
@@ -358,6 +363,42 @@ static int check_physnets(struct pw_config *c)
 	return 0;
 }
 
+/* The CDI directory is made now, so that a start-up that cannot write
+ * the specs fails with the fix rather than running without them. */
+static int check_cdi(struct pw_config *c)
+{
+	struct stat st;
+	int rc;
+
+	if (c->dev_root[0] != '/' || stat(c->dev_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"podwired: %s: \"%s\" is not an absolute path of a directory; give "
+			"where device nodes are (/dev)\n",
+			origin_of("dev-root"), c->dev_root);
+		return -EINVAL;
+	}
+	if (c->cdi_dir[0] == '\0')
+		return 0;
+	if (c->cdi_dir[0] != '/') {
+		fprintf(stderr,
+			"podwired: %s: \"%s\" is not an absolute path; give one (/var/run/cdi, "
+			"/etc/cdi) or \"\" to write no CDI specs\n",
+			origin_of("cdi-dir"), c->cdi_dir);
+		return -EINVAL;
+	}
+	rc = mkdir_parents(c->cdi_dir, 0755);
+	if (rc == 0 && access(c->cdi_dir, W_OK) != 0)
+		rc = -errno;
+	if (rc != 0) {
+		fprintf(stderr,
+			"podwired: %s: cannot write to %s: %s; give a writable directory or \"\" "
+			"to write no CDI specs\n",
+			origin_of("cdi-dir"), c->cdi_dir, strerror(-rc));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* What the settings mean together, once all are read. */
 static int check_settings(struct pw_config *c)
 {
@@ -410,6 +451,8 @@ static int check_settings(struct pw_config *c)
 		}
 		c->socket_gid = g->gr_gid;
 	}
+	if (check_cdi(c) != 0)
+		return -EINVAL;
 	return check_physnets(c);
 }
 
@@ -423,6 +466,8 @@ static void set_defaults(struct pw_config *c)
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", PODWIRE_DEFAULT_STATE_DIR);
 	snprintf(c->log_level, sizeof(c->log_level), "info");
 	snprintf(c->sysfs_root, sizeof(c->sysfs_root), "/sys");
+	snprintf(c->cdi_dir, sizeof(c->cdi_dir), "/var/run/cdi");
+	snprintf(c->dev_root, sizeof(c->dev_root), "/dev");
 	c->socket_gid = (gid_t)-1;
 	c->mac_capacity = 65536;
 	c->mac_aging_sec = 300;

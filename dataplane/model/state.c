@@ -18,6 +18,12 @@ PW_LOG_TYPE("state");
 #define STATE_VERSION 1
 
 static char state_dir[256];
+static void (*observer)(void);
+
+void state_set_observer(void (*fn)(void))
+{
+	observer = fn;
+}
 
 void state_set_dir(const char *dir)
 {
@@ -42,6 +48,9 @@ int state_save(char *msg, size_t len)
 	if (rc != 0)
 		LOG(ERR, "%s", msg);
 	cJSON_Delete(doc);
+	/* Called after every change, saved or not: the model changed. */
+	if (observer != NULL)
+		observer();
 	return rc;
 }
 

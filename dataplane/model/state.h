@@ -10,6 +10,9 @@
 int state_save(char *msg, size_t len);
 /* Recreates networks and ports from the state dir. */
 int state_restore(void);
+/* fn is called after every change of networks and ports (each
+ * state_save), for what mirrors them (CDI specs). NULL: none. */
+void state_set_observer(void (*fn)(void));
 /* Where state.json lives (set once at start-up). */
 void state_set_dir(const char *dir);
 

@@ -28,6 +28,12 @@ static void log_stderr(int level, const char *text)
 
 static vf_pool_log_fn log_fn = log_stderr;
 static vf_pool_config_fn config_fn = sriov_nl_set_vf;
+static void (*changed_fn)(void);
+
+void vf_pool_set_observer(void (*fn)(void))
+{
+	changed_fn = fn;
+}
 
 void vf_pool_set_log(vf_pool_log_fn fn)
 {
@@ -387,6 +393,9 @@ static int save(char *msg, size_t len)
 			cJSON_AddItemToArray(a, entry_record(&entries[i]));
 	rc = state_file_write(state_dir, VF_POOL_FILE, doc, msg, len);
 	cJSON_Delete(doc);
+	/* Every change of an allocation is saved: this is where it is told. */
+	if (changed_fn != NULL)
+		changed_fn();
 	return rc;
 }
 

@@ -81,6 +81,10 @@ void vf_pool_set_log(vf_pool_log_fn fn);
 /* Logs through that function; level 0 warns, 1 informs. */
 void vf_pool_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Called after every change of the allocations (each save of vfs.json,
+ * written or not), for what mirrors them (CDI specs). NULL: none. */
+void vf_pool_set_observer(void (*fn)(void));
+
 /*
  * How VF settings reach the PF; default sriov_nl_set_vf. Tests replace it.
  * Returning -ENODEV means "the PF has no kernel netdev": settings skipped.

@@ -94,12 +94,13 @@ command -v jq >/dev/null || fail "jq is not installed"
 # ---- podwired --------------------------------------------------------------
 
 # daemon_start NAME [podwired options...]: socket $T/NAME.sock, state dir
-# $T/NAME.state, log $T/NAME.log. Returns when the API answers.
+# $T/NAME.state, CDI specs in $T/NAME.cdi (never the host's /var/run/cdi
+# unless a test says so), log $T/NAME.log. Returns when the API answers.
 daemon_start() {
 	local name=$1
 	shift
 	"$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-		--socket "$T/$name.sock" --state-dir "$T/$name.state" "$@" \
+		--socket "$T/$name.sock" --state-dir "$T/$name.state" --cdi-dir "$T/$name.cdi" "$@" \
 		>>"$T/$name.log" 2>&1 &
 	DAEMON_PID[$name]=$!
 	wait_for 30 "podwired $name to answer" ctl "$name" info

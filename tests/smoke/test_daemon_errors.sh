@@ -16,7 +16,7 @@ CORES=(--main-core "$POD_CPU" --worker-cores "$WORKER_CPU")
 podwired_run() {
 	local label=$1 pid
 	shift
-	"$PODWIRED" "$@" >"$T/$label.out" 2>&1 &
+	"$PODWIRED" --cdi-dir "$T/$label.cdi" "$@" >"$T/$label.out" 2>&1 &
 	pid=$!
 	for _ in $(seq 200); do
 		kill -0 $pid 2>/dev/null || break

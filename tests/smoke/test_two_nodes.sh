@@ -98,7 +98,8 @@ ok "nodes: $NA ($VA) <-> $NB ($VB)"
 node_start() {
 	local name=$1 ns=$2
 	ip netns exec "$ns" "$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-		--socket "$T/$name.sock" --state-dir "$T/$name.state" >>"$T/$name.log" 2>&1 &
+		--socket "$T/$name.sock" --state-dir "$T/$name.state" --cdi-dir "$T/$name.cdi" \
+		>>"$T/$name.log" 2>&1 &
 	DAEMON_PID[$name]=$!
 	wait_for 30 "podwired $name to answer" ctl "$name" info
 }

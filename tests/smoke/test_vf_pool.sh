@@ -56,7 +56,8 @@ start_refused() {
 	local what=$1 words=$2 out rc=0 w
 	shift 2
 	out=$(timeout 20 "$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-		--socket "$T/bad.sock" --state-dir "$T/bad.state" --sysfs-root "$SYS" "$@" 2>&1) ||
+		--socket "$T/bad.sock" --state-dir "$T/bad.state" --cdi-dir "$T/bad.cdi" \
+		--sysfs-root "$SYS" "$@" 2>&1) ||
 		rc=$?
 	[ $rc -ne 0 ] || fail "$what: podwired started; output: $out"
 	IFS=';' read -ra list <<<"$words"

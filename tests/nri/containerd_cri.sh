@@ -1,0 +1,157 @@
+#!/bin/bash
+# A real containerd 1.6 (Debian's, whose CRI plugin carries the NRI v0.1
+# client) runs podwire-nri: a minimal CRI client (tests/nri/cri.py,
+# python3-grpcio; Debian has no crictl) runs a pod sandbox and a container
+# (RunPodSandbox, CreateContainer, StartContainer), containerd calls the
+# plugin listed in /etc/nri/conf.json, and the sandbox's and container's
+# cgroup cpuset.cpus exclude podwired's worker core; a pod annotated with
+# podwire.io/cores on the worker core fails to start with the plugin's
+# message. containerd has its own root, state and socket under $T;
+# /etc/nri/conf.json (containerd reads only that path) is restored.
+#
+# NOT YET PASSING, so not among tests/smoke (run it by hand:
+# bash tests/nri/containerd_cri.sh): on this machine containerd starts, the
+# image is imported, the CRI client reaches RunPodSandbox, and runc 1.1.5
+# (run by containerd-shim-runc-v2) fails to create the sandbox: "runc
+# create failed: unable to start container process: can't get final
+# child's PID from pipe: EOF" (the same runc starts podman's containers).
+# Not diagnosed yet; until then test_nri_harness.sh invokes the plugin as
+# containerd's v0.1 client does.
+. "$(dirname "$0")/../smoke/lib.sh"
+
+NRI=$BUILD/podwire-nri
+CPUSET=/sys/fs/cgroup/cpuset
+PY=/usr/bin/python3
+command -v containerd >/dev/null || skip "containerd is not installed (apt-get install containerd)"
+command -v protoc >/dev/null || skip "protoc is not installed (apt-get install protobuf-compiler)"
+$PY -c 'import grpc, google.protobuf' 2>/dev/null ||
+	skip "python3-grpcio/python3-protobuf are not installed"
+command -v podman >/dev/null || skip "podman (to build the test image) is not installed"
+[ -f "$CPUSET/cpuset.cpus" ] || skip "no cgroup v1 cpuset hierarchy"
+[ -x /bin/busybox ] || skip "busybox is not installed (apt-get install busybox-static)"
+
+exec {LOCKFD}>/run/lock/podwire-nri-test.lock
+flock -w 300 "$LOCKFD" || fail "another test held /run/lock/podwire-nri-test.lock for 300s"
+CONF=/etc/nri/conf.json
+[ ! -e "$CONF" ] || cp -a "$CONF" "$T/conf.json.saved"
+D=$T/ctd
+SOCK=$D/containerd.sock
+CGP=pwt$$-cri
+CTD_PID=
+SANDBOXES=()
+ctd_exit() {
+	local rc=$? s p
+	set +e
+	for s in "${SANDBOXES[@]}"; do $PY "$ROOT/tests/nri/cri.py" "$SOCK" rm "$s" >/dev/null 2>&1; done
+	# Whatever is left: shims and containers, by the PIDs containerd recorded.
+	for p in $(cat "$D"/state/io.containerd.runtime.v2.task/*/*/init.pid \
+		"$D"/state/io.containerd.runtime.v2.task/*/*/shim.pid 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	[ -z "$CTD_PID" ] || _stop_pid "$CTD_PID"
+	if [ -e "$T/conf.json.saved" ]; then cp -a "$T/conf.json.saved" "$CONF"; else rm -f "$CONF"; fi
+	for d in $(find "$CPUSET/$CGP" -depth -type d 2>/dev/null); do
+		for _ in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+	done
+	umount -R "$D/root" 2>/dev/null
+	(exit $rc)
+	_cleanup
+}
+trap ctd_exit EXIT
+
+# ---- the image (sandbox and container): busybox, imported into containerd -------------
+R=$T/rootfs
+mkdir -p "$R"/{bin,proc,sys,dev,etc,tmp}
+cp /bin/busybox "$R/bin/"
+for c in sh sleep; do ln -s busybox "$R/bin/$c"; done
+tar -C "$R" -cf "$T/rootfs.tar" .
+PODMAN=(podman --root "$T/storage" --runroot "$T/prun" --storage-driver vfs --events-backend none)
+IMAGE=localhost/pwt-busybox:1
+"${PODMAN[@]}" import --change 'CMD ["/bin/sleep", "3600"]' "$T/rootfs.tar" "$IMAGE" >/dev/null
+"${PODMAN[@]}" save --format docker-archive -o "$T/image.tar" "$IMAGE" >/dev/null
+
+# ---- containerd of our own, with the CRI plugin ---------------------------------------
+mkdir -p "$D" "$T/nri-bin" "$T/cni-bin" "$T/cni-conf"
+ln -s "$NRI" "$T/nri-bin/podwire-nri"
+printf '#!/bin/sh\nexec /usr/bin/runc --debug "$@" 2>>%s/runc-debug.log\n' "$T" >"$T/runc-debug"
+chmod +x "$T/runc-debug"
+cat >"$D/config.toml" <<-EOF
+	version = 2
+	root = "$D/root"
+	state = "$D/state"
+	disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
+	  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
+	[grpc]
+	  address = "$SOCK"
+	[ttrpc]
+	  address = "$SOCK.ttrpc"
+	[debug]
+	  address = "$D/debug.sock"
+	[plugins."io.containerd.internal.v1.opt"]
+	  path = "$D/opt"
+	[plugins."io.containerd.grpc.v1.cri"]
+	  sandbox_image = "$IMAGE"
+	  [plugins."io.containerd.grpc.v1.cri".containerd]
+	    snapshotter = "native"
+	    default_runtime_name = "runc"
+	    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+	      runtime_type = "io.containerd.runc.v2"
+	      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+	        BinaryName = "$T/runc-debug"
+	  [plugins."io.containerd.grpc.v1.cri".cni]
+	    bin_dir = "$T/cni-bin"
+	    conf_dir = "$T/cni-conf"
+EOF
+# containerd appends /opt/nri/bin to its PATH; ours comes first.
+PATH="$T/nri-bin:$PATH" containerd --config "$D/config.toml" >"$T/containerd.log" 2>&1 &
+CTD_PID=$!
+wait_for 30 "containerd to answer" ctr -a "$SOCK" version
+ctr -a "$SOCK" -n k8s.io images import "$T/image.tar" >/dev/null
+IMAGES=$(ctr -a "$SOCK" -n k8s.io images ls -q)
+grep -qx "$IMAGE" <<<"$IMAGES" || fail "image not imported: $IMAGES"
+protoc -I "$ROOT/tests/nri" --python_out="$T" "$ROOT/tests/nri/cri.proto"
+
+daemon_start pw
+mkdir -p /etc/nri
+jq -n --arg t "$T" '{version: "0.1", plugins: [{type: "podwire-nri",
+	conf: {podwiredSocket: ($t + "/pw.sock"), stateDir: ($t + "/nri-state")}}]}' >"$CONF"
+ALL=$(tr -d '\n' <"$CPUSET/cpuset.cpus")
+REST=$($PY -c "import sys
+s=set()
+for r in sys.argv[1].split(','):
+    a,_,b=r.partition('-'); s|=set(range(int(a),int(b or a)+1))
+s.discard(int(sys.argv[2])); print(','.join(map(str,sorted(s))))" "$ALL" "$WORKER_CPU")
+
+cri_run() { # NAME [ANNOTATIONS-JSON]: sets OUT, RC, SB, CID
+	RC=0
+	OUT=$(PYTHONPATH=$T $PY "$ROOT/tests/nri/cri.py" "$SOCK" run "$1" "${CRI_PARENT-/$CGP}" "$IMAGE" "${2:-{\}}") || RC=$?
+	SB=$(head -n1 <<<"$OUT" | awk '{print $1}')
+	CID=$(head -n1 <<<"$OUT" | awk '{print $2}')
+	[ -z "$SB" ] || SANDBOXES+=("$SB")
+}
+
+# ---- a pod: its sandbox and container keep off the worker core -------------------------
+cri_run pod1 '{}'
+[ "$RC" -eq 0 ] || fail "pod1 did not start: $OUT; runc: $(tail -n 30 "$T/runc-debug.log")"
+ok "pod1 runs: sandbox $SB, container $CID"
+for id in "$SB" "$CID"; do
+	[ -f "$T/nri-state/$id.json" ] || fail "containerd did not call podwire-nri for $id"
+	CGDIR=$(jq -r .cgroup "$T/nri-state/$id.json")
+	expect_eq "$id's cgroup cpuset.cpus (workers: $WORKER_CPU)" "$REST" "$(tr -d '\n' <"$CGDIR/cpuset.cpus")"
+	case "$CGDIR" in "$CPUSET/$CGP/"*) ;; *) fail "$id's cgroup $CGDIR is not under /$CGP" ;; esac
+done
+PID=$(cat "$D"/state/io.containerd.runtime.v2.task/k8s.io/"$CID"/init.pid)
+expect_eq "the container's process is allowed" "$REST" \
+	"$(awk '/Cpus_allowed_list/ {print $2}' "/proc/$PID/status")"
+$PY "$ROOT/tests/nri/cri.py" "$SOCK" rm "$SB" || fail "removing pod1"
+wait_for 30 "delete to reach podwire-nri" test ! -e "$T/nri-state/$CID.json"
+ok "containerd's delete removed the records"
+
+# ---- a pod asking for the worker core does not start -----------------------------------
+cri_run pod2 "{\"podwire.io/cores\": \"$WORKER_CPU\"}"
+[ "$RC" -ne 0 ] || fail "pod2 started on podwired's worker core"
+grep -qF "nri invoke: plugin: podwire-nri: container" <<<"$OUT" || fail "pod2's error: $OUT"
+grep -qF "includes podwired's poll-mode worker core(s)" <<<"$OUT" || fail "pod2's error: $OUT"
+ok "pod2 refused: $(tail -n 1 <<<"$OUT")"
+ctl pw info >/dev/null || fail "podwired stopped serving"
+ok "containerd 1.6 ran podwire-nri"
