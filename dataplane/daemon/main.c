@@ -181,7 +181,14 @@ int main(int argc, char **argv)
 	housekeeping();
 	pthread_mutex_lock(&ctl_lock);
 	state_set_dir(pw_cfg.state_dir);
-	state_restore();
+	if (state_restore() == -EBADMSG) {
+		pthread_mutex_unlock(&ctl_lock);
+		fprintf(stderr, "podwired: cannot restore %s/state.json; see the log above\n",
+			pw_cfg.state_dir);
+		shutdown_all();
+		release_instance_lock();
+		return 1;
+	}
 	sriov_hooks_install();
 	vf_api_restore(pw_cfg.state_dir);
 	cdi_start(pw_cfg.cdi_dir, pw_cfg.dev_root);

@@ -14,8 +14,13 @@
 
 PW_LOG_TYPE("state");
 
-#define STATE_FILE    "state.json"
-#define STATE_VERSION 1
+#define STATE_FILE "state.json"
+/* 2: ports carry "port_security" (and the limits). A version 1 file comes
+ * from a podwired without port security: its ports are restored without
+ * it, as they ran (it wrote every port's MAC, given or generated, so the
+ * default for a port with a MAC would turn it on for pods whose MAC is
+ * not the one podwired generated). */
+#define STATE_VERSION 2
 
 static char state_dir[256];
 static void (*observer)(void);
@@ -75,17 +80,41 @@ int state_restore(void)
 	char msg[1024];
 	const char *field;
 	cJSON *doc;
+	long version;
 	int rc, code, ok = 0, failed = 0;
 
 	rc = state_file_read(state_dir, STATE_FILE, &doc, msg, sizeof(msg));
 	if (rc == -ENOENT)
 		return 0;
 	if (rc != 0) {
-		LOG(ERR, "%s", msg);
-		return rc;
+		/* Starting empty would overwrite it at the first change. */
+		LOG(ERR,
+		    "%s; podwired does not start over a state file it cannot read: fix it, or "
+		    "move it away to start empty",
+		    msg);
+		return -EBADMSG;
 	}
 	nets = cJSON_GetObjectItemCaseSensitive(doc, "networks");
 	ports = cJSON_GetObjectItemCaseSensitive(doc, "ports");
+	version = api_get_int(doc, "version", 1);
+	if (version > STATE_VERSION) {
+		LOG(ERR,
+		    "%s/%s is of version %ld, newer than this podwired's %d: it was written by a "
+		    "newer podwire; run that one, or move the file away to start empty",
+		    state_dir, STATE_FILE, version, STATE_VERSION);
+		cJSON_Delete(doc);
+		return -EBADMSG;
+	}
+	if (version < 2) {
+		cJSON_ArrayForEach (item, ports)
+			if (cJSON_IsObject(item) &&
+			    cJSON_GetObjectItemCaseSensitive(item, API_F_PORT_SECURITY) == NULL)
+				cJSON_AddBoolToObject((cJSON *)item, API_F_PORT_SECURITY, false);
+		LOG(NOTICE,
+		    "state file of version %ld (no port security yet): its ports are restored "
+		    "without port security; recreate a port to have it",
+		    version);
+	}
 	cJSON_ArrayForEach (item, nets) {
 		struct net_conf conf;
 		struct network *n;
@@ -122,5 +151,8 @@ int state_restore(void)
 	LOG(NOTICE, "restored %u network(s) and %d port(s) from %s/%s%s", network_count(), ok,
 	    state_dir, STATE_FILE, failed ? " (some failed, see above)" : "");
 	cJSON_Delete(doc);
+	/* An older file is written again in this version's form at once. */
+	if (version < STATE_VERSION && state_save(msg, sizeof(msg)) != 0)
+		failed++;
 	return failed ? -EIO : 0;
 }

@@ -8,7 +8,10 @@
 
 /* Saves networks and ports under dir; logs and fills msg on failure. */
 int state_save(char *msg, size_t len);
-/* Recreates networks and ports from the state dir. */
+/* Recreates networks and ports from the state dir: 0; -EIO when some
+ * could not be (logged, the rest restored); -EBADMSG when the file cannot
+ * be read or is of a newer version (nothing restored: podwired must not
+ * start and overwrite it). */
 int state_restore(void);
 /* fn is called after every change of networks and ports (each
  * state_save), for what mirrors them (CDI specs). NULL: none. */

@@ -160,3 +160,40 @@ daemon_alive pw || fail "podwired died"
 
 # And it stops cleanly with its pods still attached.
 daemon_term
+
+# ---- state files of other versions -------------------------------------------
+# Version 1 (podwired before port security) wrote every port's MAC, given
+# or generated: its ports come back without port security, as they ran.
+cat >"$STATE" <<-JSON
+	{"version": 1,
+	 "networks": [{"name": "old", "mode": "bridge", "vlan": 0}],
+	 "ports": [{"name": "p1", "network": "old", "type": "null", "mac": "02:00:00:00:01:01",
+	            "mtu": 1500}]}
+JSON
+daemon_start pw
+expect_eq "port of a version 1 state file: port security" false \
+	"$(ctlj pw port show p1 | jq .port_security)"
+grep -q 'state file of version 1 (no port security yet)' "$T/pw.log" ||
+	fail "the log does not say the version 1 ports lost nothing"
+daemon_term
+expect_eq "version written back" 2 "$(jq .version "$STATE")"
+# A file from a newer podwired, or one that is not JSON, is not started
+# over (the first change would overwrite it): podwired exits, says why and
+# what to do, and leaves the file as it was.
+start_refused_by_state() { # WHAT WORDS
+	local rc=0
+	timeout 60 "$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
+		--socket "$T/pw.sock" --state-dir "$T/pw.state" >"$T/refused.log" 2>&1 || rc=$?
+	expect_eq "$1: podwired's exit status" 1 "$rc"
+	grep -qF "$2" "$T/refused.log" || fail "$1: no \"$2\" in: $(tail -n 3 "$T/refused.log")"
+	grep -qE "move (it|the file) away to start empty" "$T/refused.log" ||
+		fail "$1: the message does not say what to do: $(tail -n 3 "$T/refused.log")"
+}
+jq '.version = 9' "$STATE" >"$STATE.new" && mv "$STATE.new" "$STATE"
+cp "$STATE" "$T/state.saved"
+start_refused_by_state "state file of version 9" "is of version 9, newer than this podwired's 2"
+cmp -s "$STATE" "$T/state.saved" || fail "the newer state file was changed"
+printf '{"version": 2, "networks": [' >"$STATE"
+start_refused_by_state "state file cut short" "state.json"
+expect_eq "the unreadable file is kept" '{"version": 2, "networks": [' "$(cat "$STATE")"
+ok "podwired refuses to start over a state file it cannot read, and keeps it"
