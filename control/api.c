@@ -53,7 +53,8 @@ static const struct api_field PORT_CREATE_params[] = {
      "broadcast, multicast and unknown-unicast frames per second the port may send, 0 for no "
      "limit (default: its network's; uplinks 0)"},
     {API_F_TX_RETRIES, API_T_INT, false,
-     "times a full vhost-user or memif ring is tried again, 0-64 (default 8)"},
+     "times a full ring (a pod's receive ring, an uplink's tx ring) is tried again at once, "
+     "0-64 (default 8)"},
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {

@@ -82,10 +82,16 @@ static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
 		rte_spinlock_lock(&p->tx_lock);
 	sent = p->ops->tx_frames(p, ok, ok_strip, n);
 	/* A ring full for a moment is tried again, a bounded number of
-	 * times (OVS's tx-retries), before frames are dropped. */
+	 * times (OVS's tx-retries), before frames are dropped; a try that
+	 * sends nothing ends it (the peer is not draining: waiting on it
+	 * would hold up every other port of this worker). */
 	for (uint16_t r = 0; unlikely(sent < n) && r < p->tx_retries; r++) {
-		sent += p->ops->tx_frames(p, ok + sent, ok_strip + sent, n - sent);
+		uint16_t k = p->ops->tx_frames(p, ok + sent, ok_strip + sent, n - sent);
+
 		c->tx_retries++;
+		if (k == 0)
+			break;
+		sent += k;
 	}
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);

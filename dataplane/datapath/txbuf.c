@@ -28,10 +28,16 @@ void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct r
 		rte_spinlock_lock(&p->tx_lock);
 	sent = p->ops->tx_burst(p, pkts, n);
 	/* A ring full for a moment is tried again, a bounded number of
-	 * times (OVS's tx-retries), before frames are dropped. */
+	 * times (OVS's tx-retries), before frames are dropped; a try that
+	 * sends nothing ends it (the peer is not draining: waiting on it
+	 * would hold up every other port of this worker). */
 	for (uint16_t r = 0; unlikely(sent < n) && r < p->tx_retries; r++) {
-		sent += p->ops->tx_burst(p, pkts + sent, n - sent);
+		uint16_t k = p->ops->tx_burst(p, pkts + sent, n - sent);
+
 		c->tx_retries++;
+		if (k == 0)
+			break;
+		sent += k;
 	}
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);

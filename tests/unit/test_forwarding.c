@@ -23,6 +23,9 @@
 
 struct sink {
 	uint16_t n;
+	/* A ring that takes at most per_call frames a call, and only while
+	 * room lasts (0: no such limits); calls counts tx calls. */
+	uint16_t per_call, room, calls;
 	struct rte_mbuf *got[SINK_MAX];
 };
 
@@ -60,8 +63,12 @@ static uint16_t sink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 	struct sink *s = p->priv;
 	uint16_t k = 0;
 
-	while (k < n && s->n < SINK_MAX)
+	s->calls++;
+	while (k < n && s->n < SINK_MAX && (s->per_call == 0 || (k < s->per_call && s->room > 0))) {
 		s->got[s->n++] = pkts[k++];
+		if (s->per_call != 0)
+			s->room--;
+	}
 	return k;
 }
 
@@ -385,6 +392,56 @@ static void test_no_crowding_out(void)
 	ASSERT_INT_EQ(sink_of(u)->n, 0);
 	sink_clear(a), sink_clear(b), sink_clear(u);
 	destroy(a), destroy(b), destroy(u);
+	destroy_net(n);
+}
+
+/* A full ring is tried again up to tx_retries times; a try that sends
+ * nothing ends it; what is left is dropped as tx_full, all counted. */
+static void test_tx_retries(void)
+{
+	struct network *n = dp_net("rt", NET_BRIDGE, 0);
+	struct port *a = guarded_port("rta", n, A, false, 64, 0);
+	struct port *b = guarded_port("rtb", n, B, false, 64, 0);
+	struct rte_mbuf *burst[32];
+	struct sink *s = sink_of(b);
+
+	b->conf.tx_retries = API_TX_RETRIES;
+	port_guards_apply(b, n);
+	send1(b, dp_frame(BCAST, B, 0, 60, 0)); /* learned: a's frames to B are unicast */
+	sink_clear(a);
+	/* A peer draining as we go: 10 frames a call, 32 sent in 4 calls. */
+	s->per_call = 10, s->room = 1000, s->calls = 0;
+	for (int i = 0; i < 32; i++)
+		burst[i] = dp_frame(B, A, 0, 60, (uint8_t)i);
+	dp_harness_input(a, burst, 32);
+	ASSERT_INT_EQ(s->n, 32);
+	ASSERT_INT_EQ(s->calls, 4);
+	ASSERT_INT_EQ(dp_counters(b).tx_retries, 3);
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_TX_FULL], 0);
+	sink_clear(b);
+	/* A stalled peer: 10 frames, then nothing; one retry, no more. */
+	s->room = 10, s->calls = 0;
+	for (int i = 0; i < 32; i++)
+		burst[i] = dp_frame(B, A, 0, 60, (uint8_t)i);
+	dp_harness_input(a, burst, 32);
+	ASSERT_INT_EQ(s->n, 10);
+	ASSERT_INT_EQ(s->calls, 2);
+	ASSERT_INT_EQ(dp_counters(b).tx_retries, 4);
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_TX_FULL], 22);
+	sink_clear(b);
+	/* tx_retries 0: no retry at all. */
+	b->conf.tx_retries = 0;
+	port_guards_apply(b, n);
+	s->room = 1000, s->calls = 0;
+	for (int i = 0; i < 32; i++)
+		burst[i] = dp_frame(B, A, 0, 60, (uint8_t)i);
+	dp_harness_input(a, burst, 32);
+	ASSERT_INT_EQ(s->n, 10);
+	ASSERT_INT_EQ(s->calls, 1);
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_TX_FULL], 44);
+	s->per_call = 0;
+	sink_clear(a), sink_clear(b);
+	destroy(a), destroy(b);
 	destroy_net(n);
 }
 
@@ -832,6 +889,7 @@ int main(void)
 	    {"bridge: learning limit", test_learn_limit},
 	    {"bridge: an uplink cannot crowd out a pod's own MAC", test_no_crowding_out},
 	    {"bridge: flood limit", test_flood_limit},
+	    {"tx retries: bounded, ended by a try that sends nothing", test_tx_retries},
 	    {"uplink: tag on egress, demultiplex on ingress, named drops", test_uplink_vlans},
 	    {"uplink: a frame that cannot be tagged is no_mbuf", test_uplink_tag_no_mbuf},
 	    {"uplink: one tx lock per burst", test_uplink_one_lock},
