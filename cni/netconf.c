@@ -367,7 +367,7 @@ static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *
 	/* The pod is told its MAC (podwire.json, device-info, podwire-vdev's
 	 * --vdev): it has no other to send from, so the port is secured
 	 * unless the config says otherwise. */
-	c->port_security = 1;
+	c->port_security = true;
 	c->mac_limit = -1;
 	c->flood_limit = -1;
 	if (sec != NULL && !cJSON_IsNull(sec)) {
@@ -383,12 +383,20 @@ static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *
 			return cni_fail(err, CNI_ERR_CONFIG,
 					"\"allowedMacs\" must be an array of MAC strings such as "
 					"[\"02:00:00:00:00:01\"]");
+		if (!c->port_security && cJSON_GetArraySize(allowed) > 0)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"allowedMacs\" applies with port security only, and "
+					"\"portSecurity\" is false; leave one of them out");
 		cJSON_ArrayForEach (m, allowed) {
 			if (!cJSON_IsString(m) || validate_mac("\"allowedMacs\"", m->valuestring,
 							       mac, msg, sizeof(msg)) != 0)
 				return cni_fail(
 				    err, CNI_ERR_CONFIG, "%s",
 				    cJSON_IsString(m) ? msg : "\"allowedMacs\" holds a non-string");
+			if (strstr(c->allowed_macs, m->valuestring) != NULL)
+				return cni_fail(err, CNI_ERR_CONFIG,
+						"\"allowedMacs\" lists %s twice; list each once",
+						m->valuestring);
 			if (++n > API_ALLOWED_MACS_MAX)
 				return cni_fail(err, CNI_ERR_CONFIG,
 						"\"allowedMacs\" lists more than %d MACs",

@@ -59,8 +59,9 @@ struct netconf {
 	bool pod_creates_socket;
 	long mtu;
 	char mac[18]; /* "" when podwired should pick one */
-	/* Port security and limits (vhost-user, memif); -1: podwired's default. */
-	int port_security;
+	/* Port security and limits (vhost-user, memif): port security is on
+	 * unless the config says false; a limit of -1 is podwired's default. */
+	bool port_security;
 	char allowed_macs[API_ALLOWED_MACS_MAX * 18]; /* "m1,m2", "" when none */
 	long mac_limit;
 	long flood_limit;

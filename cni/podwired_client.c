@@ -135,8 +135,7 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 	if (mac[0] != '\0')
 		cJSON_AddStringToObject(p, API_F_MAC, mac);
 	cJSON_AddNumberToObject(p, API_F_MTU, (double)conf->mtu);
-	if (conf->port_security != -1)
-		cJSON_AddBoolToObject(p, API_F_PORT_SECURITY, conf->port_security);
+	cJSON_AddBoolToObject(p, API_F_PORT_SECURITY, conf->port_security);
 	if (conf->allowed_macs[0] != '\0')
 		cJSON_AddStringToObject(p, API_F_ALLOWED_MACS, conf->allowed_macs);
 	if (conf->mac_limit != -1)

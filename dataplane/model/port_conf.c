@@ -95,6 +95,13 @@ static int parse_allowed(const char *list, struct port_conf *c, const char *what
 		snprintf(where, sizeof(where), "%s: \"allowed_macs\"", what);
 		if (validate_mac(where, tok, c->allowed[c->n_allowed], msg, len) != 0)
 			return -EINVAL;
+		for (uint8_t i = 0; i < c->n_allowed; i++)
+			if (memcmp(c->allowed[i], c->allowed[c->n_allowed], 6) == 0) {
+				snprintf(msg, len,
+					 "%s: \"allowed_macs\" lists %s twice; list each once",
+					 what, tok);
+				return -EINVAL;
+			}
 		c->n_allowed++;
 	}
 	if (c->n_allowed == 0) {
@@ -129,6 +136,16 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 			 "leave \"port_security\" out",
 			 what);
 		return field_error(field, API_F_PORT_SECURITY, API_ERR_INVALID_PARAMS);
+	}
+	if (allowed != NULL && !c->port_security) {
+		snprintf(msg, len,
+			 "%s: \"allowed_macs\" applies with port security only, which is off "
+			 "here (%s); leave \"allowed_macs\" out, or give a MAC and port security",
+			 what,
+			 kind->uplink  ? "an uplink"
+			 : sec != NULL ? "\"port_security\" is false"
+				       : "the port has no MAC");
+		return field_error(field, API_F_ALLOWED_MACS, API_ERR_INVALID_PARAMS);
 	}
 	if (allowed != NULL && parse_allowed(allowed, c, what, msg, len) != 0)
 		return field_error(field, API_F_ALLOWED_MACS, API_ERR_INVALID_PARAMS);

@@ -299,14 +299,20 @@ static void test_guards(void)
 	ASSERT_INT_EQ(c.flood_limit, -1);
 	netconf_free(&c);
 	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"portSecurity\":false,"
-			    "\"allowedMacs\":[\"02:00:00:00:00:01\",\"02:00:00:00:00:02\"],"
 			    "\"macLimit\":256,\"floodLimit\":0}",
 			    &env_add, &c, &err),
 		      0);
 	ASSERT_INT_EQ(c.port_security, 0);
-	ASSERT_STR_EQ(c.allowed_macs, "02:00:00:00:00:01,02:00:00:00:00:02");
+	ASSERT_STR_EQ(c.allowed_macs, "");
 	ASSERT_INT_EQ(c.mac_limit, 256);
 	ASSERT_INT_EQ(c.flood_limit, 0);
+	netconf_free(&c);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"portSecurity\":true,"
+			    "\"allowedMacs\":[\"02:00:00:00:00:01\",\"02:00:00:00:00:02\"]}",
+			    &env_add, &c, &err),
+		      0);
+	ASSERT_INT_EQ(c.port_security, 1);
+	ASSERT_STR_EQ(c.allowed_macs, "02:00:00:00:00:01,02:00:00:00:00:02");
 	netconf_free(&c);
 #define G(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\"," extra "}"
 	expect_bad(G("\"portSecurity\":\"off\""), CNI_ERR_CONFIG,
@@ -316,6 +322,10 @@ static void test_guards(void)
 	expect_bad(G("\"allowedMacs\":[\"02:00:00:00:00:01\",7]"), CNI_ERR_CONFIG,
 		   "\"allowedMacs\" holds a non-string");
 	expect_bad(G("\"allowedMacs\":[\"nonsense\"]"), CNI_ERR_CONFIG, "\"allowedMacs\"");
+	expect_bad(G("\"portSecurity\":false,\"allowedMacs\":[\"02:00:00:00:00:01\"]"),
+		   CNI_ERR_CONFIG, "\"allowedMacs\" applies with port security only");
+	expect_bad(G("\"allowedMacs\":[\"02:00:00:00:00:01\",\"02:00:00:00:00:01\"]"),
+		   CNI_ERR_CONFIG, "\"allowedMacs\" lists 02:00:00:00:00:01 twice");
 	expect_bad(
 	    G("\"allowedMacs\":[\"02:00:00:00:00:01\",\"02:00:00:00:00:02\",\"02:00:00:00:00:03\","
 	      "\"02:00:00:00:00:04\",\"02:00:00:00:00:05\",\"02:00:00:00:00:06\","

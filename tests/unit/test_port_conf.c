@@ -510,6 +510,26 @@ static void round_trip(const char *json, int line)
 	cJSON_Delete(j);
 }
 
+/* allowed_macs: only with port security, each MAC once. */
+static void test_allowed_macs(void)
+{
+#define NUL(rest) "{\"name\":\"p\",\"network\":\"n\",\"type\":\"null\"," rest "}"
+	UPL(NUL("\"mac\":\"02:00:00:00:00:01\",\"allowed_macs\":\"02:00:00:00:00:02,"
+		"02:00:00:00:00:03\""),
+	    0, NULL, NULL);
+	UPL(NUL("\"mac\":\"02:00:00:00:00:01\",\"port_security\":false,"
+		"\"allowed_macs\":\"02:00:00:00:00:02\""),
+	    INV, "allowed_macs", "\"port_security\" is false");
+	UPL(NUL("\"allowed_macs\":\"02:00:00:00:00:02\""), INV, "allowed_macs",
+	    "the port has no MAC");
+	UPL(NUL("\"mac\":\"02:00:00:00:00:01\",\"allowed_macs\":\"02:00:00:00:00:02,"
+		"02:00:00:00:00:02\""),
+	    INV, "allowed_macs", "lists 02:00:00:00:00:02 twice");
+	UPL(J("\"type\":\"af_packet\",\"iface\":\"lo\",\"allowed_macs\":\"02:00:00:00:00:02\""),
+	    INV, "allowed_macs", "an uplink");
+#undef NUL
+}
+
 static void test_to_json_round_trip(void)
 {
 	round_trip("{\"name\":\"a\",\"network\":\"n\",\"type\":\"vhost-user\",\"socket\":\"@\"}",
@@ -853,6 +873,7 @@ int main(void)
 	    {"bad socket", test_bad_socket},
 	    {"bad mac, mtu, secret", test_bad_mac_mtu_secret},
 	    {"uplink fields: iface, pci", test_uplink_fields},
+	    {"allowed_macs: with port security only, each once", test_allowed_macs},
 	    {"to_json round trip", test_to_json_round_trip},
 	    {"to_json fields and secret hiding", test_to_json_fields},
 	    {"state file round trip, mode, no temp file", test_state_round_trip},
