@@ -54,7 +54,8 @@ static const char *connect_hint(int e)
 		return "; is podwired running? (start it, or pass --socket PATH)";
 	case EACCES:
 	case EPERM:
-		return "; run as root or as a user allowed to write the socket";
+		return "; run as root, or as a member of the socket's group (podwired "
+		       "--socket-group GROUP)";
 	case ENOTSOCK:
 		return "; the path is not a socket (pass --socket PATH)";
 	default:

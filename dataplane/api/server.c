@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Line-delimited JSON-RPC over a unix socket, non-blocking, many clients.
- * A bad request gets an error answer and affects nobody else; a client
- * that floods with an over-long line is answered once and disconnected.
+ * A bad request gets an error answer and affects nobody else; a line over
+ * 1 MiB, a request ended by a hang-up instead of a newline, or one left
+ * unfinished for 10 s is answered once with an error and the client is
+ * disconnected; a request is run only once its line is whole, so a client
+ * that goes away mid-request changes nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +14,9 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/queue.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/registry.h"
@@ -20,23 +25,42 @@
 
 PW_LOG_TYPE("api");
 
-#define MAX_CLIENTS 256
+/* Clients beyond this many: the one idle longest makes room for a new
+ * one (an idle connection holds nothing), so idle connections cannot shut
+ * others out. The API socket is root's and its group's only. */
+#define CLIENTS_MAX 4096
+/* A request begun and not ended by a newline within this long is refused. */
+#define PARTIAL_TIMEOUT_MS 10000
+#define CLIENT_MAGIC	   0x70776370u
 
 struct client {
+	uint32_t magic; /* first, as in loop watches: tells the server's pointers */
 	int fd;
 	char *in;
 	size_t in_len, in_cap;
 	char *out;
 	size_t out_len, out_off;
 	bool closing;
+	uint64_t last_ms;	/* last byte in or out */
+	uint64_t partial_since; /* when the unfinished request in `in` began */
+	TAILQ_ENTRY(client) next;
 };
 
 static struct {
 	int fd;
 	int epfd;
 	char path[108];
-	struct client *clients[MAX_CLIENTS];
-} srv = {.fd = -1};
+	TAILQ_HEAD(, client) clients;
+	unsigned int n_clients;
+} srv = {.fd = -1, .clients = TAILQ_HEAD_INITIALIZER(srv.clients)};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 /* Runs method m's handler; its result is checked against what api.h
  * declares, so a field no client knows of is caught where it is made. */
@@ -116,13 +140,13 @@ out:
 
 static void client_close(struct client *c)
 {
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (srv.clients[i] == c)
-			srv.clients[i] = NULL;
+	TAILQ_REMOVE(&srv.clients, c, next);
+	srv.n_clients--;
 	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	free(c->in);
 	free(c->out);
+	c->magic = 0;
 	free(c);
 }
 
@@ -139,6 +163,21 @@ static void client_queue(struct client *c, const char *text)
 	o[c->out_len + n] = '\n';
 	c->out = o;
 	c->out_len += n + 1;
+}
+
+/* Answers a request that cannot be read with an error, and ends the
+ * connection once the answer is out. */
+static void client_refuse(struct client *c, const char *why)
+{
+	cJSON *e = api_error_new(NULL, API_ERR_INVALID_REQUEST, why, NULL);
+	char *t = cJSON_PrintUnformatted(e);
+
+	if (t != NULL)
+		client_queue(c, t);
+	free(t);
+	cJSON_Delete(e);
+	c->in_len = 0;
+	c->closing = true;
 }
 
 /* Writes what it can; returns false when the client is gone. */
@@ -172,11 +211,15 @@ static void client_process(struct client *c)
 {
 	size_t start = 0;
 
-	for (size_t i = 0; i < c->in_len; i++) {
+	for (size_t i = 0; i < c->in_len && !c->closing; i++) {
 		char *resp;
 
 		if (c->in[i] != '\n')
 			continue;
+		if (i - start > API_MAX_LINE) {
+			client_refuse(c, "request line longer than 1 MiB; closing");
+			return;
+		}
 		if (i > start) {
 			resp = api_server_handle_line(c->in + start, i - start);
 			if (resp != NULL)
@@ -185,19 +228,19 @@ static void client_process(struct client *c)
 		}
 		start = i + 1;
 	}
+	if (c->closing)
+		return;
 	memmove(c->in, c->in + start, c->in_len - start);
 	c->in_len -= start;
-	if (c->in_len >= API_MAX_LINE) {
-		cJSON *e = api_error_new(NULL, API_ERR_INVALID_REQUEST,
-					 "request line longer than 1 MiB; closing", NULL);
-		char *t = cJSON_PrintUnformatted(e);
-
-		client_queue(c, t);
-		free(t);
-		cJSON_Delete(e);
-		c->in_len = 0;
-		c->closing = true;
+	if (c->in_len > API_MAX_LINE) {
+		client_refuse(c, "request line longer than 1 MiB; closing");
+		return;
 	}
+	/* The clock of an unfinished request starts with its first byte. */
+	if (c->in_len == 0)
+		c->partial_since = 0;
+	else if (start != 0 || c->partial_since == 0)
+		c->partial_since = now_ms();
 }
 
 static bool client_read(struct client *c)
@@ -219,13 +262,32 @@ static bool client_read(struct client *c)
 			continue;
 		if (r < 0 && errno == EAGAIN)
 			return true;
+		if (r == 0 && c->in_len != 0) {
+			/* Half-closed with a request not ended: it is not run. */
+			client_refuse(c, "the request did not end with a newline; end each "
+					 "JSON-RPC request with \\n");
+			return true;
+		}
 		if (r <= 0)
 			return false;
+		c->last_ms = now_ms();
 		c->in_len += (size_t)r;
 		client_process(c);
 		if (c->closing)
 			return true;
 	}
+}
+
+/* The client idle longest (nothing unanswered, nothing unread), or NULL. */
+static struct client *longest_idle(void)
+{
+	struct client *c, *best = NULL;
+
+	TAILQ_FOREACH (c, &srv.clients, next)
+		if (c->in_len == 0 && c->out_len == 0 && !c->closing &&
+		    (best == NULL || c->last_ms < best->last_ms))
+			best = c;
+	return best;
 }
 
 static void accept_clients(void)
@@ -234,29 +296,36 @@ static void accept_clients(void)
 		int fd = accept4(srv.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev = {.events = EPOLLIN};
 		struct client *c;
-		int slot = -1;
 
 		if (fd < 0)
 			return;
-		for (int i = 0; i < MAX_CLIENTS; i++)
-			if (srv.clients[i] == NULL) {
-				slot = i;
-				break;
+		if (srv.n_clients >= CLIENTS_MAX) {
+			c = longest_idle();
+			if (c == NULL) {
+				LOG(WARNING, "%u API clients, all busy; refusing one",
+				    srv.n_clients);
+				close(fd);
+				continue;
 			}
-		c = slot < 0 ? NULL : calloc(1, sizeof(*c));
+			LOG(NOTICE, "%u API clients: closing the one idle longest", srv.n_clients);
+			client_close(c);
+		}
+		c = calloc(1, sizeof(*c));
 		if (c == NULL) {
-			LOG(WARNING, "too many API clients (%d); refusing one", MAX_CLIENTS);
 			close(fd);
 			continue;
 		}
+		c->magic = CLIENT_MAGIC;
 		c->fd = fd;
+		c->last_ms = now_ms();
 		ev.data.ptr = c;
 		if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			close(fd);
 			free(c);
 			continue;
 		}
-		srv.clients[slot] = c;
+		TAILQ_INSERT_TAIL(&srv.clients, c, next);
+		srv.n_clients++;
 	}
 }
 
@@ -268,18 +337,31 @@ int api_server_event(void *ptr, uint32_t events)
 		accept_clients();
 		return 1;
 	}
-	for (int i = 0; i < MAX_CLIENTS; i++) {
-		if (srv.clients[i] != c)
-			continue;
-		if ((events & EPOLLIN) && !client_read(c)) {
-			client_close(c);
-			return 1;
-		}
-		if (!client_flush(c) || (events & (EPOLLHUP | EPOLLERR) && c->out_len == 0))
-			client_close(c);
+	if (c == NULL || c->magic != CLIENT_MAGIC)
+		return 0;
+	if ((events & EPOLLIN) && !client_read(c)) {
+		client_close(c);
 		return 1;
 	}
-	return 0;
+	if (!client_flush(c) || (events & (EPOLLHUP | EPOLLERR) && c->out_len == 0))
+		client_close(c);
+	return 1;
+}
+
+void api_server_housekeeping(void)
+{
+	uint64_t now = now_ms();
+	struct client *c, *tmp;
+
+	for (c = TAILQ_FIRST(&srv.clients); c != NULL; c = tmp) {
+		tmp = TAILQ_NEXT(c, next);
+		if (c->partial_since == 0 || now - c->partial_since < PARTIAL_TIMEOUT_MS)
+			continue;
+		client_refuse(c, "the request was not ended by a newline within 10 s; end each "
+				 "JSON-RPC request with \\n");
+		if (!client_flush(c))
+			client_close(c);
+	}
 }
 
 int api_server_open(int epfd, const char *path, gid_t gid)
@@ -305,9 +387,8 @@ int api_server_open(int epfd, const char *path, gid_t gid)
 
 void api_server_close(void)
 {
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (srv.clients[i] != NULL)
-			client_close(srv.clients[i]);
+	while (!TAILQ_EMPTY(&srv.clients))
+		client_close(TAILQ_FIRST(&srv.clients));
 	if (srv.fd >= 0) {
 		close(srv.fd);
 		unlink(srv.path);

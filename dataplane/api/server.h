@@ -17,6 +17,8 @@ int api_server_open(int epfd, const char *path, gid_t gid);
  * when the event was the server's. */
 int api_server_event(void *ptr, uint32_t events);
 void api_server_close(void);
+/* Ends clients whose request stays unfinished too long; control loop. */
+void api_server_housekeeping(void);
 /* Handles one request line; returns the response line (malloc'd). For
  * tests and for the server itself. */
 char *api_server_handle_line(const char *line, size_t len);

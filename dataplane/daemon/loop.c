@@ -77,6 +77,7 @@ int control_loop(void)
 				loop_watch_dispatch(evs[i].data.ptr, evs[i].events);
 		}
 		loop_watch_reap();
+		api_server_housekeeping();
 		housekeeping();
 		pthread_mutex_unlock(&ctl_lock);
 	}
