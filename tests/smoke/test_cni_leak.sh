@@ -14,7 +14,10 @@ PID=${DAEMON_PID[pw]}
 cni_conf >"$T/vhost.json"
 cni_conf '.iftype = "memif"' >"$T/memif.json"
 
-fds() { ls "/proc/$PID/fd" | wc -l; }
+# podwired's own count: asked over the API, after podwired has seen the
+# previous client (the CNI plugin) hang up, which /proc read from here
+# could count before.
+fds() { ctlj pw info | jq .memory.fds; }
 # Hugepage memory podwired has mapped, in kB.
 huge_kb() { awk '/^(Private|Shared)_Hugetlb:/ {s += $2} END {print s + 0}' "/proc/$PID/smaps_rollup"; }
 

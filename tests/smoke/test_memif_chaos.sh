@@ -125,8 +125,13 @@ read -ra M1 <<<"$(memory)"
 log "after: fds ${M1[0]}, DPDK heap ${M1[1]} B in ${M1[2]} allocations, heap ${M1[3]} B," \
 	"hugetlb ${M1[4]} kB"
 ok "fds ${M0[0]} -> ${M1[0]}, DPDK heap ${M0[1]} -> ${M1[1]} B (${M0[2]} -> ${M1[2]} allocations)"
-# malloc'd bytes, exactly (no thread caches, see daemon_start above).
-expect_eq "podwired's heap in use after $KILLS kills (bytes)" "${M0[3]}" "${M1[3]}"
+# malloc'd bytes (no thread caches, see daemon_start above): a code path
+# met for the first time may keep a chunk for good (seen: 32 bytes once in
+# a run), but a leak of even the smallest chunk (32 bytes) per kill would
+# be 960 bytes at the CI size.
+[ "${M1[3]}" -le $((M0[3] + 256)) ] ||
+	fail "podwired's heap grew from ${M0[3]} to ${M1[3]} bytes in $KILLS kills"
+ok "podwired's heap: ${M0[3]} -> ${M1[3]} bytes in $KILLS kills"
 expect_eq "hugepage memory mapped by podwired (kB)" "${M0[4]}" "${M1[4]}"
 # And the survivors still talk.
 daemon_alive pw || fail "podwired died"
