@@ -18,7 +18,7 @@ SVC = "/runtime.v1.RuntimeService/"
 
 def call(ch, method, req, resp):
     return ch.unary_unary(SVC + method, request_serializer=lambda m: m.SerializeToString(),
-                          response_deserializer=resp.FromString)(req, timeout=120)
+                          response_deserializer=resp.FromString)(req, timeout=60)
 
 
 def main():
