@@ -194,7 +194,7 @@ static int get_int(const cJSON *obj, const char *name, long *out, const char *he
 
 	if (v == NULL || cJSON_IsNull(v))
 		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble)
+	if (!cJSON_IsNumber(v) || !api_number_is_long(v->valuedouble))
 		return cni_fail(err, CNI_ERR_CONFIG, "\"%s\" must be an integer (%s)", name, help);
 	*out = (long)v->valuedouble;
 	return 1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The method table and the JSON-RPC framing shared by daemon and clients. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,7 +399,7 @@ static bool type_matches(const cJSON *v, enum api_type t)
 	case API_T_STRING:
 		return cJSON_IsString(v);
 	case API_T_INT:
-		return cJSON_IsNumber(v) && v->valuedouble == (double)(long)v->valuedouble;
+		return cJSON_IsNumber(v) && api_number_is_long(v->valuedouble);
 	case API_T_BOOL:
 		return cJSON_IsBool(v);
 	case API_T_NUMBER:
@@ -587,11 +588,30 @@ const char *api_get_str(const cJSON *obj, const char *field, const char *dflt)
 	return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
+/* 2^63: the first double a long cannot hold. */
+#define LONG_LIMIT 9223372036854775808.0
+
+bool api_number_is_long(double v)
+{
+	return v >= -LONG_LIMIT && v < LONG_LIMIT && v == (double)(long)v;
+}
+
+long api_number_to_long(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v >= LONG_LIMIT)
+		return LONG_MAX;
+	if (v < -LONG_LIMIT)
+		return LONG_MIN;
+	return (long)v;
+}
+
 long api_get_int(const cJSON *obj, const char *field, long dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
 
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : dflt;
+	return cJSON_IsNumber(v) ? api_number_to_long(v->valuedouble) : dflt;
 }
 
 bool api_get_bool(const cJSON *obj, const char *field, bool dflt)

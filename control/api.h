@@ -268,6 +268,11 @@ cJSON *api_error_new(const cJSON *id, int code, const char *msg, const char *fie
 /* Accessors that tolerate a missing field. */
 const char *api_get_str(const cJSON *obj, const char *field, const char *dflt);
 long api_get_int(const cJSON *obj, const char *field, long dflt);
+/* Whether a JSON number is an integer a long holds (a double beyond
+ * LONG_MAX, NaN or infinity is not: converting one is undefined). */
+bool api_number_is_long(double v);
+/* v as a long, saturated at LONG_MIN/LONG_MAX (NaN: 0): never undefined. */
+long api_number_to_long(double v);
 bool api_get_bool(const cJSON *obj, const char *field, bool dflt);
 
 #endif

@@ -193,7 +193,7 @@ static int apply(const struct opt_desc *o, const char *what, const char *text, c
 	long v;
 
 	if ((o->type == OPT_INT || o->type == OPT_U32) && num != NULL) {
-		if (*num != (double)(long)*num) {
+		if (!api_number_is_long(*num)) {
 			fprintf(stderr, "podwired: %s: %g is not an integer\n", what, *num);
 			return -EINVAL;
 		}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of control/api.c: the method table, parameter checks and the
  * JSON-RPC 2.0 message builders. */
+#include <limits.h>
 #include <stdint.h>
 
 #include "api.h"
@@ -245,7 +246,9 @@ static void test_params_wrong_type(void)
 				wrong[nw++] = cJSON_CreateString("5");
 				wrong[nw++] = cJSON_CreateNumber(1.5);
 				wrong[nw++] = cJSON_CreateFalse();
-				wrong[nw++] = cJSON_CreateArray();
+				/* Beyond a long (found by fuzz-api_request under
+				 * UBSan: converting it was undefined). */
+				wrong[nw++] = cJSON_CreateNumber(9.02222e+55);
 				break;
 			case API_T_BOOL:
 				wrong[nw++] = cJSON_CreateString("true");
@@ -516,6 +519,18 @@ static void test_getters(void)
 	/* A missing object is the same as a missing field. */
 	ASSERT_STR_EQ(api_get_str(NULL, "s", "d"), "d");
 	ASSERT_INT_EQ(api_get_int(NULL, "i", 5), 5);
+	cJSON_Delete(o);
+	/* Numbers a long cannot hold: never an integer, saturated when read. */
+	o = cJSON_Parse("{\"big\":1e300,\"small\":-1e300,\"edge\":9223372036854775807}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	ASSERT_INT_EQ(api_get_int(o, "big", 0), LONG_MAX);
+	ASSERT_INT_EQ(api_get_int(o, "small", 0), LONG_MIN);
+	CU_ASSERT(!api_number_is_long(1e300));
+	CU_ASSERT(!api_number_is_long(9223372036854775808.0));
+	CU_ASSERT(api_number_is_long(-9223372036854775808.0));
+	CU_ASSERT(!api_number_is_long(1.0 / 0.0));
+	CU_ASSERT(api_number_is_long(42));
+	ASSERT_INT_EQ(api_number_to_long(0.0 / 0.0), 0);
 	cJSON_Delete(o);
 }
 
