@@ -35,21 +35,10 @@
 #include "files.h"
 #include "nri/cgroup.h"
 #include "nri/cpuset.h"
-
-#define PLUGIN		 "podwire-nri"
-#define ANNOTATION_CORES "podwire.io/cores"
-#define DEFAULT_STATE	 "/run/podwire/nri"
-
-struct req {
-	const cJSON *doc;
-	const char *version, *state, *id, *sandbox;
-	int pid;
-	const cJSON *spec, *annotations;
-	const char *socket, *state_dir, *cg_root, *proc_root;
-};
+#include "nri/request.h"
 
 /* The answer: an error, or success with metadata. Exit status follows. */
-static int answer(const struct req *r, const char *error, cJSON *meta)
+static int answer(const struct nri_req *r, const char *error, cJSON *meta)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *text;
@@ -68,13 +57,6 @@ static int answer(const struct req *r, const char *error, cJSON *meta)
 		return 1;
 	}
 	return 0;
-}
-
-static const char *conf_str(const cJSON *conf, const char *key, const char *dflt)
-{
-	const char *v = api_get_str(conf, key, NULL);
-
-	return v != NULL && v[0] != '\0' ? v : dflt;
 }
 
 /* Is podwired there at all? Not running (no socket, nobody listening)
@@ -119,37 +101,12 @@ static int worker_cores(const char *sock, struct cpuset *w, char *msg, size_t le
 	return 0;
 }
 
-static void record_path(const struct req *r, char *buf, size_t len)
+static void record_path(const struct nri_req *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s.json", r->state_dir, r->id);
 }
 
-/* An id becomes a file name: no '/', no leading '.'. */
-static bool id_ok(const char *id)
-{
-	return id != NULL && id[0] != '\0' && id[0] != '.' && strchr(id, '/') == NULL &&
-	       strlen(id) <= 200;
-}
-
-/* The CPUs the container asked for in its OCI resources, if any. */
-static int spec_cpus(const struct req *r, struct cpuset *s, bool *set, char *msg, size_t len)
-{
-	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(r->spec, "resources"), "cpu");
-	const char *cpus = api_get_str(cpu, "cpus", NULL);
-	char why[256];
-
-	*set = cpus != NULL && cpus[0] != '\0';
-	if (!*set)
-		return 0;
-	if (cpuset_parse(cpus, s, why, sizeof(why)) != 0) {
-		snprintf(msg, len, "spec.resources.cpu.cpus: %s", why);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int apply(const struct req *r)
+static int apply(const struct nri_req *r)
 {
 	struct cpuset workers, parent, allowed, own, target, overlap;
 	char msg[16384], why[8192], list[4096], wl[1024], pl[4096], path[4096];
@@ -169,7 +126,7 @@ static int apply(const struct req *r)
 			 ANNOTATION_CORES, why);
 		return answer(r, msg, NULL);
 	}
-	if (spec_cpus(r, &own, &own_set, why, sizeof(why)) != 0 && cores == NULL) {
+	if (nri_request_cpus(r, &own, &own_set, why, sizeof(why)) != 0 && cores == NULL) {
 		snprintf(msg, sizeof(msg), "container %s: %s", r->id, why);
 		return answer(r, msg, NULL);
 	}
@@ -262,7 +219,7 @@ static int apply(const struct req *r)
 	return answer(r, NULL, meta);
 }
 
-static int forget(const struct req *r)
+static int forget(const struct nri_req *r)
 {
 	char path[4096], msg[8192];
 	cJSON *meta = cJSON_CreateObject();
@@ -279,65 +236,11 @@ static int forget(const struct req *r)
 	return answer(r, NULL, meta);
 }
 
-static int parse(const cJSON *doc, struct req *r, char *msg, size_t len)
-{
-	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(doc, "conf");
-	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(doc, "pid");
-
-	memset(r, 0, sizeof(*r));
-	r->doc = doc;
-	r->version = api_get_str(doc, "version", NULL);
-	r->state = api_get_str(doc, "state", NULL);
-	r->id = api_get_str(doc, "id", NULL);
-	r->sandbox = api_get_str(doc, "sandboxID", "");
-	r->spec = cJSON_GetObjectItemCaseSensitive(doc, "spec");
-	r->annotations = cJSON_GetObjectItemCaseSensitive(r->spec, "annotations");
-	if (!cJSON_IsObject(doc)) {
-		snprintf(msg, len, "the request on stdin is not a JSON object");
-		return -EINVAL;
-	}
-	if (r->version == NULL || strncmp(r->version, "0.1", 3) != 0) {
-		snprintf(msg, len, "request \"version\" is \"%s\"; " PLUGIN " speaks NRI 0.1",
-			 r->version ? r->version : "(none)");
-		return -EINVAL;
-	}
-	if (r->state == NULL) {
-		snprintf(msg, len, "request has no \"state\"");
-		return -EINVAL;
-	}
-	if (!id_ok(r->id)) {
-		snprintf(msg, len, "request \"id\" is missing or not a container id");
-		return -EINVAL;
-	}
-	if (pid != NULL && !cJSON_IsNumber(pid)) {
-		snprintf(msg, len, "request \"pid\" must be a number");
-		return -EINVAL;
-	}
-	r->pid = (int)api_get_int(doc, "pid", 0);
-	if (conf != NULL && !cJSON_IsObject(conf)) {
-		snprintf(msg, len,
-			 "\"conf\" of " PLUGIN " in /etc/nri/conf.json must be an object");
-		return -EINVAL;
-	}
-	r->socket = conf_str(conf, "podwiredSocket", PODWIRE_DEFAULT_SOCKET);
-	r->state_dir = conf_str(conf, "stateDir", DEFAULT_STATE);
-	r->cg_root = conf_str(conf, "cgroupRoot", "/sys/fs/cgroup");
-	r->proc_root = conf_str(conf, "procRoot", "/proc");
-	if (r->socket[0] != '/' || r->state_dir[0] != '/' || r->cg_root[0] != '/' ||
-	    r->proc_root[0] != '/') {
-		snprintf(msg, len,
-			 "conf: podwiredSocket, stateDir, cgroupRoot and procRoot must be absolute "
-			 "paths");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	char *text = NULL, msg[1024];
 	size_t n = 0, cap = 0;
-	struct req r;
+	struct nri_req r;
 	cJSON *doc;
 	int rc;
 
@@ -369,7 +272,7 @@ int main(int argc, char **argv)
 	free(text);
 	if (doc == NULL)
 		return answer(NULL, "the request on stdin is not JSON", NULL);
-	if (parse(doc, &r, msg, sizeof(msg)) != 0) {
+	if (nri_request_parse(doc, &r, msg, sizeof(msg)) != 0) {
 		rc = answer(&r, msg, NULL);
 	} else if (strcmp(r.state, "create") == 0 || strcmp(r.state, "update") == 0) {
 		rc = apply(&r);
