@@ -68,11 +68,21 @@ _cleanup() {
 	[ $rc -eq 0 ] || [ $rc -eq 77 ] || _dump
 	for n in "${!POD_PID[@]}"; do _stop_pid "${POD_PID[$n]}"; done
 	for n in "${!DAEMON_PID[@]}"; do _stop_pid "${DAEMON_PID[$n]}"; done
+	# Under a sanitizer build (tests/sanitize.sh) a report in any log is a
+	# failure, even from a daemon that then exited as asked.
+	for n in "$T"/*.log; do
+		if [ -f "$n" ] && grep -qE "$SANITIZER_REPORT" "$n"; then
+			echo "FAIL: $(basename "$n"): a sanitizer report:"
+			grep -m1 -A40 -E "$SANITIZER_REPORT" "$n"
+			[ $rc -eq 0 ] && rc=1
+		fi
+	done
 	rm -f /dev/hugepages/pwt"$$"-* 2>/dev/null
 	rm -rf /var/run/dpdk/pwt"$$"-* 2>/dev/null
 	rm -rf "$T"
 	exit $rc
 }
+SANITIZER_REPORT='^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )'
 trap _cleanup EXIT
 trap 'exit 130' INT TERM
 
