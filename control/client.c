@@ -226,7 +226,8 @@ static ssize_t recv_line(struct pw_client *c, const char *method, long long dead
 
 	for (;;) {
 		/* (memchr of nothing is not done: c->buf may still be NULL.) */
-		char *nl = c->len > scanned ? memchr(c->buf + scanned, '\n', c->len - scanned) : NULL;
+		char *nl =
+		    c->len > scanned ? memchr(c->buf + scanned, '\n', c->len - scanned) : NULL;
 		ssize_t n;
 
 		if (nl != NULL) {
