@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  2
+#define API_VERSION_MINOR	  3
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -176,6 +176,9 @@ enum api_method {
 #define API_R_LAST_DISCONNECT "last_disconnect"
 #define API_R_LEARN_LIMIT     "learn_limit"
 #define API_R_MACS_LEARNED    "macs_learned"
+/* veth ports (a kernel container's interface) */
+#define API_R_VETH    "veth"
+#define API_R_IFINDEX "ifindex"
 
 /* Values of the enumerated fields. */
 #define API_NET_BRIDGE	   "bridge"
@@ -186,6 +189,7 @@ enum api_method {
 #define API_PORT_AF_XDP	   "af_xdp"    /* uplink: kernel NIC through AF_XDP */
 #define API_PORT_AF_PACKET "af_packet" /* uplink: kernel NIC through AF_PACKET */
 #define API_PORT_PCI	   "pci"       /* uplink: a VF or NIC bound to vfio-pci */
+#define API_PORT_VETH	   "veth"      /* a veth pair: the peer end goes into a container */
 #define API_ROLE_SERVER	   "server"    /* podwired creates the socket */
 #define API_ROLE_CLIENT	   "client"    /* podwired connects to the pod's socket */
 

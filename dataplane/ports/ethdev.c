@@ -5,11 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
 
+#include "daemon/log.h"
 #include "ports/ethdev.h"
+
+PW_LOG_TYPE("uplink");
 
 int ethdev_vdev_create(const char *prefix, const char *args, uint16_t *port_id, char *name,
 		       size_t name_len)
@@ -82,4 +87,52 @@ unsigned int ethdev_sockets(int domain, int *fds, unsigned int max)
 	if (dir != NULL)
 		closedir(dir);
 	return n;
+}
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+static bool fd_is_xsk(int fd)
+{
+	int dom;
+	socklen_t len = sizeof(dom);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 && dom == AF_XDP;
+}
+
+int ethdev_xsks_track(int (*start)(void *arg), void *arg, struct ethdev_xsks *x)
+{
+	int before[ETHDEV_MAX_SOCKETS], after[ETHDEV_MAX_SOCKETS];
+	unsigned int n_before = ethdev_sockets(AF_XDP, before, RTE_DIM(before)), n_after;
+	int rc = start(arg);
+
+	n_after = ethdev_sockets(AF_XDP, after, RTE_DIM(after));
+	x->n = 0;
+	for (unsigned int i = 0; i < n_after && x->n < ETHDEV_MAX_XSKS; i++) {
+		unsigned int j = 0;
+		struct stat st;
+
+		while (j < n_before && before[j] != after[i])
+			j++;
+		if (j == n_before && fstat(after[i], &st) == 0) {
+			x->ino[x->n] = st.st_ino;
+			x->fd[x->n++] = after[i];
+		}
+	}
+	return rc;
+}
+
+void ethdev_xsks_close(struct ethdev_xsks *x, const char *what)
+{
+	for (int i = 0; i < x->n; i++) {
+		struct stat st;
+
+		if (fstat(x->fd[i], &st) == 0 && st.st_ino == x->ino[i] && fd_is_xsk(x->fd[i])) {
+			LOG(DEBUG, "%s: closing AF_XDP socket %d the driver left open", what,
+			    x->fd[i]);
+			close(x->fd[i]);
+		}
+	}
+	x->n = 0;
 }
