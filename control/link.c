@@ -164,25 +164,6 @@ int link_veth_create(const char *host, const char *peer, unsigned int mtu, const
 	return nl_talk(&r, host, "create", msg, len);
 }
 
-int link_dummy_create(const char *name, unsigned int mtu, const uint8_t *mac, char *msg, size_t len)
-{
-	struct nl_req r;
-	struct rtattr *info;
-	int rc = check_name(name, msg, len);
-
-	if (rc != 0)
-		return rc;
-	req_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	attr_str(&r, IFLA_IFNAME, name);
-	attr_u32(&r, IFLA_MTU, mtu);
-	if (mac != NULL)
-		attr_put(&r, IFLA_ADDRESS, mac, 6);
-	info = attr_put(&r, IFLA_LINKINFO, NULL, 0);
-	attr_str(&r, IFLA_INFO_KIND, "dummy");
-	attr_end(&r, info);
-	return nl_talk(&r, name, "create", msg, len);
-}
-
 int link_delete(unsigned int ifindex, char *msg, size_t len)
 {
 	struct nl_req r;

@@ -18,9 +18,6 @@
  * a veth needs), both of mtu; peer gets mac (NULL: the kernel's). */
 int link_veth_create(const char *host, const char *peer, unsigned int mtu, const uint8_t *mac,
 		     char *msg, size_t len);
-/* A dummy interface: an address holder with no traffic. */
-int link_dummy_create(const char *name, unsigned int mtu, const uint8_t *mac, char *msg,
-		      size_t len);
 /* Deletes the interface with this index (a veth takes its peer along).
  * -ENODEV when it is gone already. */
 int link_delete(unsigned int ifindex, char *msg, size_t len);

@@ -67,7 +67,10 @@ struct dk_endpoint {
 	char host_iface[16];	   /* kernel: the veth's host end podwired keeps */
 	char dir[DK_PATH_MAX];	   /* DPDK: the socket directory on the host */
 	char sandbox[DK_PATH_MAX]; /* set by Join: the container's netns path */
-	time_t created;
+	/* The sandbox file was seen: dockerd makes it after Join (its OCI
+	 * hook), so only a sandbox once seen is gone when missing. */
+	bool sandbox_seen;
+	time_t created; /* made, joined or left: when the grace period starts */
 };
 
 /* ---- records (store.c); caller holds dk_lock --------------------------- */

@@ -260,6 +260,7 @@ cJSON *h_join(const cJSON *req, struct dk_err *err)
 	char old[DK_PATH_MAX], msg[512];
 	const char *sandbox;
 	cJSON *r, *name;
+	time_t was;
 
 	if (e == NULL || (sandbox = dk_req_str(req, "SandboxKey", DK_PATH_MAX - 1, err)) == NULL)
 		return NULL;
@@ -269,8 +270,12 @@ cJSON *h_join(const cJSON *req, struct dk_err *err)
 		return dk_fail(err, 400, "SandboxKey \"%s\" must be an absolute path", sandbox);
 	snprintf(old, sizeof(old), "%s", e->sandbox);
 	snprintf(e->sandbox, sizeof(e->sandbox), "%s", sandbox);
+	e->sandbox_seen = false;
+	was = e->created;
+	e->created = time(NULL);
 	if (store_save(msg, sizeof(msg)) != 0) {
 		snprintf(e->sandbox, sizeof(e->sandbox), "%s", old);
+		e->created = was;
 		return dk_fail(err, 500, "endpoint %.12s: cannot record the join: %s", e->id, msg);
 	}
 	r = cJSON_CreateObject();
@@ -296,6 +301,7 @@ cJSON *h_leave(const cJSON *req, struct dk_err *err)
 		return NULL;
 	snprintf(old, sizeof(old), "%s", e->sandbox);
 	e->sandbox[0] = '\0';
+	e->sandbox_seen = false;
 	e->created = time(NULL); /* the grace period starts again */
 	if (store_save(msg, sizeof(msg)) != 0) {
 		snprintf(e->sandbox, sizeof(e->sandbox), "%s", old);

@@ -5,7 +5,7 @@
  * without live-restore, so the driver looks for itself, never asking the
  * Docker API (a handler must not, and this runs under the same lock):
  *   - a joined endpoint whose sandbox (the netns file dockerd named in
- *     Join) is gone;
+ *     Join) is gone, once seen (dockerd makes it after Join) or after the grace period;
  *   - a kernel endpoint whose veth went with its container's namespace
  *     (podwired says "gone");
  *   - an endpoint never joined (or left) for longer than the grace period:
@@ -20,14 +20,23 @@
 #include "driver.h"
 
 /* Why e is stale, or NULL while a container may use it. */
-static const char *stale(const struct dk_endpoint *e, time_t now)
+static const char *stale(struct dk_endpoint *e, time_t now)
 {
+	bool late = now - e->created > dk_cfg.gc_grace_sec;
 	struct stat st;
+	char msg[256];
 
 	if (e->sandbox[0] != '\0') {
-		if (stat(e->sandbox, &st) != 0 && errno == ENOENT)
+		if (stat(e->sandbox, &st) == 0) {
+			if (!e->sandbox_seen) {
+				e->sandbox_seen = true;
+				if (store_save(msg, sizeof(msg)) != 0)
+					dk_log("gc: %s", msg);
+			}
+		} else if (errno == ENOENT && (e->sandbox_seen || late)) {
 			return "its container's sandbox is gone";
-	} else if (now - e->created > dk_cfg.gc_grace_sec) {
+		}
+	} else if (late) {
 		return "no container joined it within the grace period";
 	}
 	if (e->iftype == DK_IF_KERNEL) {

@@ -3,7 +3,8 @@
  * What a DPDK container's endpoint has on the host besides its podwired
  * port: a directory under the socket dir (<socket-dir>/<endpoint id, 12
  * digits>/) with the socket podwired serves and podwire.json, and the
- * placeholder interface dockerd moves into the container.
+ * placeholder interface dockerd moves into the container (one end of a
+ * veth pair whose other end stays, down, in the host).
  *
  * How the app finds its own socket without knowing any Docker id: dockerd
  * gives the placeholder the endpoint's MAC and addresses; `podwire-vdev
@@ -51,7 +52,7 @@ static cJSON *device_info(const struct dk_endpoint *e, const char *path)
 int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const cJSON *port,
 			struct dk_err *err)
 {
-	char path[DK_PATH_MAX + 32], file[DK_PATH_MAX + 32], msg[512], alias[64];
+	char path[DK_PATH_MAX + 32], file[DK_PATH_MAX + 32], msg[512], alias[64], other[16];
 	cJSON *doc, *ips;
 	uint8_t mac[6];
 	int rc;
@@ -78,13 +79,18 @@ int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const
 		dk_fail(err, 500, "endpoint %.12s: %s", e->id, msg);
 		return -1;
 	}
-	/* The placeholder: no traffic, only the identity dockerd gives it. */
+	/* The placeholder: no traffic, only the identity dockerd gives it. A
+	 * veth pair (not every kernel has dummy interfaces): the container
+	 * gets pwp<id>, pwq<id> stays down in the host and goes with it. */
 	snprintf(e->iface, sizeof(e->iface), "pwp%.12s", e->id);
+	snprintf(other, sizeof(other), "pwq%.12s", e->id);
 	validate_mac("endpoint", e->mac, mac, msg, sizeof(msg));
-	rc = link_dummy_create(e->iface, (unsigned int)n->mtu, mac, msg, sizeof(msg));
+	rc = link_veth_create(other, e->iface, (unsigned int)n->mtu, mac, msg, sizeof(msg));
 	if (rc == 0) {
 		snprintf(alias, sizeof(alias), ALIAS_PREFIX "%.12s", e->id);
 		rc = link_set_up(e->iface, alias, msg, sizeof(msg));
+		if (rc != 0)
+			link_delete(if_nametoindex(other), alias, sizeof(alias));
 	}
 	if (rc != 0) {
 		dk_fail(err, 500, "endpoint %.12s: placeholder interface: %s", e->id, msg);
@@ -99,8 +105,8 @@ void endpoint_host_cleanup(const struct dk_endpoint *e)
 	unsigned int idx;
 
 	/* The placeholder is back in the host's namespace after Leave (dockerd
-	 * moves it out again); in a namespace that went, it went too. Only
-	 * ours (by alias) is deleted. */
+	 * moves it out again); in a namespace that went, it went too (with
+	 * its pair). Only ours (by alias) is deleted, and its pair with it. */
 	snprintf(alias, sizeof(alias), ALIAS_PREFIX "%.12s", e->id);
 	if (e->iftype != DK_IF_KERNEL && e->iface[0] != '\0' &&
 	    (idx = if_nametoindex(e->iface)) != 0 &&

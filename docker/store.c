@@ -180,6 +180,7 @@ static cJSON *endpoint_json(const struct dk_endpoint *e)
 	cJSON_AddStringToObject(o, "host_iface", e->host_iface);
 	cJSON_AddStringToObject(o, "dir", e->dir);
 	cJSON_AddStringToObject(o, "sandbox", e->sandbox);
+	cJSON_AddBoolToObject(o, "sandbox_seen", e->sandbox_seen);
 	cJSON_AddNumberToObject(o, "created", (double)e->created);
 	return o;
 }
@@ -247,6 +248,7 @@ static int endpoint_parse(const cJSON *o, struct dk_endpoint *e)
 	    get(o, "sandbox", e->sandbox, sizeof(e->sandbox)))
 		return -1;
 	e->created = (time_t)api_get_int(o, "created", 0);
+	e->sandbox_seen = api_get_bool(o, "sandbox_seen", false);
 	return 0;
 }
 
