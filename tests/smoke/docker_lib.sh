@@ -139,6 +139,12 @@ _dk_exit() {
 		tail -n 40 "$T/driver.log" 2>/dev/null
 		echo "---- dockerd log tail"
 		tail -n 20 "$T/dockerd.log" 2>/dev/null
+		if [ -n "$DOCKERD_PID" ]; then
+			for c in $(dk ps -aq 2>/dev/null); do
+				echo "---- container $(dk inspect -f '{{.Name}} {{.State.Status}}' "$c"): log tail"
+				dk logs --tail 15 "$c" 2>&1
+			done
+		fi
 	fi
 	_docker_cleanup
 	(exit $rc)
