@@ -48,7 +48,17 @@ dockerd_stop() {
 	kill -KILL "$DOCKERD_PID" 2>/dev/null || true
 	wait "$DOCKERD_PID" 2>/dev/null || true
 	DOCKERD_PID=""
+	# A crashed dockerd's containerd dies with it (parent-death signal) but
+	# may stay a zombie (this machine's init reaps late); the next dockerd
+	# would take it for alive and wait for its socket forever.
+	local pidf=$DK_EXEC/containerd/containerd.pid cpid
+	if [ -f "$pidf" ]; then
+		cpid=$(cat "$pidf")
+		wait_for 10 "containerd $cpid to end" _dead_or_zombie "$cpid"
+		rm -f "$pidf"
+	fi
 }
+_dead_or_zombie() { ! kill -0 "$1" 2>/dev/null || [ "$(ps -o stat= -p "$1" | cut -c1)" = Z ]; }
 
 # driver_start [podwire-docker options...]: returns when dockerd could
 # reach it (the socket answers Plugin.Activate).
@@ -119,6 +129,13 @@ _docker_cleanup() {
 		dockerd_stop
 	fi
 	driver_stop
+	# Container shims of a dockerd that could not stop them (by PID: the
+	# ones serving this test's containerd socket).
+	ps -eo pid=,args= | grep "containerd-shim.*-address $DK_EXEC/" | grep -v grep |
+		while read -r pid _; do
+			for child in $(ps -o pid= --ppid "$pid"); do kill -KILL "$child"; done
+			kill -KILL "$pid"
+		done
 	# dockerd unmounts on a clean stop; a crashed one may leave mounts.
 	grep -E " ($DK_DATA|$DK_EXEC)[/ ]" /proc/mounts | awk '{print $2}' | sort -r |
 		while read -r m; do umount -l "$m"; done
