@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <rte_version.h>
 
 #include "daemon/log.h"
 #include "link.h"
@@ -185,6 +186,16 @@ static int veth_create(struct port *p, char *msg, size_t len)
 	if (v == NULL) {
 		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
 		return -ENOMEM;
+	}
+	/* Each veth port is an ethdev (net_af_xdp or net_af_packet), and DPDK
+	 * has a fixed number of them: say so rather than leave a pair behind. */
+	if (rte_eth_dev_count_total() >= RTE_MAX_ETHPORTS) {
+		snprintf(msg, len,
+			 "port \"%s\": podwired has %u DPDK ports, the most DPDK %s allows "
+			 "(RTE_MAX_ETHPORTS); delete veth or uplink ports first",
+			 p->conf.name, rte_eth_dev_count_total(), rte_version());
+		free(v);
+		return -ENOSPC;
 	}
 	peer_name(p->conf.iface, v->peer, sizeof(v->peer));
 	snprintf(alias, sizeof(alias), ALIAS_PREFIX "%s", p->conf.name);

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Many containers created and removed at once on one podwire network, with a
+# real dockerd: dockerd sends the driver its calls in parallel. Every
+# container comes up with its interface and reaches the first one; after
+# removal nothing is left (ports, interfaces, directories, state entries)
+# and the driver and podwired hold no more file descriptors than before.
+# DOCKER_SCALE_N containers (default 28: each kernel container's port is a
+# DPDK ethdev, and Debian's DPDK 22.11 allows 32 of them per process).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/docker_lib.sh"
+
+N=${DOCKER_SCALE_N:-28}
+docker_setup net
+dk network create -d podwire --subnet 10.96.0.0/22 scale >/dev/null
+fds() { ls "/proc/$1/fd" | wc -l; }
+# A warm-up round, so that fds opened once (libraries, podwired's first
+# veth) are counted in the baseline.
+ct_run w0 scale
+dk rm -f w0 >/dev/null
+wait_for 30 "w0's endpoint to go" test "$(leftovers)" = "ports=0 ifaces=0 dirs=0 endpoints=0"
+fd_driver=$(fds "$DRIVER_PID")
+fd_pw=$(fds "${DAEMON_PID[pw]}")
+
+start=$(date +%s)
+for i in $(seq "$N"); do
+	dk run -d --name "s$i" --network scale podwire/net sleep 100000 >"$T/run$i.out" 2>&1 &
+done
+wait
+for i in $(seq "$N"); do
+	[ "$(dk inspect -f '{{.State.Running}}' "s$i" 2>/dev/null)" = true ] ||
+		fail "container s$i is not running: $(cat "$T/run$i.out")"
+done
+ok "$N containers started at once in $(($(date +%s) - start)) s"
+expect_eq "ports and endpoints" "ports=$N ifaces=$N dirs=0 endpoints=$N" "$(leftovers)"
+
+# Each reaches s1 (a ping from every one, a few at a time).
+ip1=$(ct_ip s1 scale)
+for i in $(seq 2 "$N"); do
+	dk exec "s$i" ping -c 1 -W 3 "$ip1" >"$T/ping$i.out" 2>&1 &
+	[ $((i % 10)) -ne 0 ] || wait
+done
+wait
+for i in $(seq 2 "$N"); do
+	grep -q "1 packets received" "$T/ping$i.out" || fail "s$i cannot reach s1: $(cat "$T/ping$i.out")"
+done
+ok "all $N containers reach s1"
+
+start=$(date +%s)
+for i in $(seq "$N"); do dk rm -f "s$i" >/dev/null 2>&1 & done
+wait
+ok "$N containers removed at once in $(($(date +%s) - start)) s"
+expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
+expect_eq "driver fds" "$fd_driver" "$(fds "$DRIVER_PID")"
+expect_eq "podwired fds" "$fd_pw" "$(fds "${DAEMON_PID[pw]}")"
+dk network rm scale >/dev/null
+expect_eq "podwired networks" 0 "$(ctlj pw network list | jq '.networks | length')"
