@@ -33,7 +33,10 @@
 
 PW_LOG_TYPE("veth");
 
-#define VETH_RING    1024
+/* net_af_xdp fills its ring from podwired's mbuf pool (the pool is its
+ * UMEM) and keeps about twice the ring in flight per port: 1024 took the
+ * default 32768 mbufs at 16 ports. A kernel container needs no deep ring. */
+#define VETH_RING    256
 #define ALIAS_PREFIX "podwire:"
 
 struct veth_priv {
