@@ -3,8 +3,8 @@
  * The remote driver protocol over HTTP, served by libmicrohttpd on the
  * plugin's unix socket: POST /Plugin.Activate, /NetworkDriver.<Call>,
  * JSON in and out. dockerd sends no Content-Type, keeps connections alive
- * and uses several at once; each connection has a thread and the handlers
- * take turns under dk_lock. A body that is not a JSON object is answered
+ * and uses several at once; one thread serves them all and the handlers
+ * take turns under dk_lock with the garbage collector. A body that is not a JSON object is answered
  * 400 and an unknown call 404, both with {"Err": ...}; a call that cannot
  * be done 500 with {"Err": ...}; nothing changes on any error.
  */
@@ -287,8 +287,9 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 struct MHD_Daemon *http_start(int listen_fd)
 {
-	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-				    MHD_USE_POLL | MHD_USE_ERROR_LOG,
+	/* One polling thread: handlers take turns under dk_lock anyway, and
+	 * each answers fast (podwired calls are bounded by a timeout). */
+	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG,
 				0, NULL, NULL, on_request, NULL, MHD_OPTION_EXTERNAL_LOGGER,
 				mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);

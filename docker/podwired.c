@@ -28,37 +28,36 @@ static int ensure(struct pw_error *pe)
 
 int pw_call(const char *method, cJSON *params, cJSON **result, struct pw_error *pe)
 {
-	cJSON *res = NULL, *copy = NULL;
-	int rc;
+	/* Each try consumes its params: a copy is kept for a second try,
+	 * made when the first finds the connection gone (podwired restarted). */
+	cJSON *again = params != NULL ? cJSON_Duplicate(params, true) : NULL;
+	cJSON *res = NULL;
 
 	if (result != NULL)
 		*result = NULL;
 	for (int attempt = 0; attempt < 2; attempt++) {
+		cJSON *p = attempt == 0 ? params : again;
+
+		if (attempt == 1)
+			again = NULL;
 		if (ensure(pe) != 0) {
-			cJSON_Delete(params);
-			cJSON_Delete(copy);
-			return -1;
+			cJSON_Delete(p);
+			break;
 		}
-		/* The call consumes params; keep a copy for the second try. */
-		copy = attempt == 0 && params != NULL ? cJSON_Duplicate(params, true) : NULL;
-		rc = pw_client_call(conn, method, params, &res, pe);
-		params = copy;
-		if (rc == 0) {
-			cJSON_Delete(copy);
+		if (pw_client_call(conn, method, p, &res, pe) == 0) {
+			cJSON_Delete(again);
 			if (result != NULL)
 				*result = res;
 			else
 				cJSON_Delete(res);
 			return 0;
 		}
-		if (pe->code != 0) {
-			cJSON_Delete(copy);
-			return -1; /* podwired answered: a refusal, not a lost connection */
-		}
+		if (pe->code != 0)
+			break; /* podwired answered: a refusal, not a lost connection */
 		pw_client_close(conn);
 		conn = NULL;
 	}
-	cJSON_Delete(params);
+	cJSON_Delete(again);
 	return -1;
 }
 

@@ -63,7 +63,8 @@ _dead_or_zombie() { ! kill -0 "$1" 2>/dev/null || [ "$(ps -o stat= -p "$1" | cut
 # driver_start [podwire-docker options...]: returns when dockerd could
 # reach it (the socket answers Plugin.Activate).
 driver_start() {
-	"$PODWIRE_DOCKER" --socket "$PLUGIN_SOCK" --podwired-socket "$T/pw.sock" \
+	# DRIVER_WRAP (word-split), e.g. "gdb -batch -ex run -ex bt --args", to debug.
+	${DRIVER_WRAP:-} "$PODWIRE_DOCKER" --socket "$PLUGIN_SOCK" --podwired-socket "$T/pw.sock" \
 		--state-dir "$T/dk-state" --socket-dir "$DK_SOCKDIR" \
 		--container-socket-dir "$DK_CONTAINER_SOCKDIR" --gc-interval 1 --verbose "$@" \
 		>>"$T/driver.log" 2>&1 &
