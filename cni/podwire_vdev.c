@@ -10,17 +10,25 @@
  * of podwired gave the container (PODWIRE_DEVINFO_PORT_<NAME>, see
  * dataplane/cdi/spec.c).
  */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
+#include <glob.h>
+#include <ifaddrs.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "devinfo.h"
 #include "files.h"
 #include "validate.h"
 
 #define NETWORK_STATUS_KEY "k8s.v1.cni.cncf.io/network-status="
+#define DOCKER_DIR	   "/run/podwire/docker"
 
 struct opts {
 	const char *iface;     /* only this interface */
@@ -35,23 +43,29 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(
-	    f, "usage: podwire-vdev [--vdev-only] [--interface NAME] [--container ID] [--mac MAC] "
-	       "[FILE...]\n"
-	       "Prints the EAL arguments (--vdev=..., --single-file-segments for virtio-user)\n"
-	       "for the vhost-user and memif devices described in FILE: a device-info file,\n"
-	       "a podwire.json, or the Multus network-status annotation (JSON, or the\n"
-	       "downward API annotations file). Example:\n"
-	       "  dpdk-testpmd $(podwire-vdev /etc/podinfo/annotations) --in-memory -- -i\n"
-	       "With no FILE: the ports a CDI device podwire.io/port=NAME gave the container\n"
-	       "(its PODWIRE_DEVINFO_PORT_* variables), e.g.\n"
-	       "  podman run --device podwire.io/port=pod-a IMAGE sh -c 'dpdk-testpmd "
-	       "$(podwire-vdev) ...'\n"
-	       "  --vdev-only       print only the vdev values, one per line\n"
-	       "  --interface NAME  only the device of this pod interface (e.g. net1)\n"
-	       "  --container ID    only podwire.json files of this container (an id prefix, such\n"
-	       "                    as the hostname podman and docker give); with a glob over\n"
-	       "                    the whole socket directory, picks the container's own\n"
-	       "  --mac MAC         MAC for devices whose file does not give one\n");
+	    f,
+	    "usage: podwire-vdev [--vdev-only] [--interface NAME] [--container ID] [--mac MAC] "
+	    "[FILE...]\n"
+	    "Prints the EAL arguments (--vdev=..., --single-file-segments for virtio-user)\n"
+	    "for the vhost-user and memif devices described in FILE: a device-info file,\n"
+	    "a podwire.json, or the Multus network-status annotation (JSON, or the\n"
+	    "downward API annotations file). Example:\n"
+	    "  dpdk-testpmd $(podwire-vdev /etc/podinfo/annotations) --in-memory -- -i\n"
+	    "With no FILE: the ports a CDI device podwire.io/port=NAME gave the container\n"
+	    "(its PODWIRE_DEVINFO_PORT_* variables), e.g.\n"
+	    "  podman run --device podwire.io/port=pod-a IMAGE sh -c 'dpdk-testpmd "
+	    "$(podwire-vdev) ...'\n"
+	    "  --vdev-only       print only the vdev values, one per line\n"
+	    "  --interface NAME  only the device of this pod interface (e.g. net1)\n"
+	    "  --container ID    only podwire.json files of this container (an id prefix, such\n"
+	    "                    as the hostname podman and docker give); with a glob over\n"
+	    "                    the whole socket directory, picks the container's own\n"
+	    "  --mac MAC         MAC for devices whose file does not give one\n"
+	    "  --docker [DIR]    in a Docker container on a podwire network (iftype vhost-user\n"
+	    "                    or memif): the podwire.json files under DIR (default\n"
+	    "                    " DOCKER_DIR ") whose MAC and address are this\n"
+	    "                    container's own, as Docker gave them to its interfaces;\n"
+	    "                    no FILE needed: dpdk-testpmd $(podwire-vdev --docker) -- ...\n");
 }
 
 /* Undoes Go's strconv.Quote, which the downward API uses for values. */
@@ -277,17 +291,103 @@ static int from_env(struct opts *o)
 	return rc;
 }
 
+/* Whether this network namespace has an interface with MAC mac and one
+ * of the addresses of ips (CIDR strings) on that same interface. */
+static bool is_mine(const struct ifaddrs *all, const char *mac, const cJSON *ips)
+{
+	for (const struct ifaddrs *l = all; l != NULL; l = l->ifa_next) {
+		const struct sockaddr_ll *ll = (const struct sockaddr_ll *)l->ifa_addr;
+		char have[18];
+
+		if (ll == NULL || ll->sll_family != AF_PACKET || ll->sll_halen != 6)
+			continue;
+		format_mac(ll->sll_addr, have);
+		if (strcasecmp(have, mac) != 0)
+			continue;
+		for (const struct ifaddrs *a = all; a != NULL; a = a->ifa_next) {
+			char addr[INET6_ADDRSTRLEN];
+			const cJSON *ip;
+			const void *raw;
+
+			if (a->ifa_addr == NULL || strcmp(a->ifa_name, l->ifa_name) != 0 ||
+			    (a->ifa_addr->sa_family != AF_INET &&
+			     a->ifa_addr->sa_family != AF_INET6))
+				continue;
+			raw =
+			    a->ifa_addr->sa_family == AF_INET
+				? (const void *)&((const struct sockaddr_in *)a->ifa_addr)->sin_addr
+				: (const void *)&((const struct sockaddr_in6 *)a->ifa_addr)
+				      ->sin6_addr;
+			inet_ntop(a->ifa_addr->sa_family, raw, addr, sizeof(addr));
+			cJSON_ArrayForEach (ip, ips) {
+				const char *s = cJSON_GetStringValue(ip);
+				size_t n = strlen(addr);
+
+				if (s != NULL && strncmp(s, addr, n) == 0 &&
+				    (s[n] == '/' || s[n] == '\0'))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* --docker: every podwire.json under dir that is this container's own. */
+static int from_docker(struct opts *o, const char *dir)
+{
+	struct ifaddrs *ifs = NULL;
+	char pattern[4096];
+	glob_t g;
+	int rc = 0;
+
+	if (getifaddrs(&ifs) != 0) {
+		fprintf(stderr, "podwire-vdev: cannot list this container's interfaces: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	snprintf(pattern, sizeof(pattern), "%s/*/podwire.json", dir);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		g.gl_pathc = 0;
+	for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+		cJSON *doc = parse_file(g.gl_pathv[i]);
+
+		if (doc != NULL && is_mine(ifs, api_get_str(doc, "mac", ""),
+					   cJSON_GetObjectItemCaseSensitive(doc, "ips")))
+			rc = from_doc(o, g.gl_pathv[i], doc) != 0 ? 1 : 0;
+		cJSON_Delete(doc);
+	}
+	if (rc == 0 && o->printed == 0) {
+		fprintf(stderr,
+			"podwire-vdev: none of the %zu podwire.json files under %s has this "
+			"container's MAC and address; is the container on a podwire network with "
+			"podwire.iftype vhost-user or memif, and does it mount %s (-v %s:%s)?\n",
+			g.gl_pathc, dir, dir, DOCKER_DIR, dir);
+		rc = 1;
+	}
+	if (g.gl_pathc > 0)
+		globfree(&g);
+	freeifaddrs(ifs);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"vdev-only", no_argument, NULL, 'v'}, {"interface", required_argument, NULL, 'i'},
-	    {"mac", required_argument, NULL, 'm'}, {"container", required_argument, NULL, 'c'},
-	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"vdev-only", no_argument, NULL, 'v'},
+						 {"interface", required_argument, NULL, 'i'},
+						 {"mac", required_argument, NULL, 'm'},
+						 {"container", required_argument, NULL, 'c'},
+						 {"docker", optional_argument, NULL, 'd'},
+						 {"help", no_argument, NULL, 'h'},
+						 {NULL, 0, NULL, 0}};
+	const char *docker = NULL;
 	static struct opts o;
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "vi:m:c:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'd':
+			docker = optarg != NULL ? optarg : DOCKER_DIR;
+			break;
 		case 'v':
 			o.vdev_only = true;
 			break;
@@ -308,7 +408,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc)
+	if (docker != NULL)
+		rc = from_docker(&o, docker);
+	else if (optind >= argc)
 		rc = from_env(&o);
 	for (int i = optind; i < argc && rc == 0; i++) {
 		cJSON *doc = parse_file(argv[i]);

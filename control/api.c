@@ -41,7 +41,8 @@ static const struct api_field PORT_CREATE_params[] = {
     {API_F_MAC, API_T_STRING, false, "a unicast MAC such as 02:00:00:00:00:01"},
     {API_F_MTU, API_T_INT, false, "68-9000 (default 1500)"},
     {API_F_SECRET, API_T_STRING, false, "memif secret, at most 24 characters"},
-    {API_F_IFACE, API_T_STRING, false, "af_xdp/af_packet: an existing kernel interface"},
+    {API_F_IFACE, API_T_STRING, false,
+     "af_xdp/af_packet: an existing kernel interface; veth: the host end to make (1-15 bytes)"},
     {API_F_PCI, API_T_STRING, false, "pci: a PCI address such as 0000:01:10.2"},
     {API_F_PORT_SECURITY, API_T_BOOL, false,
      "true: on a bridge, only frames from the port's MAC (and allowed_macs) are taken; the "
@@ -199,6 +200,13 @@ static const struct api_field memif_results[] = {
     S(API_R_LAST_DISCONNECT, "why the last connection ended or failed"),
     {NULL}};
 
+static const struct api_field veth_results[] = {
+    S(API_R_PEER, "the container's end of the pair, until moved and renamed"),
+    S(API_R_DRIVER, "af_xdp, or af_packet where XDP is unavailable"),
+    S(API_R_STATE, "up, down (the container's end is down) or gone (it went with its namespace)"),
+    I(API_R_IFINDEX, "the host end's interface index"),
+    {NULL}};
+
 static const struct api_field stats_results[] = {
     S(API_F_NAME, "the port"),
     N(API_R_RX_PACKETS, "frames received from the port"),
@@ -230,6 +238,7 @@ static const struct api_field port_results[] = {
     I(API_F_WORKER, "the core of the worker polling it"),
     {API_R_UPLINK, API_T_OBJECT, false, "uplinks: the device", uplink_results},
     {API_R_MEMIF, API_T_OBJECT, false, "memif: the connection", memif_results},
+    {API_R_VETH, API_T_OBJECT, false, "veth: the pair", veth_results},
     {API_R_STATS, API_T_OBJECT, false, "port.get: counters", stats_results},
     {NULL}};
 #define PORT_CREATE_results port_results

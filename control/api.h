@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  3
+#define API_VERSION_MINOR	  4
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -191,6 +191,9 @@ enum api_method {
 #define API_R_SPEC	      "spec"
 #define API_R_SKIPPED	      "skipped" /* cdi.list: what is no device, and why */
 #define API_R_OBJECT	      "object"
+/* veth ports (a kernel container's interface) */
+#define API_R_VETH    "veth"
+#define API_R_IFINDEX "ifindex"
 
 /* Values of the enumerated fields. */
 #define API_NET_BRIDGE	   "bridge"
@@ -201,6 +204,7 @@ enum api_method {
 #define API_PORT_AF_XDP	   "af_xdp"    /* uplink: kernel NIC through AF_XDP */
 #define API_PORT_AF_PACKET "af_packet" /* uplink: kernel NIC through AF_PACKET */
 #define API_PORT_PCI	   "pci"       /* uplink: a VF or NIC bound to vfio-pci */
+#define API_PORT_VETH	   "veth"      /* a veth pair: the peer end goes into a container */
 #define API_ROLE_SERVER	   "server"    /* podwired creates the socket */
 #define API_ROLE_CLIENT	   "client"    /* podwired connects to the pod's socket */
 

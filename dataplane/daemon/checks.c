@@ -87,6 +87,14 @@ void raise_fd_limit(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	/* Every AF_XDP port (veth ports, uplinks) loads BPF objects that count
+	 * as locked memory where the kernel charges it so: 8 MiB (a common
+	 * default) ran out at some 16 veth ports. */
+	rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0 && getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
 }
 
 /* A path, or its nearest existing parent, that is not a directory. */

@@ -289,6 +289,7 @@ int port_destroy(struct port *p, char *msg, size_t len)
 	}
 	/* After this no worker holds p: safe to tear the kind down. */
 	view_publish(v);
+	p->deleting = true;
 	port_free(p);
 	return 0;
 }

@@ -51,6 +51,10 @@ struct port {
 	struct port_conf conf;
 	struct network *net;
 	unsigned int worker; /* index into the worker array */
+	/* Set by port_destroy: the port is deleted for good, not stopped
+	 * with podwired, so a kind also removes what outlives podwired (a
+	 * veth pair a container uses). */
+	bool deleting;
 	TAILQ_ENTRY(port) next;
 	TAILQ_ENTRY(port) net_next;
 } __rte_cache_aligned;

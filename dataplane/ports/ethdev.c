@@ -5,11 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
 
+#include "daemon/log.h"
 #include "ports/ethdev.h"
+
+PW_LOG_TYPE("uplink");
 
 int ethdev_vdev_create(const char *prefix, const char *args, uint16_t *port_id, char *name,
 		       size_t name_len)
@@ -82,4 +87,80 @@ unsigned int ethdev_sockets(int domain, int *fds, unsigned int max)
 	if (dir != NULL)
 		closedir(dir);
 	return n;
+}
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+/* What net_af_xdp leaves open: AF_XDP sockets, and the XDP program's and
+ * the XSK map's fds (libxdp 1.3). */
+static bool fd_is_xdp(int fd)
+{
+	char path[64], link[64];
+	int dom;
+	socklen_t len = sizeof(dom);
+	ssize_t n;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0)
+		return dom == AF_XDP;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:bpf-map") == 0 || strcmp(link, "anon_inode:bpf-prog") == 0;
+}
+
+/* The open fds that fd_is_xdp, at most max. */
+static unsigned int xdp_fds(int *fds, unsigned int max)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	while (dir != NULL && n < max && (e = readdir(dir)) != NULL) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && fd != dirfd(dir) && fd_is_xdp(fd))
+			fds[n++] = fd;
+	}
+	if (dir != NULL)
+		closedir(dir);
+	return n;
+}
+
+int ethdev_xsks_track(int (*start)(void *arg), void *arg, struct ethdev_xsks *x)
+{
+	int before[ETHDEV_MAX_SOCKETS], after[ETHDEV_MAX_SOCKETS];
+	unsigned int n_before = xdp_fds(before, RTE_DIM(before)), n_after;
+	int rc = start(arg);
+
+	n_after = xdp_fds(after, RTE_DIM(after));
+	x->n = 0;
+	for (unsigned int i = 0; i < n_after && x->n < ETHDEV_MAX_XSKS; i++) {
+		unsigned int j = 0;
+		struct stat st;
+
+		while (j < n_before && before[j] != after[i])
+			j++;
+		if (j == n_before && fstat(after[i], &st) == 0) {
+			x->ino[x->n] = st.st_ino;
+			x->fd[x->n++] = after[i];
+		}
+	}
+	return rc;
+}
+
+void ethdev_xsks_close(struct ethdev_xsks *x, const char *what)
+{
+	for (int i = 0; i < x->n; i++) {
+		struct stat st;
+
+		if (fstat(x->fd[i], &st) == 0 && st.st_ino == x->ino[i] && fd_is_xdp(x->fd[i])) {
+			LOG(DEBUG, "%s: closing AF_XDP fd %d the driver left open", what, x->fd[i]);
+			close(x->fd[i]);
+		}
+	}
+	x->n = 0;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include <rte_mempool.h>
 
 /* Makes vdev "<prefix><n>" with args, n fresh each time: the name of a
@@ -35,5 +37,21 @@ bool ethdev_link_up(uint16_t port_id, bool *known);
  * make, so workarounds for DPDK 22.11 find them this way. */
 #define ETHDEV_MAX_SOCKETS 1024
 unsigned int ethdev_sockets(int domain, int *fds, unsigned int max);
+
+/* AF_XDP sockets, XDP program and XSK map fds a device made when it
+ * started: net_af_xdp of DPDK 22.11 (with libxdp 1.3) leaves them open on
+ * close (the queue stays taken until the socket is closed, and the other
+ * two leak one fd each per device). */
+#define ETHDEV_MAX_XSKS 8
+struct ethdev_xsks {
+	int n;
+	int fd[ETHDEV_MAX_XSKS];
+	ino_t ino[ETHDEV_MAX_XSKS]; /* the fd may be closed and reused by a fixed driver */
+};
+/* Calls start(arg) and records in x the AF_XDP fds that appeared
+ * meanwhile. Returns what start returned. */
+int ethdev_xsks_track(int (*start)(void *arg), void *arg, struct ethdev_xsks *x);
+/* After the device is closed: closes the fds of x it left open. */
+void ethdev_xsks_close(struct ethdev_xsks *x, const char *what);
 
 #endif

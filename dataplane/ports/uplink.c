@@ -12,9 +12,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +29,6 @@ PW_LOG_TYPE("uplink");
 
 #define UPLINK_RING  1024
 #define UPLINK_STASH (2 * PW_BURST)
-#define MAX_XSK_FDS  8
-
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
 
 struct uplink_port;
 
@@ -46,12 +38,7 @@ struct uplink_dev {
 	char vdev[32];
 	char driver[64];
 	uint16_t port_id;
-	/* AF_XDP sockets made while the device started: net_af_xdp of DPDK
-	 * 22.11 (with libxdp 1.3) leaves them open on close, and the queue
-	 * stays taken until they are closed. */
-	int n_xsk;
-	int xsk_fd[MAX_XSK_FDS];
-	ino_t xsk_ino[MAX_XSK_FDS]; /* the fd may be closed and reused by a fixed driver */
+	struct ethdev_xsks xsks; /* AF_XDP sockets made while it started */
 	unsigned int refs;
 	unsigned int worker;
 	rte_spinlock_t tx_lock;
@@ -114,14 +101,6 @@ static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size
 	return 0;
 }
 
-static bool fd_is_xsk(int fd)
-{
-	int dom;
-	socklen_t len = sizeof(dom);
-
-	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 && dom == AF_XDP;
-}
-
 /* Stops and closes the ethdev and undoes the kind's open; d stays. */
 static void dev_release(struct uplink_dev *d)
 {
@@ -129,40 +108,29 @@ static void dev_release(struct uplink_dev *d)
 	rte_eth_dev_close(d->port_id);
 	if (d->kind->close != NULL)
 		d->kind->close(d->vdev, d->name);
-	for (int i = 0; i < d->n_xsk; i++) {
-		struct stat st;
+	ethdev_xsks_close(&d->xsks, d->name);
+}
 
-		if (fstat(d->xsk_fd[i], &st) == 0 && st.st_ino == d->xsk_ino[i] &&
-		    fd_is_xsk(d->xsk_fd[i])) {
-			LOG(DEBUG, "%s: closing AF_XDP socket %d the driver left open", d->name,
-			    d->xsk_fd[i]);
-			close(d->xsk_fd[i]);
-		}
-	}
-	d->n_xsk = 0;
+struct dev_start_args {
+	struct uplink_dev *d;
+	const struct port *p;
+	char *msg;
+	size_t len;
+};
+
+static int dev_start_cb(void *arg)
+{
+	struct dev_start_args *a = arg;
+
+	return dev_start(a->d, a->p, a->msg, a->len);
 }
 
 /* dev_start, recording the AF_XDP sockets it makes. */
 static int dev_start_tracked(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
 {
-	int before[ETHDEV_MAX_SOCKETS], after[ETHDEV_MAX_SOCKETS];
-	unsigned int n_before = ethdev_sockets(AF_XDP, before, RTE_DIM(before)), n_after;
-	int rc = dev_start(d, p, msg, len);
+	struct dev_start_args a = {d, p, msg, len};
 
-	n_after = ethdev_sockets(AF_XDP, after, RTE_DIM(after));
-	d->n_xsk = 0;
-	for (unsigned int i = 0; i < n_after && d->n_xsk < MAX_XSK_FDS; i++) {
-		unsigned int j = 0;
-		struct stat st;
-
-		while (j < n_before && before[j] != after[i])
-			j++;
-		if (j == n_before && fstat(after[i], &st) == 0) {
-			d->xsk_ino[d->n_xsk] = st.st_ino;
-			d->xsk_fd[d->n_xsk++] = after[i];
-		}
-	}
-	return rc;
+	return ethdev_xsks_track(dev_start_cb, &a, &d->xsks);
 }
 
 static void dev_close(struct uplink_dev *d)

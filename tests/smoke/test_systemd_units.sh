@@ -9,7 +9,8 @@
 
 command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed (apt-get install systemd)"
 UNITS=()
-for u in /usr/local/lib/systemd/system/podwired.service; do
+for u in /usr/local/lib/systemd/system/podwired.service \
+	/usr/local/lib/systemd/system/podwire-docker.service; do
 	[ -f "$u" ] || fail "$u is not installed; run .ci/setup (meson install)"
 	UNITS+=("$u")
 done
@@ -28,3 +29,8 @@ exe=$(prop ExecStart | cut -d' ' -f1)
 [ -x "$exe" ] || fail "podwired.service runs $exe, which is not installed"
 "$exe" --help >/dev/null || fail "$exe --help failed"
 ok "podwired.service runs $exe"
+u=/usr/local/lib/systemd/system/podwire-docker.service
+expect_eq "podwire-docker.service Restart" always "$(prop Restart)"
+exe=$(prop ExecStart | cut -d' ' -f1)
+[ -x "$exe" ] || fail "podwire-docker.service runs $exe, which is not installed"
+ok "podwire-docker.service runs $exe"

@@ -429,7 +429,7 @@ static void test_uplink_fields(void)
 	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\",\"secret\":\"s\""), INV, "secret",
 	    "memif ports only");
 	UPL(J("\"type\":\"vhost-user\",\"socket\":\"/tmp/x.sock\",\"iface\":\"eth1\""), INV,
-	    "iface", "applies to af_xdp and af_packet ports");
+	    "iface", "applies to af_xdp, af_packet and veth ports");
 	UPL(J("\"type\":\"pci\""), INV, "pci", "a pci port needs \"pci\"");
 	UPL(J("\"type\":\"pci\",\"pci\":\"1:2:3\""), INV, "pci", "such as 0000:01:10.2");
 	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:20.0\""), INV, "pci", "not valid");

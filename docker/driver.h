@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-docker: the libnetwork remote network driver (Docker's remote
+ * driver protocol, shared/specs/001). dockerd POSTs JSON to the plugin
+ * socket; each call is answered from the driver's own records and, for
+ * what changes the datapath, by podwired through the control client
+ * library. One lock serialises the handlers and the garbage collector.
+ */
+#ifndef PODWIRE_DOCKER_DRIVER_H
+#define PODWIRE_DOCKER_DRIVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "api.h"
+#include "client.h"
+
+#define DK_ID_MAX     64  /* dockerd's ids: 64 hex digits */
+#define DK_ID_SHORT   12  /* what names of ports and interfaces carry */
+#define DK_ADDR_MAX   64  /* an address in CIDR form */
+#define DK_PATH_MAX   256 /* paths of the driver's own files */
+#define DK_MEDIA_TYPE "application/vnd.docker.plugins.v1.2+json"
+
+/* Where the driver is and what it talks to (options of podwire-docker). */
+struct dk_config {
+	char plugin_socket[DK_PATH_MAX];   /* /run/docker/plugins/podwire.sock */
+	char podwired_socket[DK_PATH_MAX]; /* /run/podwire/podwired.sock */
+	char state_dir[DK_PATH_MAX];	   /* /var/lib/podwire-docker */
+	/* DPDK containers' socket directories: on the host, and as the
+	 * containers mount it (the same path by default). */
+	char socket_dir[DK_PATH_MAX];
+	char container_socket_dir[DK_PATH_MAX];
+	int podwired_timeout_ms;
+	int gc_interval_sec; /* how often the garbage collector runs */
+	int gc_grace_sec;    /* an endpoint never joined for this long is stale */
+	bool verbose;
+};
+extern struct dk_config dk_cfg;
+
+enum dk_iftype { DK_IF_KERNEL, DK_IF_VHOST, DK_IF_MEMIF };
+
+struct dk_network {
+	char id[DK_ID_MAX + 1];
+	char pw_network[API_NAME_MAX + 1]; /* the podwired network */
+	bool created;			   /* the driver made it (and deletes it) */
+	enum dk_iftype iftype;
+	int mtu;
+	char gateway4[DK_ADDR_MAX]; /* as IPAM gave it, without the prefix length */
+	char gateway6[DK_ADDR_MAX];
+};
+
+struct dk_endpoint {
+	char id[DK_ID_MAX + 1];
+	char network_id[DK_ID_MAX + 1];
+	char port[API_NAME_MAX + 1]; /* the podwired port */
+	enum dk_iftype iftype;
+	char mac[18];
+	char addr4[DK_ADDR_MAX];
+	char addr6[DK_ADDR_MAX];
+	/* The interface handed to dockerd: the container end of a veth, or
+	 * the placeholder (a dummy) of a DPDK container. */
+	char iface[16];
+	char host_iface[16];	   /* kernel: the veth's host end podwired keeps */
+	char dir[DK_PATH_MAX];	   /* DPDK: the socket directory on the host */
+	char sandbox[DK_PATH_MAX]; /* set by Join: the container's netns path */
+	/* The sandbox file was seen: dockerd makes it after Join (its OCI
+	 * hook), so only a sandbox once seen is gone when missing. */
+	bool sandbox_seen;
+	time_t created; /* made, joined or left: when the grace period starts */
+};
+
+/* ---- records (store.c); caller holds dk_lock --------------------------- */
+
+extern pthread_mutex_t dk_lock;
+
+int store_load(char *msg, size_t len);
+/* Writes state.json atomically; 0 or -errno with msg. */
+int store_save(char *msg, size_t len);
+struct dk_network *store_network(const char *id);
+struct dk_endpoint *store_endpoint(const char *id);
+/* Adds a copy; returns it, or NULL when memory is short. */
+struct dk_network *store_network_add(const struct dk_network *n);
+struct dk_endpoint *store_endpoint_add(const struct dk_endpoint *e);
+void store_network_del(struct dk_network *n);
+void store_endpoint_del(struct dk_endpoint *e);
+unsigned int store_endpoint_count(void);
+struct dk_endpoint *store_endpoint_at(unsigned int i);
+unsigned int store_network_count(void);
+struct dk_network *store_network_at(unsigned int i);
+unsigned int store_endpoints_of(const char *network_id);
+const char *dk_iftype_name(enum dk_iftype t);
+
+/* ---- protocol handlers ---------------------------------------------------- */
+
+/* How a call failed: the HTTP status (400 the request is malformed, 404
+ * unknown method, 500 the operation failed) and the Err text. */
+struct dk_err {
+	int status;
+	char msg[1024];
+};
+
+/* A handler: req is the decoded body (an object, never NULL). Returns the
+ * response object, or NULL with err filled. Called under dk_lock. */
+typedef cJSON *(*dk_handler)(const cJSON *req, struct dk_err *err);
+
+cJSON *dk_fail(struct dk_err *err, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Request fields: a required string of at most max bytes. NULL with err
+ * (400) naming the field when missing or of another type. */
+const char *dk_req_str(const cJSON *req, const char *field, size_t max, struct dk_err *err);
+/* A dockerd id (12-64 hex digits) in field. */
+const char *dk_req_id(const cJSON *req, const char *field, struct dk_err *err);
+
+cJSON *h_create_network(const cJSON *req, struct dk_err *err);
+cJSON *h_delete_network(const cJSON *req, struct dk_err *err);
+cJSON *h_allocate_network(const cJSON *req, struct dk_err *err);
+cJSON *h_free_network(const cJSON *req, struct dk_err *err);
+cJSON *h_create_endpoint(const cJSON *req, struct dk_err *err);
+cJSON *h_delete_endpoint(const cJSON *req, struct dk_err *err);
+cJSON *h_endpoint_info(const cJSON *req, struct dk_err *err);
+cJSON *h_join(const cJSON *req, struct dk_err *err);
+cJSON *h_leave(const cJSON *req, struct dk_err *err);
+cJSON *h_program_external(const cJSON *req, struct dk_err *err);
+cJSON *h_revoke_external(const cJSON *req, struct dk_err *err);
+
+/* The network an endpoint call names: NetworkID must be a known one. */
+struct dk_network *dk_need_network(const cJSON *req, struct dk_err *err);
+
+/* ---- podwired (podwired.c); caller holds dk_lock -------------------------- */
+
+/* One call over the driver's connection (made, or remade after podwired
+ * restarted, as needed). 0 and *result (may be NULL to discard), or -1
+ * with pe filled (code 0: podwired unreachable). */
+int pw_call(const char *method, cJSON *params, cJSON **result, struct pw_error *pe);
+/* Deletes a port; 0 also when it does not exist. */
+int pw_port_delete(const char *name, struct pw_error *pe);
+
+/* ---- endpoints' parts (iface.c) -------------------------------------------- */
+
+/* DPDK container: its socket directory, podwire.json and placeholder. */
+int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const cJSON *port,
+			struct dk_err *err);
+/* Removes what an endpoint left on the host: the placeholder interface
+ * (when back in the host's namespace), the socket directory. */
+void endpoint_host_cleanup(const struct dk_endpoint *e);
+/* The socket file name of an iftype in its endpoint directory. */
+const char *dpdk_socket_name(enum dk_iftype t);
+
+/* Removes the endpoint everywhere (port, interfaces, files, record) and
+ * saves; used by DeleteEndpoint and the garbage collector. 0 or -1 with
+ * err, the record then kept so that a retry can finish. */
+int endpoint_remove(struct dk_endpoint *e, struct dk_err *err);
+
+/* ---- garbage collection (gc.c) ------------------------------------------------ */
+
+/* One pass: endpoints no container uses any more (sandbox gone, veth
+ * gone with its namespace, never joined within the grace period). Returns
+ * how many were removed. Caller holds dk_lock. */
+int gc_run(time_t now);
+void *gc_thread(void *arg);
+
+/* Logging: to stderr, one line each. */
+void dk_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,224 @@
+#!/bin/bash
+# Which way should a kernel container's interface reach a DPDK forwarder?
+# Measures the candidate mechanisms with one forwarder, dpdk-testpmd in io
+# mode, so that only the mechanism differs:
+#
+#   netns A (iperf3 client) --cA-- [mechanism] -- testpmd io -- [mechanism] --cB-- netns B (iperf3 server)
+#
+# Candidates (--modes):
+#   af_xdp      a veth pair per namespace (one queue each); net_af_xdp on the host end
+#   af_packet   the same veth pairs; net_af_packet (TPACKET v2 ring) on the host end
+#   net_tap     net_tap makes a tap per namespace, moved into the namespace after start
+#   vhost_net   net_virtio_user over /dev/vhost-net (a tap, as VPP's tapv2); needs
+#               a kernel with CONFIG_VHOST_NET: reported as unavailable otherwise
+# Each round runs every candidate once (interleaved rounds: this 2-vCPU
+# machine changes speed within a run); per cell: iperf3 TCP (Gbit/s),
+# iperf3 UDP with 64-byte payloads (pps received), and the forwarder's
+# busy cycles per frame (testpmd --record-core-cycles).
+# Cores: testpmd's forwarding lcore on FWD_CPU (default 1), both namespaces'
+# iperf3 on APP_CPU (default 0).
+#
+# Usage: perf/bench_kernel_ports.sh [--rounds N] [--duration SEC] [--modes "..."] [--json FILE]
+# It is a report, not a test: it prints figures and asserts nothing.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+FWD_CPU=${FWD_CPU:-1}
+APP_CPU=${APP_CPU:-0}
+ROUNDS=3
+DURATION=5
+MODES="af_xdp af_packet net_tap vhost_net"
+JSON_OUT=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; shift 2 ;;
+	--duration) DURATION=$2; shift 2 ;;
+	--modes) MODES=$2; shift 2 ;;
+	--json) JSON_OUT=$2; shift 2 ;;
+	*) sed -n '/^# Usage/p' "$0" >&2; exit 2 ;;
+	esac
+done
+JSON_OUT=${JSON_OUT:-$ROOT/perf/results/kernel-ports-$(date -u +%Y%m%dT%H%M%SZ).json}
+for c in dpdk-testpmd iperf3 ethtool jq ip; do
+	command -v $c >/dev/null || { echo "bench_kernel_ports: $c is missing" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "bench_kernel_ports: run as root" >&2; exit 1; }
+
+T=$(mktemp -d /tmp/pwk.XXXXXX)
+PFX=pwk$$
+NA=${PFX}A NB=${PFX}B
+TPMD_PID="" TPMD_FD=""
+cleanup() {
+	set +e
+	stop_testpmd
+	ip netns del "$NA" 2>/dev/null
+	ip netns del "$NB" 2>/dev/null
+	ip link del "${PFX}hA" 2>/dev/null
+	ip link del "${PFX}hB" 2>/dev/null
+	rm -rf "$T" /var/run/dpdk/"$PFX"* 2>/dev/null
+}
+trap cleanup EXIT
+
+stop_testpmd() {
+	[ -n "$TPMD_PID" ] || return 0
+	echo quit >&"$TPMD_FD" 2>/dev/null || true
+	for _ in $(seq 50); do kill -0 "$TPMD_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$TPMD_PID" 2>/dev/null || true
+	wait "$TPMD_PID" 2>/dev/null || true
+	exec {TPMD_FD}>&-
+	TPMD_PID=""
+}
+
+wait_for() { # SECONDS COMMAND...
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+ns() { ip netns exec "$@"; }
+
+# Both namespaces, each with interface c<X> = 10.99.0.<n>/24, offloads off
+# (the mechanisms move frames as they are: no TSO superframes, no partial
+# checksums, as a DPDK forwarder needs).
+ns_setup() { # X N
+	local x=$1 n=$2 nsn=$PFX$1
+	ns "$nsn" ip link set lo up
+	ns "$nsn" ip addr add "10.99.0.$n/24" dev "c$x"
+	ns "$nsn" ethtool -K "c$x" tx off tso off gso off gro off >/dev/null 2>&1 || true
+	ns "$nsn" ip link set "c$x" up
+}
+
+setup_veth() {
+	ip netns add "$NA"
+	ip netns add "$NB"
+	for x in A B; do
+		ip link add "${PFX}h$x" numtxqueues 1 numrxqueues 1 type veth peer name "c$x" \
+			numtxqueues 1 numrxqueues 1 netns "$PFX$x"
+		ethtool -K "${PFX}h$x" tx off tso off gso off gro off >/dev/null 2>&1 || true
+		ip link set "${PFX}h$x" up
+	done
+	ns_setup A 1
+	ns_setup B 2
+}
+
+start_testpmd() { # VDEV1 VDEV2
+	local fifo=$T/tpmd.in
+	rm -f "$fifo" "$T/tpmd.log"
+	mkfifo "$fifo"
+	stdbuf -oL dpdk-testpmd --lcores "0@$APP_CPU,1@$FWD_CPU" --main-lcore 0 \
+		--file-prefix "$PFX" --in-memory --no-pci --log-level '*:notice' \
+		--vdev "$1" --vdev "$2" -- -i --nb-cores=1 --forward-mode=io \
+		--record-core-cycles --total-num-mbufs=16384 --rxd=1024 --txd=1024 \
+		<"$fifo" >"$T/tpmd.log" 2>&1 &
+	TPMD_PID=$!
+	exec {TPMD_FD}>"$fifo"
+	wait_for 30 grep -q 'testpmd>' "$T/tpmd.log"
+}
+
+# Sets up the cell for a mode; returns 1 when the mode is unavailable.
+cell_setup() {
+	case $1 in
+	af_xdp)
+		setup_veth
+		start_testpmd "net_af_xdp0,iface=${PFX}hA,start_queue=0,queue_count=1,busy_budget=0" \
+			"net_af_xdp1,iface=${PFX}hB,start_queue=0,queue_count=1,busy_budget=0" ;;
+	af_packet)
+		setup_veth
+		start_testpmd "net_af_packet0,iface=${PFX}hA,qpairs=1,framesz=2048,framecnt=1024" \
+			"net_af_packet1,iface=${PFX}hB,qpairs=1,framesz=2048,framecnt=1024" ;;
+	net_tap)
+		ip netns add "$NA"
+		ip netns add "$NB"
+		start_testpmd "net_tap0,iface=${PFX}tA" "net_tap1,iface=${PFX}tB"
+		for x in A B; do
+			ip link set "${PFX}t$x" netns "$PFX$x"
+			ns "$PFX$x" ip link set "${PFX}t$x" name "c$x"
+		done
+		ns_setup A 1
+		ns_setup B 2 ;;
+	vhost_net)
+		[ -c /dev/vhost-net ] || return 1
+		ip netns add "$NA"
+		ip netns add "$NB"
+		start_testpmd "net_virtio_user0,path=/dev/vhost-net,iface=${PFX}tA,queue_size=1024" \
+			"net_virtio_user1,path=/dev/vhost-net,iface=${PFX}tB,queue_size=1024"
+		for x in A B; do
+			ip link set "${PFX}t$x" netns "$PFX$x"
+			ns "$PFX$x" ip link set "${PFX}t$x" name "c$x"
+		done
+		ns_setup A 1
+		ns_setup B 2 ;;
+	esac
+	echo start >&"$TPMD_FD"
+	wait_for 10 ns "$NA" ping -c1 -W1 10.99.0.2
+}
+
+cell_teardown() {
+	stop_testpmd
+	ip netns del "$NA" 2>/dev/null || true
+	ip netns del "$NB" 2>/dev/null || true
+	ip link del "${PFX}hA" 2>/dev/null || true
+	ip link del "${PFX}hB" 2>/dev/null || true
+	# Namespaces go asynchronously; their interfaces with them.
+	wait_for 10 sh -c "! ip link show ${PFX}hA && ! ip link show ${PFX}tA" || true
+}
+
+# testpmd's forwarding stats since the last "start": busy cycles per frame.
+cycles_per_frame() {
+	echo "show fwd stats all" >&"$TPMD_FD"
+	sleep 1
+	grep -E 'CPU cycles/packet=' "$T/tpmd.log" | tail -n1 | sed 's/.*cycles\/packet=\([0-9.]*\).*/\1/'
+}
+
+run_cell() { # MODE -> prints JSON
+	local mode=$1 tcp udp cpf
+	if ! cell_setup "$mode"; then
+		cell_teardown
+		echo "{\"mode\":\"$mode\",\"available\":false}"
+		return
+	fi
+	ns "$NB" taskset -c "$APP_CPU" iperf3 -s -D -1 --logfile "$T/srv.log" -p 5201
+	sleep 0.3
+	tcp=$(ns "$NA" taskset -c "$APP_CPU" iperf3 -c 10.99.0.2 -p 5201 -t "$DURATION" -J |
+		jq '.end.sum_received.bits_per_second / 1e9')
+	ns "$NB" taskset -c "$APP_CPU" iperf3 -s -D -1 --logfile "$T/srv.log" -p 5202
+	sleep 0.3
+	echo "clear fwd stats all" >&"$TPMD_FD" 2>/dev/null || true
+	echo "stop" >&"$TPMD_FD"
+	echo "start" >&"$TPMD_FD"
+	udp=$(ns "$NA" taskset -c "$APP_CPU" iperf3 -c 10.99.0.2 -p 5202 -u -l 64 -b 0 \
+		-t "$DURATION" -J | jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds')
+	echo "stop" >&"$TPMD_FD"
+	sleep 1
+	cpf=$(grep -E 'CPU cycles/packet=' "$T/tpmd.log" | tail -n1 |
+		sed 's/.*cycles\/packet=\([0-9.]*\).*/\1/')
+	cell_teardown
+	jq -nc --arg m "$mode" --argjson t "${tcp:-0}" --argjson u "${udp:-0}" \
+		--arg c "${cpf:-}" '{mode: $m, available: true, tcp_gbps: $t, udp64_pps: $u,
+		cycles_per_frame: ($c | tonumber? // null)}'
+}
+
+: >"$T/cells.jsonl"
+for r in $(seq "$ROUNDS"); do
+	for m in $MODES; do
+		cell=$(run_cell "$m" | jq -c --argjson r "$r" '. + {round: $r}')
+		echo "$cell" >>"$T/cells.jsonl"
+		echo "round $r: $cell" >&2
+	done
+done
+
+mkdir -p "$(dirname "$JSON_OUT")"
+jq -s '{cells: ., summary: (group_by(.mode) | map({mode: .[0].mode,
+	available: .[0].available,
+	tcp_gbps_median: (if .[0].available then (map(.tcp_gbps) | sort | .[length/2|floor]) else null end),
+	udp64_pps_median: (if .[0].available then (map(.udp64_pps) | sort | .[length/2|floor]) else null end),
+	cycles_per_frame_median: (if .[0].available then (map(.cycles_per_frame) | map(select(. != null)) | sort | .[length/2|floor]) else null end)}))}' \
+	"$T/cells.jsonl" >"$JSON_OUT"
+printf '%-10s %10s %14s %16s\n' mode "TCP Gbit/s" "UDP 64B pps" "cycles/frame"
+jq -r '.summary[] | [.mode, (if .available then (.tcp_gbps_median*100|round/100|tostring) else "unavailable" end),
+	(.udp64_pps_median // "-" | tostring), (.cycles_per_frame_median // "-" | tostring)] | @tsv' \
+	"$JSON_OUT" | while IFS=$'\t' read -r m t u c; do printf '%-10s %10s %14s %16s\n' "$m" "$t" "$u" "$c"; done
+echo "saved $JSON_OUT"

@@ -1,0 +1,91 @@
+#!/bin/bash
+# DPDK containers on podwire networks, with a real dockerd: testpmd in
+# containers of the podwire/dpdk image finds its own socket with
+# `podwire-vdev --docker` (vhost-user and memif), answers pings (icmpecho)
+# from a busybox container through podwired, and a testpmd pod attached by
+# the CNI plugin to the same podwired network answers too. Two DPDK
+# containers on one network each get their own socket.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/cni_lib.sh"
+source "$(dirname "$0")/docker_lib.sh"
+
+docker_setup net dpdk
+
+# Three Docker networks on one podwired network "shared": kernel, vhost-user, memif.
+dk network create -d podwire --subnet 10.83.0.0/24 -o podwire.network=shared knet >/dev/null
+dk network create -d podwire --subnet 10.84.0.0/24 -o podwire.network=shared \
+	-o podwire.iftype=vhost-user dnet >/dev/null
+dk network create -d podwire --subnet 10.85.0.0/24 -o podwire.network=shared \
+	-o podwire.iftype=memif mnet >/dev/null
+
+# dpdk_run NAME NETWORK: testpmd answering pings on the container's own
+# interface, its EAL arguments from podwire-vdev --docker. (testpmd
+# without -i exits when stdin closes: feed it a sleep.)
+dpdk_run() {
+	dk run -d --name "$1" --network "$2" -v "$DK_SOCKDIR:$DK_CONTAINER_SOCKDIR" \
+		-v /dev/hugepages:/dev/hugepages --cap-add SYS_NICE --cap-add IPC_LOCK podwire/dpdk sh -c \
+		"ARGS=\$(podwire-vdev --docker) || exit 1; echo \"vdev: \$ARGS\";
+		 sleep 100000 | exec dpdk-testpmd \$ARGS --lcores 0@$POD_CPU,1@$POD_CPU --main-lcore 0 \
+		   --no-pci --in-memory --file-prefix $1-$$ --log-level '*:notice' -- \
+		   --forward-mode=icmpecho --total-num-mbufs=2048 --nb-cores=1" >/dev/null
+}
+dpdk_run d1 dnet
+dpdk_run d2 dnet
+dpdk_run m1 mnet
+for c in d1:dnet d2:dnet m1:mnet; do
+	wait_link pw "$(ct_port "${c%%:*}" "${c#*:}")" up 60
+done
+ok "three DPDK containers connected (vhost-user twice, memif)"
+
+# Each picked its own socket: its endpoint's directory, its MAC.
+for c in d1:dnet d2:dnet m1:mnet; do
+	name=${c%%:*} net=${c#*:}
+	ep=$(dk inspect -f "{{(index .NetworkSettings.Networks \"$net\").EndpointID}}" "$name" | cut -c1-12)
+	vdev=$(dk logs "$name" 2>&1 | grep '^vdev: ' | head -n1 || true)
+	case "$vdev" in
+	*"$DK_CONTAINER_SOCKDIR/$ep/"*"mac=$(ct_mac "$name" "$net")"*) ok "$name: $vdev" ;;
+	*) fail "$name did not pick its own socket ($ep): $vdev" ;;
+	esac
+done
+[ "$(dk exec d1 podwire-vdev --docker)" != "$(dk exec d2 podwire-vdev --docker)" ] ||
+	fail "d1 and d2 got the same EAL arguments"
+
+# A testpmd pod attached by the CNI plugin to the same podwired network.
+cni_conf '.network = "shared" | .ipam.subnet = "10.86.0.0/24"' >"$T/cni.json"
+cni ADD podc net1 "$T/cni.json"
+cni_ok "CNI ADD of a testpmd pod on podwired network shared"
+PJ=$(ls "$T"/pods/*/podwire.json)
+POD_MAC=$(jq -r .mac "$PJ")
+POD_IP=$(jq -r '.ips[0]' "$PJ" | cut -d/ -f1)
+POD_PORT=$(ctlj pw port list | jq -r '.ports[] | select(.name | startswith("pw-")) | .name')
+VDEV=$("$PODWIRE_VDEV" "$PJ")
+VDEV=${VDEV#--vdev=}
+pod_up pw "$POD_PORT" podc "${VDEV%% *}" --forward-mode=icmpecho
+
+# busybox on the kernel network pings each, with addresses of their subnets
+# on its eth0 and their MACs as neighbours (every icmpecho testpmd answers
+# every ARP request, so ARP would not say who is who).
+ct_run b1 knet --cap-add NET_ADMIN
+for a in 10.84.0.200/24 10.85.0.200/24 10.86.0.200/24; do dk exec b1 ip addr add "$a" dev eth0; done
+ping_dpdk() { # NAME IP MAC PORT
+	local before after
+	dk exec b1 arp -i eth0 -s "$2" "$3"
+	before=$(port_stat pw "$4" .rx_packets)
+	dk exec b1 ping -c 3 -W 2 "$2" >/dev/null || fail "b1 cannot ping $1 ($2, $3)"
+	after=$(port_stat pw "$4" .rx_packets)
+	[ "$after" -ge $((before + 3)) ] || fail "$1's port $4 sent $((after - before)) frames, not 3"
+	ok "b1 pings $1 ($2) through podwired; its port $4 answered $((after - before)) frames"
+}
+ping_dpdk d1 "$(ct_ip d1 dnet)" "$(ct_mac d1 dnet)" "$(ct_port d1 dnet)"
+ping_dpdk d2 "$(ct_ip d2 dnet)" "$(ct_mac d2 dnet)" "$(ct_port d2 dnet)"
+ping_dpdk m1 "$(ct_ip m1 mnet)" "$(ct_mac m1 mnet)" "$(ct_port m1 mnet)"
+ping_dpdk "the CNI pod" "$POD_IP" "$POD_MAC" "$POD_PORT"
+
+# ---- removal leaves nothing ------------------------------------------------
+pod_stop podc
+cni DEL podc net1 "$T/cni.json"
+cni_ok "CNI DEL"
+dk rm -f d1 d2 m1 b1 >/dev/null
+dk network rm knet dnet mnet >/dev/null
+expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
+expect_eq "podwired networks" 0 "$(ctlj pw network list | jq '.networks | length')"
