@@ -24,6 +24,7 @@ struct pw_config {
 	uint32_t mbufs;
 	char physnets[1024];  /* SR-IOV: "physnet2:enp1s0f0,physnet3:enp1s0f1#0-7" */
 	char sysfs_root[256]; /* SR-IOV: every sysfs access goes under it */
+	char metrics[64];     /* Prometheus /metrics on ADDR:PORT; "" for none */
 };
 
 extern struct pw_config pw_cfg;

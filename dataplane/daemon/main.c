@@ -26,6 +26,7 @@
 #include "datapath/worker.h"
 #include "model/port.h"
 #include "model/state.h"
+#include "observe/metrics.h"
 #include "sriov/vf_api.h"
 
 /* The DPDK file prefix follows the socket, so instances never collide. */
@@ -90,6 +91,8 @@ static void shutdown_all(void)
 {
 	char rundir[PATH_MAX];
 
+	/* Its thread reads the model under ctl_lock: it goes first. */
+	metrics_stop();
 	pthread_mutex_lock(&ctl_lock);
 	/* Ports go while the workers still run: the empty view is published
 	 * and its grace period waits on their quiescent reports. The state
@@ -185,6 +188,11 @@ int main(int argc, char **argv)
 	vf_api_restore(pw_cfg.state_dir);
 	pthread_mutex_unlock(&ctl_lock);
 	telemetry_init();
+	if (pw_cfg.metrics[0] != '\0' && metrics_start(pw_cfg.metrics) != 0) {
+		shutdown_all();
+		release_instance_lock();
+		return 1;
+	}
 	rc = control_loop();
 	shutdown_all();
 	release_instance_lock();
