@@ -85,7 +85,8 @@ static const struct api_field VF_RELEASE_params[] = {
     {NULL}};
 
 static const struct api_field CAPTURE_START_params[] = {
-    {API_F_PORTS, API_T_ARRAY, true, "1-16 names of existing ports, e.g. [\"pod-a\"]"},
+    {API_F_PORTS, API_T_STRING, true,
+     "1-16 names of existing ports, comma separated, e.g. \"pod-a,pod-b\""},
     {API_F_DIRECTION, API_T_STRING, false, "\"rx\", \"tx\" or \"both\" (default)"},
     {API_F_COUNT, API_T_INT, false, "stop after this many frames, 0 for no limit (default)"},
     {API_F_DURATION, API_T_INT, false, "stop after this many seconds, 0 for no limit (default)"},
@@ -389,7 +390,7 @@ static const struct api_field trace_out_results[] = {
 
 static const struct api_field trace_results[] = {
     I(API_R_SEQ, "order of arrival, from 1"),
-    N(API_R_TIME, "seconds since podwired started"),
+    N(API_R_TIME, "seconds since the first trace add after a clear"),
     S(API_F_PORT, "the port it came in on"),
     S(API_F_NETWORK, "that port's network"),
     I(API_R_LEN, "bytes"),
@@ -397,7 +398,8 @@ static const struct api_field trace_results[] = {
     S(API_R_DST, "destination MAC"),
     S(API_R_ETHERTYPE, "EtherType after any VLAN tag, e.g. 0x0800"),
     I(API_R_TAG, "the VLAN id it carried, 0: untagged"),
-    S(API_R_VLAN_ACTION, "untagged, tag removed (the network's), or none (not looked at)"),
+    S(API_R_VLAN_ACTION,
+      "untagged, the network's tag removed, another VLAN's tag (dropped), or none (cross-connect)"),
     S(API_R_LOOKUP, "learned, flooded (broadcast/multicast), unknown (flooded), xconnect, none"),
     A(API_R_OUTPUTS, "where it went (at most 8 listed)", trace_out_results),
     I(API_R_DESTINATIONS, "destinations in all"),

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -174,7 +175,9 @@ static int open_out(const char *path, bool *created)
 
 int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 {
-	cJSON *params = cJSON_CreateObject(), *ports = cJSON_AddArrayToObject(params, API_F_PORTS);
+	cJSON *params = cJSON_CreateObject();
+	char ports[API_CAPTURE_PORTS * 80] = "";
+	size_t n_ports = 0, off = 0;
 	cJSON *result = NULL;
 	const char *path = NULL;
 	struct pw_error err = {0};
@@ -185,6 +188,7 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 	char *rest = NULL;
 	size_t rest_len = 0;
 	int fd, out, ret = CTL_EXIT_OK, rc = 0;
+	struct stat st;
 
 	for (int i = 0; i < argc; i++) {
 		static const struct {
@@ -233,10 +237,15 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 			continue;
 		if (a[0] == '-' && a[1] != '\0')
 			return usage_err("unknown option \"%s\"", a);
-		cJSON_AddItemToArray(ports, cJSON_CreateString(a));
+		if (strchr(a, ',') != NULL || off + strlen(a) + 2 > sizeof(ports))
+			return usage_err("\"%s\": give each PORT as a word of its own", a);
+		off +=
+		    (size_t)snprintf(ports + off, sizeof(ports) - off, "%s%s", off ? "," : "", a);
+		n_ports++;
 	}
-	if (cJSON_GetArraySize(ports) == 0)
+	if (n_ports == 0)
 		return usage_err("%sname at least one PORT", "");
+	cJSON_AddStringToObject(params, API_F_PORTS, ports);
 	if (path == NULL)
 		return usage_err("%s-w FILE is required (- for stdout)", "");
 	out = open_out(path, &created);
@@ -260,7 +269,9 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 			close(out);
 		return err.code == 0 ? CTL_EXIT_TRANSPORT : CTL_EXIT_DAEMON;
 	}
-	if (!created && out != STDOUT_FILENO && ftruncate(out, 0) != 0) {
+	/* A regular file is emptied; a device (/dev/null) or a FIFO is not. */
+	if (!created && out != STDOUT_FILENO && fstat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+	    ftruncate(out, 0) != 0) {
 		fprintf(stderr, "podwirectl: error: capture: -w %s: %s\n", path, strerror(errno));
 		return CTL_EXIT_USAGE;
 	}

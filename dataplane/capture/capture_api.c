@@ -13,29 +13,32 @@ static cJSON *fail_ports(struct api_err *err, int code, const char *fmt, const c
 	return api_fail(err, code, API_F_PORTS, fmt, name);
 }
 
-/* Fills r->ports from the "ports" array: 1-16 distinct existing ports
- * that no capture has yet. */
+/* Fills r->ports from "ports", names separated by commas: 1-16 distinct
+ * existing ports that no capture has yet. */
 static cJSON *need_ports(const cJSON *params, struct capture_req *r, struct api_err *err)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(params, API_F_PORTS), *e;
+	const char *list = api_get_str(params, API_F_PORTS, "");
+	char buf[API_CAPTURE_PORTS * (API_NAME_MAX + 1) + 1], *save = NULL, *name;
 
 	r->n_ports = 0;
-	if (cJSON_GetArraySize(a) == 0 || cJSON_GetArraySize(a) > API_CAPTURE_PORTS)
+	if (strlen(list) >= sizeof(buf))
 		return api_fail(err, API_ERR_INVALID_PARAMS, API_F_PORTS,
-				"capture.start: \"ports\" must name 1-%d ports; it has %d",
-				API_CAPTURE_PORTS, cJSON_GetArraySize(a));
-	cJSON_ArrayForEach (e, a) {
-		struct port *p;
+				"capture.start: \"ports\" is too long; name 1-%d ports",
+				API_CAPTURE_PORTS);
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (name = strtok_r(buf, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save)) {
+		struct port *p = port_find(name);
 
-		if (!cJSON_IsString(e))
+		if (r->n_ports == API_CAPTURE_PORTS)
 			return api_fail(err, API_ERR_INVALID_PARAMS, API_F_PORTS,
-					"capture.start: \"ports\" must hold port names (strings)");
-		p = port_find(e->valuestring);
+					"capture.start: more than %d ports; capture at most %d at "
+					"once",
+					API_CAPTURE_PORTS, API_CAPTURE_PORTS);
 		if (p == NULL)
 			return fail_ports(
 			    err, API_ERR_NOT_FOUND,
 			    "port \"%s\" does not exist; `podwirectl port list` shows the ports",
-			    e->valuestring);
+			    name);
 		for (unsigned int i = 0; i < r->n_ports; i++)
 			if (r->ports[i] == p)
 				return fail_ports(err, API_ERR_INVALID_PARAMS,
@@ -50,6 +53,10 @@ static cJSON *need_ports(const cJSON *params, struct capture_req *r, struct api_
 			    p->conf.name);
 		r->ports[r->n_ports++] = p;
 	}
+	if (r->n_ports == 0)
+		return api_fail(
+		    err, API_ERR_INVALID_PARAMS, API_F_PORTS,
+		    "capture.start: \"ports\" names no port; give e.g. \"pod-a,pod-b\"");
 	return NULL;
 }
 
