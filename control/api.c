@@ -88,6 +88,25 @@ static const struct api_field VF_RELEASE_params[] = {
     {API_F_OWNER, API_T_STRING, false, "release every VF this owner holds"},
     {NULL}};
 
+static const struct api_field CAPTURE_START_params[] = {
+    {API_F_PORTS, API_T_STRING, true,
+     "1-16 names of existing ports, comma separated, e.g. \"pod-a,pod-b\""},
+    {API_F_DIRECTION, API_T_STRING, false, "\"rx\", \"tx\" or \"both\" (default)"},
+    {API_F_COUNT, API_T_INT, false, "stop after this many frames, 0 for no limit (default)"},
+    {API_F_DURATION, API_T_INT, false, "stop after this many seconds, 0 for no limit (default)"},
+    {API_F_SNAPLEN, API_T_INT, false, "bytes kept of each frame, 14-262144 (default 262144)"},
+    {API_F_FILTER, API_T_STRING, false,
+     "a tcpdump (libpcap) filter expression such as \"udp port 53\""},
+    {NULL}};
+#define CAPTURE_LIST_params no_params
+#define TRACE_SHOW_params   no_params
+#define TRACE_CLEAR_params  no_params
+
+static const struct api_field TRACE_ADD_params[] = {
+    {API_F_COUNT, API_T_INT, true, "frames to record, 1-1000"},
+    {API_F_PORT, API_T_STRING, false, "only frames received on this port (default: any port)"},
+    {NULL}};
+
 /* ---- results ---------------------------------------------------------- */
 
 #define S(name, help)                                                                              \
@@ -358,6 +377,79 @@ static const struct api_field CDI_LIST_results[] = {
     A(API_R_SPECS, "the spec documents, one per kind that has a device", cdi_spec_results),
     A(API_R_SKIPPED, "ports and VFs that are no device, and why", cdi_skipped_results),
     {NULL}};
+
+static const struct api_field capture_port_results[] = {
+    S(API_F_NAME, "the port"),
+    I(API_R_INTERFACE, "its interface id in the pcapng stream"),
+    S(API_R_KIND, "its kind"),
+    S(API_F_NETWORK, "its network"),
+    {API_R_MATCHED, API_T_NUMBER, false, "capture.list: frames the filter took"},
+    {API_R_SKIPPED, API_T_NUMBER, false,
+     "capture.list: of those, not copied (the capture ring was full)"},
+    {NULL}};
+
+static const struct api_field CAPTURE_START_results[] = {
+    I(API_R_ID, "the capture's id"),
+    S(API_R_FORMAT, "pcapng: what follows the answer on this connection"),
+    A(API_F_PORTS, "the ports, in interface order", capture_port_results),
+    S(API_F_DIRECTION, "rx, tx or both"),
+    I(API_F_COUNT, "frames after which it stops, 0: no limit"),
+    I(API_F_DURATION, "seconds after which it stops, 0: no limit"),
+    I(API_F_SNAPLEN, "bytes kept of each frame"),
+    S(API_F_FILTER, "the filter expression, \"\" for none"),
+    {NULL}};
+
+static const struct api_field capture_results[] = {
+    I(API_R_ID, "the capture's id"),
+    A(API_F_PORTS, "its ports", capture_port_results),
+    S(API_F_DIRECTION, "rx, tx or both"),
+    S(API_F_FILTER, "its filter, \"\" for none"),
+    I(API_F_SNAPLEN, "bytes kept of each frame"),
+    N(API_R_MATCHED, "frames the filter took, all ports"),
+    N(API_R_SKIPPED, "of those, not copied: the capture ring was full"),
+    N(API_R_WRITTEN, "frames written to the stream"),
+    N(API_R_WRITTEN_BYTES, "bytes written to the stream"),
+    N(API_R_SECONDS, "seconds since it started"),
+    {NULL}};
+
+static const struct api_field CAPTURE_LIST_results[] = {
+    A(API_R_CAPTURES, "running captures", capture_results), {NULL}};
+
+static const struct api_field TRACE_ADD_results[] = {
+    I(API_F_COUNT, "frames that will be recorded (added to any left)"),
+    A(API_F_PORTS, "the ports watched", NULL),
+    {NULL}};
+
+static const struct api_field trace_out_results[] = {
+    S(API_F_PORT, "a destination port (\"#N\" when deleted since)"),
+    S(API_R_RESULT, "\"queued\", or the drop reason there"),
+    {NULL}};
+
+static const struct api_field trace_results[] = {
+    I(API_R_SEQ, "order of arrival, from 1"),
+    N(API_R_TIME, "seconds since the first trace add after a clear"),
+    S(API_F_PORT, "the port it came in on"),
+    S(API_F_NETWORK, "that port's network"),
+    I(API_R_LEN, "bytes"),
+    S(API_R_SRC, "source MAC"),
+    S(API_R_DST, "destination MAC"),
+    S(API_R_ETHERTYPE, "EtherType after any VLAN tag, e.g. 0x0800"),
+    I(API_R_TAG, "the VLAN id it carried, 0: untagged"),
+    S(API_R_VLAN_ACTION,
+      "untagged, the network's tag removed, another VLAN's tag (dropped), or none (cross-connect)"),
+    S(API_R_LOOKUP, "learned, flooded (broadcast/multicast), unknown (flooded), xconnect, none"),
+    A(API_R_OUTPUTS, "where it went (at most 8 listed)", trace_out_results),
+    I(API_R_DESTINATIONS, "destinations in all"),
+    S(API_R_DROP, "the ingress drop reason, \"\" when it was not dropped there"),
+    {NULL}};
+
+static const struct api_field TRACE_SHOW_results[] = {
+    A(API_R_TRACES, "the recorded frames, oldest first", trace_results),
+    I(API_R_REMAINING, "frames still to record"),
+    {NULL}};
+
+static const struct api_field TRACE_CLEAR_results[] = {I(API_R_CLEARED, "records forgotten"),
+						       {NULL}};
 
 #undef S
 #undef I

@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  4
+#define API_VERSION_MINOR	  5
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -35,6 +35,10 @@
 #define API_MTU_MIN	     68
 #define API_MTU_MAX	     9000
 #define API_MTU_DEFAULT	     1500
+#define API_SNAPLEN_MIN	     14	    /* an Ethernet header */
+#define API_SNAPLEN_MAX	     262144 /* tcpdump's default; frames are at most 9022 bytes */
+#define API_CAPTURE_PORTS    16	    /* ports in one capture */
+#define API_TRACE_MAX	     1000   /* frames one trace add records */
 #define API_VLAN_MAX	     4094
 #define API_ALLOWED_MACS_MAX 8
 #define API_PORT_MAC_LIMIT   64	   /* default learned MACs per port */
@@ -74,7 +78,13 @@ enum api_error {
 	X(VF_LIST, "vf.list", "SR-IOV VF pools per physical network")                              \
 	X(VF_ALLOC, "vf.alloc", "take a free VF of a physnet and bind it to vfio-pci")             \
 	X(VF_RELEASE, "vf.release", "give a VF back and restore its original driver")              \
-	X(CDI_LIST, "cdi.list", "the CDI devices podwired offers and their spec documents")
+	X(CDI_LIST, "cdi.list", "the CDI devices podwired offers and their spec documents")        \
+	X(CAPTURE_START, "capture.start",                                                          \
+	  "copy ports' frames into pcapng, streamed on this connection after the answer")          \
+	X(CAPTURE_LIST, "capture.list", "running captures and their counts")                       \
+	X(TRACE_ADD, "trace.add", "record the path of the next N frames")                          \
+	X(TRACE_SHOW, "trace.show", "the paths recorded")                                          \
+	X(TRACE_CLEAR, "trace.clear", "stop tracing and forget the paths recorded")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -107,6 +117,13 @@ enum api_method {
 #define API_F_FLOOD_LIMIT   "flood_limit"   /* flooded frames per second from a port */
 #define API_F_TX_RETRIES    "tx_retries"    /* tries again of a full ring */
 #define API_F_TRUST	    "trust"
+/* Capture and trace (API 1.4). */
+#define API_F_PORTS	"ports"	    /* capture.start: port names */
+#define API_F_DIRECTION "direction" /* rx, tx or both */
+#define API_F_COUNT	"count"	    /* frames: capture stops, trace records */
+#define API_F_DURATION	"duration"  /* seconds a capture runs, 0: until stopped */
+#define API_F_SNAPLEN	"snaplen"   /* bytes kept of each frame */
+#define API_F_FILTER	"filter"    /* a libpcap (tcpdump) expression */
 
 /* Result fields: what handlers return and clients read, by these names
  * only (besides the API_F_ names above). Each method's results are
@@ -192,10 +209,37 @@ enum api_method {
 #define API_R_SKIPPED	      "skipped" /* cdi.list: what is no device, and why */
 #define API_R_OBJECT	      "object"
 /* veth ports (a kernel container's interface) */
-#define API_R_VETH    "veth"
-#define API_R_IFINDEX "ifindex"
+#define API_R_VETH	    "veth"
+#define API_R_IFINDEX	    "ifindex"
+#define API_R_ID	    "id"
+#define API_R_FORMAT	    "format"
+#define API_R_INTERFACE	    "interface"
+#define API_R_CAPTURES	    "captures"
+#define API_R_MATCHED	    "matched"
+#define API_R_WRITTEN	    "written"
+#define API_R_WRITTEN_BYTES "written_bytes"
+#define API_R_SECONDS	    "seconds"
+#define API_R_TRACES	    "traces"
+#define API_R_SEQ	    "seq"
+#define API_R_TIME	    "time_sec"
+#define API_R_LEN	    "len"
+#define API_R_SRC	    "src"
+#define API_R_DST	    "dst"
+#define API_R_ETHERTYPE	    "ethertype"
+#define API_R_TAG	    "tag"
+#define API_R_VLAN_ACTION   "vlan_action"
+#define API_R_LOOKUP	    "lookup"
+#define API_R_OUTPUTS	    "outputs"
+#define API_R_DESTINATIONS  "destinations"
+#define API_R_RESULT	    "result"
+#define API_R_DROP	    "drop"
+#define API_R_REMAINING	    "remaining"
 
 /* Values of the enumerated fields. */
+#define API_DIR_RX	   "rx"
+#define API_DIR_TX	   "tx"
+#define API_DIR_BOTH	   "both"
+#define API_CAPTURE_FORMAT "pcapng"
 #define API_NET_BRIDGE	   "bridge"
 #define API_NET_XCONNECT   "xconnect"
 #define API_PORT_VHOST	   "vhost-user"

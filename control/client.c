@@ -418,6 +418,18 @@ int pw_client_call(struct pw_client *c, const char *method, cJSON *params, cJSON
 	return ret;
 }
 
+int pw_client_take_stream(struct pw_client *c, char **rest, size_t *len)
+{
+	int fd = c->fd;
+
+	*rest = c->len != 0 ? c->buf : NULL;
+	*len = c->len;
+	if (*rest == NULL)
+		free(c->buf);
+	free(c);
+	return fd;
+}
+
 /* A daemon of a newer major API version may give fields other meanings:
  * refuse it, saying what to upgrade. One without api_version is 1.0. */
 static int handshake(struct pw_client *c, struct pw_error *err)

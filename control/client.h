@@ -34,4 +34,12 @@ void pw_client_close(struct pw_client *c);
 int pw_client_call(struct pw_client *c, const char *method, cJSON *params, cJSON **result,
 		   struct pw_error *err);
 
+/*
+ * After a method whose answer is followed by a stream on the same
+ * connection (capture.start): returns the socket, which the caller now
+ * owns, and hands over the bytes received after the answer (*rest,
+ * malloc'd, NULL when none). c is freed. -1 when the connection failed.
+ */
+int pw_client_take_stream(struct pw_client *c, char **rest, size_t *len);
+
 #endif

@@ -20,6 +20,7 @@
 #include "api.h"
 #include "client.h"
 #include "files.h"
+#include "ctl.h"
 
 enum ctl_exit { EXIT_OK, EXIT_DAEMON, EXIT_USAGE, EXIT_TRANSPORT };
 
@@ -546,6 +547,50 @@ static void print_cdi_write(const struct reply *r)
 	}
 }
 
+/* ---- capture list, trace (API 1.5) ---------------------------------------- */
+
+static void print_capture_list(const struct reply *r)
+{
+	const cJSON *c, *p, *all = member(r->result, API_R_CAPTURES);
+
+	if (cJSON_GetArraySize(all) == 0)
+		printf("no capture is running\n");
+	cJSON_ArrayForEach (c, all) {
+		printf("capture %ld: %s, snaplen %ld, filter \"%s\", %.0f s: %llu frames matched, "
+		       "%llu skipped (ring full), %llu written (%llu bytes)\n",
+		       api_get_int(c, API_R_ID, 0), str(c, API_F_DIRECTION),
+		       api_get_int(c, API_F_SNAPLEN, 0), api_get_str(c, API_F_FILTER, ""),
+		       member(c, API_R_SECONDS) ? member(c, API_R_SECONDS)->valuedouble : 0,
+		       u64(member(c, API_R_MATCHED)), u64(member(c, API_R_SKIPPED)),
+		       u64(member(c, API_R_WRITTEN)), u64(member(c, API_R_WRITTEN_BYTES)));
+		cJSON_ArrayForEach (p, member(c, API_F_PORTS))
+			printf("  interface %ld: %s (%s, network %s): %llu matched, %llu skipped\n",
+			       api_get_int(p, API_R_INTERFACE, 0), str(p, API_F_NAME),
+			       str(p, API_R_KIND), str(p, API_F_NETWORK),
+			       u64(member(p, API_R_MATCHED)), u64(member(p, API_R_SKIPPED)));
+	}
+}
+
+static void print_trace(const struct reply *r)
+{
+	ctl_print_trace(r->result);
+}
+
+static void print_trace_added(const struct reply *r)
+{
+	char ports[512];
+	const struct column col = {"", API_F_PORTS, COL_LIST};
+
+	format_cell(ports, sizeof(ports), r->result, &col);
+	printf("tracing the next %ld frames received on %s; `podwirectl trace show` prints them\n",
+	       api_get_int(r->result, API_F_COUNT, 0), ports);
+}
+
+static void print_trace_cleared(const struct reply *r)
+{
+	printf("trace cleared: %llu frames forgotten\n", u64(member(r->result, API_R_CLEARED)));
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
@@ -585,6 +630,7 @@ static const struct opt vf_release_opts[] = {
     {"--pci", "BDF", OPT_STR, API_F_PCI}, {"--owner", "O", OPT_STR, API_F_OWNER}, {NULL}};
 
 static const struct opt port_list_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK}, {NULL}};
+static const struct opt trace_add_opts[] = {{"--port", "PORT", OPT_STR, API_F_PORT}, {NULL}};
 static const struct opt no_opts[] = {{NULL}};
 
 /* Two-word commands come before the one-word command they extend. */
@@ -621,6 +667,11 @@ static const struct command commands[] = {
     {"cdi list", "", API_M_CDI_LIST, NULL, false, no_opts, print_cdi_list},
     {"cdi write", "[DIR]", API_M_CDI_LIST, CDI_WRITE_DIR, false, no_opts, print_cdi_write, NULL,
      NULL, "write podwired's CDI spec files into DIR (default " CDI_WRITE_DEFAULT ")"},
+    {"capture list", "", API_M_CAPTURE_LIST, NULL, false, no_opts, print_capture_list},
+    {"trace add", "N [--port PORT]", API_M_TRACE_ADD, API_F_COUNT, true, trace_add_opts,
+     print_trace_added},
+    {"trace show", "", API_M_TRACE_SHOW, NULL, false, no_opts, print_trace},
+    {"trace clear", "", API_M_TRACE_CLEAR, NULL, false, no_opts, print_trace_cleared},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -633,6 +684,9 @@ static void usage(FILE *f)
 			commands[i].args[0] ? " " : "", commands[i].args,
 			commands[i].summary ? commands[i].summary
 					    : api_methods[commands[i].method].summary);
+	fprintf(f, "  capture %s\n      %s\n  top %s\n      %s\n", CTL_CAPTURE_ARGS,
+		"write the ports' frames as pcapng to FILE (- : stdout) until Ctrl-C", CTL_TOP_ARGS,
+		"per-port rates and drops per second, per-worker busy %; also stats --watch");
 	fprintf(f,
 		"  help\n\n"
 		"port add --server: podwired creates the socket (default);\n"
@@ -751,6 +805,16 @@ static int build_params(const struct command *cmd, int argc, char **argv, cJSON 
 				return EXIT_USAGE;
 		} else if (cmd->pos == NULL || have_pos) {
 			return usage_error("%s: unexpected argument \"%s\"", cmd->words, argv[i]);
+		} else if (strcmp(cmd->pos, API_F_COUNT) == 0) {
+			/* A count is a number: trace add N. */
+			char *end;
+			long n = strtol(argv[i], &end, 10);
+
+			if (*end != '\0' || end == argv[i] || n < INT_MIN || n > INT_MAX)
+				return usage_error("%s: \"%s\" is not a number", cmd->words,
+						   argv[i]);
+			cJSON_AddNumberToObject(params, cmd->pos, n);
+			have_pos = true;
 		} else {
 			cJSON_AddStringToObject(params, cmd->pos, argv[i]);
 			have_pos = true;
@@ -845,6 +909,26 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 	return EXIT_OK;
 }
 
+/* capture (not capture list) and top (or stats --watch) stream or
+ * refresh: their own files run them. True when argv was one of them. */
+static bool observe_command(int argc, char **argv, const cJSON *globals, int *ret)
+{
+	const char *env = getenv("PODWIRE_SOCKET");
+	const char *sock =
+	    api_get_str(globals, "socket", env && env[0] ? env : PODWIRE_DEFAULT_SOCKET);
+	int timeout = (int)api_get_int(globals, "timeout", CTL_TIMEOUT_MS_DEFAULT);
+
+	if (strcmp(argv[0], "capture") == 0 && !(argc > 1 && strcmp(argv[1], "list") == 0))
+		*ret = ctl_capture(sock, timeout, argc - 1, argv + 1);
+	else if (strcmp(argv[0], "top") == 0)
+		*ret = ctl_top(sock, timeout, argc - 1, argv + 1);
+	else if (strcmp(argv[0], "stats") == 0 && argc > 1 && strcmp(argv[1], "--watch") == 0)
+		*ret = ctl_top(sock, timeout, argc - 2, argv + 2);
+	else
+		return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	cJSON *globals = cJSON_CreateObject(), *params = cJSON_CreateObject();
@@ -865,6 +949,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 	} else if (i >= argc) {
 		ret = usage_error("no command given");
+	} else if (observe_command(argc - i, argv + i, globals, &ret)) {
+		/* capture, top: done */
 	} else if ((cmd = find_command(argc - i, argv + i, &used)) == NULL) {
 		ret = EXIT_USAGE;
 	} else {

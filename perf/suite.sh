@@ -14,6 +14,9 @@
 #   retries  podwired bridge, vhost-user, 64 B, 2 pods, with the ports'
 #            tx_retries at 0 and at 8 (the default): what retrying a full
 #            ring costs at full load
+#   capture  podwired bridge, vhost-user, 64 B, 2 pods, with no capture and
+#            with `podwirectl capture p0 -w /dev/null` (both directions of
+#            one of the two ports, every frame copied): what a capture costs
 # Parts run in that order. Within a part the cells that are compared with
 # each other are measured in interleaved rounds (round 1 of each, then
 # round 2 of each, ...), so that ratios pair runs made under the same
@@ -25,7 +28,7 @@
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
-#                 scale:PODS, latency:PCT, ovs:SIZE, retries:N
+#                 scale:PODS, latency:PCT, ovs:SIZE, retries:N, capture:off|on
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
 #   --rounds N    measure each cell N times (default 5, --quick 1) and keep
 #                 the median round; every round's figure is in the cell's JSON
@@ -96,6 +99,7 @@ T=$(mktemp -d /tmp/pws.XXXXXX)
 PFX=pws$$
 DUT_PID=""
 DUT_FD=""
+CAP_PID=""
 cleanup() {
 	set +e
 	dut_stop
@@ -176,12 +180,26 @@ dut_start() {
 			--type "$([ "$iface" = vhost ] && echo vhost-user || echo memif)" ${PORT_OPTS:-} \
 			>/dev/null
 	done
+	# CAPTURE: podwirectl capture options for p0 (the capture part), run
+	# on the generator's core, off the forwarder's.
+	if [ -n "${CAPTURE:-}" ]; then
+		# shellcheck disable=SC2086
+		taskset -c "$GEN_CPU" "${ctl[@]}" capture p0 $CAPTURE -q -w /dev/null \
+			2>"$T/capture.log" &
+		CAP_PID=$!
+		wait_for 10 eval "[ \"\$(${ctl[*]} --json capture list | jq '.captures | length')\" = 1 ]"
+	fi
 }
 
 # dut_stop: stops the forwarder; returns its exit status.
 dut_stop() {
 	local rc=0
 	[ -n "$DUT_PID" ] || return 0
+	if [ -n "$CAP_PID" ]; then
+		kill -INT "$CAP_PID" 2>/dev/null || true
+		wait "$CAP_PID" 2>/dev/null || true
+		CAP_PID=""
+	fi
 	if [ -n "$DUT_FD" ]; then
 		exec {DUT_FD}>&-
 		DUT_FD=""
@@ -308,10 +326,10 @@ one_round() {
 # run; dut_cycles_per_frame is the median over rounds. A failed cell is
 # recorded as an error and the suite goes on.
 # PORT_OPTS set when defining a cell: more podwirectl port add options.
-declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS
+declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS C_CAPTURE
 define() {
 	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
-	C_PORT_OPTS[$1]=${PORT_OPTS:-}
+	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-}
 }
 measure() {
 	local r name f
@@ -321,7 +339,7 @@ measure() {
 			echo "suite: $name (round $r of $ROUNDS)" >&2
 			# shellcheck disable=SC2086
 			RING=${C_RING[$name]} PORT_OPTS=${C_PORT_OPTS[$name]} \
-				one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
+				CAPTURE=${C_CAPTURE[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
 				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
 		done
 	done
@@ -469,6 +487,20 @@ if [ ${#group[@]} -gt 0 ]; then
 	for name in "${group[@]}"; do record retries "{\"tx_retries\":${name#retries:}}" "$name"; done
 fi
 
+# ---- 6. capture ----------------------------------------------------------------
+# The same cell without a capture and with one of its two ports captured
+# (both directions, every frame copied to the capture's ring).
+group=()
+for c in off on; do
+	want "capture:$c" || continue
+	CAPTURE=$([ $c = on ] && echo "--direction both" || true) define "capture:$c" bridge vhost 2 --size 64
+	group+=("capture:$c")
+done
+if [ ${#group[@]} -gt 0 ]; then
+	measure "${group[@]}"
+	for name in "${group[@]}"; do record capture "{\"capture\":\"${name#capture:}\"}" "$name"; done
+fi
+
 # ---- summary ----------------------------------------------------------------
 # Ratios pair rounds: the median over rounds of this cell's figure over the
 # other cell's figure in the same round (throughput: Mpps; efficiency:
@@ -498,6 +530,9 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 		| pick($b.iface; $b.size; $b.system | rtrimstr("-base")) as $x
 		| {iface, size, system: $x.system, ratio: speed($x; $b), efficiency: eff($x; $b)}],
 	   latency: [.[] | select(.part == "latency") | del(.part)],
+	   capture: ([.[] | select(.part == "capture") | del(.part)] as $cp
+		| ([$cp[] | select(.capture == "off")] | first) as $off
+		| [$cp[] | . + {ratio_to_off: speed(.; $off), efficiency_to_off: eff(.; $off)}]),
 	   retries: ([.[] | select(.part == "retries") | del(.part)] as $rt
 		| ([$rt[] | select(.tx_retries == 0)] | first) as $none
 		| [$rt[] | . + {ratio_to_no_retries: speed(.; $none),
@@ -573,6 +608,14 @@ if jq -e '.retries | length > 0' "$OUT/summary.json" >/dev/null; then
 		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
 		{ printf "%10s %8.3f %8.5f %7.0f %12s %12s %6s %6s\n", $1, $2, $3, $4, $5, $6,
 			f($7, 2), f($8, 2) }'
+fi
+if jq -e '.capture | length > 0' "$OUT/summary.json" >/dev/null; then
+	printf '\ncapture (podwired bridge, vhost-user, 64 B, 2 pods; on: p0 captured, both directions)\n%8s %8s %8s %7s %6s %6s\n' \
+		CAPTURE MPPS LOSS CYC/FR RATIO EFF
+	jq -r '.capture[] | [.capture, (.mpps // 0), (.loss // 0), (.dut_cycles_per_frame // 0),
+		(.ratio_to_off // "-"), (.efficiency_to_off // "-")] | @tsv' "$OUT/summary.json" |
+		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
+		{ printf "%8s %8.3f %8.5f %7.0f %6s %6s\n", $1, $2, $3, $4, f($5, 2), f($6, 2) }'
 fi
 [ -z "$OVS_NOTE" ] || echo "$OVS_NOTE"
 echo "(virtio rings: $VIRTIO; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"

@@ -41,10 +41,15 @@ struct client {
 	char *out;
 	size_t out_len, out_off;
 	bool closing;
-	uint64_t last_ms;	/* last byte in or out */
-	uint64_t partial_since; /* when the unfinished request in `in` began */
+	uint64_t last_ms;	  /* last byte in or out */
+	uint64_t partial_since;	  /* when the unfinished request in `in` began */
+	api_takeover_fn takeover; /* set by the handler being run */
+	void *takeover_arg;
 	TAILQ_ENTRY(client) next;
 };
+
+/* The client whose request is being handled, for a takeover. */
+static struct client *current;
 
 static struct {
 	int fd;
@@ -221,12 +226,17 @@ static void client_process(struct client *c)
 			return;
 		}
 		if (i > start) {
+			current = c;
 			resp = api_server_handle_line(c->in + start, i - start);
+			current = NULL;
 			if (resp != NULL)
 				client_queue(c, resp);
 			free(resp);
 		}
 		start = i + 1;
+		/* The connection is a stream now: no more requests on it. */
+		if (c->takeover != NULL)
+			return;
 	}
 	if (c->closing)
 		return;
@@ -273,7 +283,7 @@ static bool client_read(struct client *c)
 		c->last_ms = now_ms();
 		c->in_len += (size_t)r;
 		client_process(c);
-		if (c->closing)
+		if (c->closing || c->takeover != NULL)
 			return true;
 	}
 }
@@ -329,6 +339,34 @@ static void accept_clients(void)
 	}
 }
 
+int api_server_take_connection(api_takeover_fn fn, void *arg)
+{
+	if (current == NULL)
+		return -ENOTCONN;
+	current->takeover = fn;
+	current->takeover_arg = arg;
+	return 0;
+}
+
+void api_server_keep_connection(void)
+{
+	if (current != NULL)
+		current->takeover = NULL;
+}
+
+/* Hands c's socket and unsent answer to its taker and forgets c. */
+static void client_hand_over(struct client *c)
+{
+	TAILQ_REMOVE(&srv.clients, c, next);
+	srv.n_clients--;
+	c->magic = 0;
+	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->takeover(c->takeover_arg, c->fd, c->out + c->out_off, c->out_len - c->out_off);
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
 int api_server_event(void *ptr, uint32_t events)
 {
 	struct client *c = ptr;
@@ -341,6 +379,10 @@ int api_server_event(void *ptr, uint32_t events)
 		return 0;
 	if ((events & EPOLLIN) && !client_read(c)) {
 		client_close(c);
+		return 1;
+	}
+	if (c->takeover != NULL) {
+		client_hand_over(c);
 		return 1;
 	}
 	if (!client_flush(c) || (events & (EPOLLHUP | EPOLLERR) && c->out_len == 0))

@@ -23,4 +23,18 @@ void api_server_housekeeping(void);
  * tests and for the server itself. */
 char *api_server_handle_line(const char *line, size_t len);
 
+/*
+ * For a handler whose connection becomes a stream after its answer
+ * (capture.start): once the answer is queued, the server stops reading
+ * requests from the connection, forgets it and calls fn with its socket
+ * (non-blocking; fn owns it from then on) and the bytes of the answer not
+ * yet sent, which fn must send first. Returns -ENOTCONN when the request
+ * did not come from a connection (api_server_handle_line called directly):
+ * the handler then refuses it.
+ */
+typedef void (*api_takeover_fn)(void *arg, int fd, const char *unsent, size_t len);
+int api_server_take_connection(api_takeover_fn fn, void *arg);
+/* Undoes api_server_take_connection, for a handler that fails after it. */
+void api_server_keep_connection(void);
+
 #endif

@@ -26,6 +26,7 @@ struct pw_config {
 	char sysfs_root[256]; /* SR-IOV: every sysfs access goes under it */
 	char cdi_dir[256];    /* CDI spec files; "" writes none */
 	char dev_root[256];   /* where device nodes are (CDI hostPath) */
+	char metrics[64];     /* Prometheus /metrics on ADDR:PORT; "" for none */
 };
 
 extern struct pw_config pw_cfg;

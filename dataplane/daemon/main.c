@@ -27,6 +27,7 @@
 #include "datapath/worker.h"
 #include "model/port.h"
 #include "model/state.h"
+#include "observe/metrics.h"
 #include "sriov/vf_api.h"
 
 /* The DPDK file prefix follows the socket, so instances never collide. */
@@ -91,6 +92,8 @@ static void shutdown_all(void)
 {
 	char rundir[PATH_MAX];
 
+	/* Its thread reads the model under ctl_lock: it goes first. */
+	metrics_stop();
 	pthread_mutex_lock(&ctl_lock);
 	/* Ports go while the workers still run: the empty view is published
 	 * and its grace period waits on their quiescent reports. The state
@@ -194,6 +197,11 @@ int main(int argc, char **argv)
 	cdi_start(pw_cfg.cdi_dir, pw_cfg.dev_root);
 	pthread_mutex_unlock(&ctl_lock);
 	telemetry_init();
+	if (pw_cfg.metrics[0] != '\0' && metrics_start(pw_cfg.metrics) != 0) {
+		shutdown_all();
+		release_instance_lock();
+		return 1;
+	}
 	rc = control_loop();
 	pthread_mutex_lock(&ctl_lock);
 	cdi_stop();

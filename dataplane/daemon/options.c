@@ -22,6 +22,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "files.h"
+#include "observe/metrics.h"
 #include "sriov/sriov.h"
 #include "sriov/vf_pool.h"
 
@@ -79,6 +80,9 @@ static const struct opt_desc opts[] = {
      "                         \"\" writes none)"},
     {"dev-root", "DIR", OPT_STR, AT(dev_root), 0, 0,
      "where device nodes are (default /dev; tests use a fake tree)"},
+    {"metrics", "ADDR:PORT", OPT_STR, AT(metrics), 0, 0,
+     "serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+     "                         (default: off), e.g. 127.0.0.1:9469"},
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, "this text", true},
     {"version", NULL, OPT_VERSION, 0, 0, 0, 0, "podwired's version", true},
 };
@@ -453,6 +457,15 @@ static int check_settings(struct pw_config *c)
 	}
 	if (check_cdi(c) != 0)
 		return -EINVAL;
+	if (c->metrics[0] != '\0') {
+		struct sockaddr_storage sa;
+		char msg[256];
+
+		if (metrics_addr_parse(c->metrics, &sa, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "podwired: %s: %s\n", origin_of("metrics"), msg);
+			return -EINVAL;
+		}
+	}
 	return check_physnets(c);
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "datapath/mac_table.h"
+#include "datapath/stats.h"
 #include "datapath/view.h"
 
 struct dp_frame;
@@ -23,9 +24,21 @@ extern volatile uint32_t l2_clock;
 int l2_bridge_init(uint32_t mac_capacity);
 void l2_bridge_fini(void);
 
-/* Where the bridge sends a frame: a port index, or one of these. */
-#define L2_FLOOD UINT16_MAX	  /* every other port of the network */
-#define L2_DROP	 (UINT16_MAX - 1) /* counted under its reason already */
+/* Where the bridge sends a frame: a port index (below PW_MAX_PORTS),
+ * every other port of the network, or nowhere: dropped and counted under
+ * the reason the value carries (a capture tags the frame with it). */
+#define L2_FLOOD      (UINT16_MAX - DROP_MAX - 1)
+#define L2_DROP_AS(r) ((uint16_t)(L2_FLOOD + 1 + (r)))
+
+static inline bool l2_is_drop(uint16_t dst)
+{
+	return dst > L2_FLOOD;
+}
+
+static inline enum drop_reason l2_drop_reason(uint16_t dst)
+{
+	return (enum drop_reason)(dst - L2_FLOOD - 1);
+}
 
 /*
  * The bridge's decision for n frames, given for each its first hlen
@@ -33,11 +46,17 @@ void l2_bridge_fini(void);
  * memory) and its length: learns the sources, looks the destinations up
  * in bulk, counts rx and every ingress drop on in, in w's counters.
  * Port security, learning limits and the flood limit apply here. dst[i] is a port, L2_FLOOD or
- * L2_DROP; strip[i] says the network's VLAN tag comes off. Returns how many are not dropped.
+ * L2_DROP_AS(reason); strip[i] says the network's VLAN tag comes off. Returns how many are not
+ * dropped.
  */
 uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct dp_port *in,
 			  const struct dp_net *net, const uint8_t *const *hdr, const uint32_t *hlen,
 			  const uint32_t *len, uint16_t n, uint16_t *dst, uint8_t *strip);
+
+/* Why each frame of a decided burst was dropped at ingress: the reason
+ * its dst carries, no_route for a flood on a network of one port, or
+ * DROP_MAX. For captures. */
+void l2_drop_reasons(const struct dp_net *net, const uint16_t *dst, uint16_t n, uint8_t *why);
 
 void l2_bridge_input(struct worker *w, const struct view *v, struct dp_port *in,
 		     const struct dp_net *net, struct rte_mbuf **pkts, uint16_t n);

@@ -8,6 +8,7 @@
  */
 #include "datapath/forward.h"
 #include "datapath/frame.h"
+#include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 
@@ -40,6 +41,17 @@ struct rte_mbuf *dp_frame_to_mbuf(const struct dp_frame *f, uint8_t strip, struc
 	return head;
 }
 
+/* Frames dropped on their way out of port p, for its capture. */
+static void __rte_noinline observe_drop(struct worker *w, const struct dp_port *p,
+					struct dp_frame *const *f, const uint8_t *strip, uint16_t k,
+					enum drop_reason reason)
+{
+	uint8_t why[PW_BURST];
+
+	memset(why, reason, sizeof(why));
+	capture_frames(w->id, p, f, strip, k, CAPTURE_OUT, why);
+}
+
 /* Sends k frames to port idx: copied by its kind when it takes frames,
  * else through mbufs. Counts everything on idx. */
 static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
@@ -49,11 +61,15 @@ static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
 	struct dp_port *p = v->ports[idx];
 	struct dp_frame *ok[PW_BURST];
 	uint8_t ok_strip[PW_BURST];
+	struct rte_mbuf *rec[PW_BURST];
+	bool cap = false;
 	uint64_t bytes = 0;
 	uint16_t n = 0, sent;
 
 	if (unlikely(!p->link_up)) {
 		c->drops[DROP_LINK_DOWN] += k;
+		if (unlikely(p->observe & DP_OBS_CAP_TX))
+			observe_drop(w, p, f, strip, k, DROP_LINK_DOWN);
 		return;
 	}
 	for (uint16_t i = 0; i < k; i++) {
@@ -61,15 +77,20 @@ static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
 
 		if (unlikely(len > p->max_frame)) {
 			c->drops[DROP_MTU]++;
+			if (unlikely(p->observe & DP_OBS_CAP_TX))
+				observe_drop(w, p, &f[i], &strip[i], 1, DROP_MTU);
 			continue;
 		}
 		if (p->ops->tx_frames == NULL) {
 			struct rte_mbuf *m = dp_frame_to_mbuf(f[i], strip[i], w->pool);
 
-			if (unlikely(m == NULL))
+			if (unlikely(m == NULL)) {
 				c->drops[DROP_NO_MBUF]++;
-			else
+				if (unlikely(p->observe & DP_OBS_CAP_TX))
+					observe_drop(w, p, &f[i], &strip[i], 1, DROP_NO_MBUF);
+			} else {
 				txbuf_add(w, v, idx, m);
+			}
 			continue;
 		}
 		bytes += len;
@@ -78,6 +99,11 @@ static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
 	}
 	if (n == 0)
 		return;
+	/* Copied before they are sent; those a full ring refused are tagged. */
+	if (unlikely(p->observe & DP_OBS_CAP_TX)) {
+		capture_copy_frames(w->id, p, ok, ok_strip, n, CAPTURE_OUT, NULL, rec);
+		cap = true;
+	}
 	if (p->tx_shared)
 		rte_spinlock_lock(&p->tx_lock);
 	sent = p->ops->tx_frames(p, ok, ok_strip, n);
@@ -95,6 +121,10 @@ static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
 	}
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);
+	if (unlikely(cap)) {
+		capture_mark(rec, sent, n, DROP_TX_FULL);
+		capture_push(w->id, p, rec, n);
+	}
 	/* A full ring drops the frames it cannot take: the source's slots
 	 * are never held for a destination that is slow. */
 	for (uint16_t i = sent; i < n; i++)
@@ -133,8 +163,11 @@ static void flood_frame(struct worker *w, const struct view *v, const struct dp_
 		for (uint16_t i = 0; i < net->n_ports; i++) {
 			const struct dp_port *p = v->ports[net->ports[i]];
 
-			if (p != in && p->ops->tx_frames == NULL && p->link_up)
+			if (p != in && p->ops->tx_frames == NULL && p->link_up) {
 				w->ctr[net->ports[i]].drops[DROP_NO_MBUF]++;
+				if (unlikely(p->observe & DP_OBS_CAP_TX))
+					observe_drop(w, p, &f, &strip, 1, DROP_NO_MBUF);
+			}
 		}
 		return;
 	}
@@ -149,6 +182,46 @@ static void flood_frame(struct worker *w, const struct view *v, const struct dp_
 	}
 }
 
+/* A watched port's burst, decided: captured as received (each frame
+ * tagged with its ingress drop) and traced. */
+static void __rte_noinline observe_in(struct worker *w, const struct view *v,
+				      const struct dp_port *in, const struct dp_net *net,
+				      struct dp_frame *const *f, const uint8_t *const *hdr,
+				      const uint32_t *hlen, const uint32_t *len,
+				      const uint16_t *dst, const uint8_t *strip, uint16_t n)
+{
+	uint8_t why[PW_BURST];
+
+	if (in->observe & DP_OBS_CAP_RX) {
+		l2_drop_reasons(net, dst, n, why);
+		capture_frames(w->id, in, f, NULL, n, CAPTURE_IN, why);
+	}
+	if (in->observe & DP_OBS_TRACE)
+		trace_bridge(w->id, v, in, net, hdr, hlen, len, dst, strip, n);
+}
+
+static void __rte_noinline observe_xconnect(struct worker *w, const struct view *v,
+					    const struct dp_port *in, struct dp_frame *const *f,
+					    uint16_t n, uint16_t peer)
+{
+	const uint8_t *hdr[PW_BURST];
+	uint32_t hlen[PW_BURST], len[PW_BURST];
+	uint8_t why[PW_BURST];
+
+	for (uint16_t i = 0; i < n; i++) {
+		hdr[i] = f[i]->hdr;
+		hlen[i] = f[i]->hdr_len;
+		len[i] = f[i]->len;
+		why[i] = peer == UINT16_MAX	  ? DROP_NO_ROUTE
+			 : len[i] > in->max_frame ? DROP_MTU
+						  : DROP_MAX;
+	}
+	if (in->observe & DP_OBS_CAP_RX)
+		capture_frames(w->id, in, f, NULL, n, CAPTURE_IN, why);
+	if (in->observe & DP_OBS_TRACE)
+		trace_xconnect(w->id, v, in, hdr, hlen, len, n, peer, why);
+}
+
 void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 		  const struct dp_net *net, struct dp_frame *f, uint16_t n)
 {
@@ -158,7 +231,7 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 	uint32_t hlen[PW_BURST], len[PW_BURST];
 	uint16_t dst[PW_BURST];
 	uint8_t strip[PW_BURST], run_strip[PW_BURST];
-	uint16_t k = 0, run_dst = L2_DROP;
+	uint16_t k = 0, run_dst = UINT16_MAX; /* no run yet */
 
 	if (unlikely(n == 0 || n > PW_BURST))
 		return;
@@ -171,6 +244,8 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 			strip[i] = 0;
 			run[i] = &f[i];
 		}
+		if (unlikely(in->observe & (DP_OBS_CAP_RX | DP_OBS_TRACE)))
+			observe_xconnect(w, v, in, run, n, peer);
 		c->rx_packets += n;
 		c->rx_bytes += bytes;
 		if (unlikely(peer == UINT16_MAX)) {
@@ -194,15 +269,22 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 		hlen[i] = f[i].hdr_len;
 		len[i] = f[i].len;
 	}
-	if (l2_bridge_decide(w, v, in, net, hdr, hlen, len, n, dst, strip) == 0)
+	k = l2_bridge_decide(w, v, in, net, hdr, hlen, len, n, dst, strip);
+	if (unlikely(in->observe & (DP_OBS_CAP_RX | DP_OBS_TRACE))) {
+		for (uint16_t i = 0; i < n; i++)
+			run[i] = &f[i];
+		observe_in(w, v, in, net, run, hdr, hlen, len, dst, strip, n);
+	}
+	if (k == 0)
 		return;
+	k = 0;
 	/* Runs of one destination go out together, in order. */
 	for (uint16_t i = 0; i < n; i++) {
 		if (dst[i] != run_dst && k != 0) {
 			send_frames(w, v, run_dst, run, run_strip, k);
 			k = 0;
 		}
-		if (dst[i] == L2_DROP)
+		if (l2_is_drop(dst[i]))
 			continue;
 		if (dst[i] == L2_FLOOD) {
 			flood_frame(w, v, in, net, &f[i], strip[i]);

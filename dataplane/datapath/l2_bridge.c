@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "datapath/forward.h"
+#include "datapath/observe.h"
 #include "datapath/worker.h"
 
 struct mac_table *l2_macs;
@@ -69,18 +70,19 @@ static void flood(struct worker *w, const struct view *v, const struct dp_port *
 }
 
 /* Whether a frame may enter the bridge, from its first hlen bytes and its
- * length: counts the drop reason otherwise. *strip says the frame carries
- * the network's own VLAN tag, which comes off. */
-static inline bool ingress_ok(struct port_counters *c, const struct dp_port *in,
-			      const struct dp_net *net, const uint8_t *hdr, uint32_t hlen,
-			      uint32_t len, uint8_t *strip)
+ * length: DROP_MAX when it may, else the reason it is dropped (counted
+ * here). *strip says the frame carries the network's own VLAN tag, which
+ * comes off. */
+static inline enum drop_reason ingress_check(struct port_counters *c, const struct dp_port *in,
+					     const struct dp_net *net, const uint8_t *hdr,
+					     uint32_t hlen, uint32_t len, uint8_t *strip)
 {
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)hdr;
 
 	*strip = 0;
 	if (unlikely(hlen < RTE_ETHER_HDR_LEN)) {
 		c->drops[DROP_RUNT]++;
-		return false;
+		return DROP_RUNT;
 	}
 	if (unlikely(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN))) {
 		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eth + 1);
@@ -88,15 +90,15 @@ static inline bool ingress_ok(struct port_counters *c, const struct dp_port *in,
 		if (net->vlan == 0 || hlen < RTE_ETHER_HDR_LEN + 4 ||
 		    (rte_be_to_cpu_16(vh->vlan_tci) & 0xfff) != net->vlan) {
 			c->drops[DROP_VLAN]++;
-			return false;
+			return DROP_VLAN;
 		}
 		*strip = 1;
 	}
 	if (unlikely(len - 4u * *strip > in->max_frame)) {
 		c->drops[DROP_MTU]++;
-		return false;
+		return DROP_MTU;
 	}
-	return true;
+	return DROP_MAX;
 }
 
 /* Port security: whether src is the port's MAC or one it is allowed. */
@@ -143,19 +145,21 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 
 	for (uint16_t i = 0; i < n; i++) {
 		const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)hdr[i];
+		enum drop_reason why;
 		uint64_t src, d;
 
 		bytes += len[i];
-		if (!ingress_ok(c, in, net, hdr[i], hlen[i], len[i], &strip[i])) {
-			dst[i] = L2_DROP;
+		why = ingress_check(c, in, net, hdr[i], hlen[i], len[i], &strip[i]);
+		if (unlikely(why != DROP_MAX)) {
+			dst[i] = L2_DROP_AS(why);
 			continue;
 		}
-		/* ingress_ok checked the frame holds a whole header. */
+		/* ingress_check saw the frame hold a whole header. */
 		src = mac_word(eth->src_addr.addr_bytes);
 		d = mac_word(eth->dst_addr.addr_bytes);
 		if (unlikely(in->port_security) && unlikely(!src_allowed(in, src))) {
 			c->drops[DROP_SPOOFED_SRC]++;
-			dst[i] = L2_DROP;
+			dst[i] = L2_DROP_AS(DROP_SPOOFED_SRC);
 			continue;
 		}
 		/* Learn unicast sources; bursts usually repeat one source. A
@@ -190,18 +194,18 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t o = found[slot[i]];
 
-		if (dst[i] == L2_DROP)
+		if (l2_is_drop(dst[i]))
 			continue;
 		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net) {
 			dst[i] = L2_FLOOD;
 			if (in->flood_cycles != 0 && !flood_allowed(w, in)) {
 				c->drops[DROP_FLOOD_LIMIT]++;
-				dst[i] = L2_DROP;
+				dst[i] = L2_DROP_AS(DROP_FLOOD_LIMIT);
 				k--;
 			}
 		} else if (unlikely(o == in->idx)) {
 			c->drops[DROP_SAME_PORT]++;
-			dst[i] = L2_DROP;
+			dst[i] = L2_DROP_AS(DROP_SAME_PORT);
 			k--;
 		} else {
 			dst[i] = o;
@@ -210,12 +214,40 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 	return k;
 }
 
+/* Why each frame of a decided burst was dropped at ingress (DROP_MAX:
+ * it was not): a flood on a network of one port goes nowhere. */
+void l2_drop_reasons(const struct dp_net *net, const uint16_t *dst, uint16_t n, uint8_t *why)
+{
+	for (uint16_t i = 0; i < n; i++)
+		why[i] = l2_is_drop(dst[i])			  ? (uint8_t)l2_drop_reason(dst[i])
+			 : dst[i] == L2_FLOOD && net->n_ports < 2 ? DROP_NO_ROUTE
+								  : DROP_MAX;
+}
+
+/* A watched port's burst, decided: captured as received, each frame
+ * tagged with its ingress drop, and traced. */
+static void __rte_noinline observe_in(struct worker *w, const struct view *v,
+				      const struct dp_port *in, const struct dp_net *net,
+				      struct rte_mbuf **pkts, const uint8_t *const *hdr,
+				      const uint32_t *hlen, const uint32_t *len,
+				      const uint16_t *dst, const uint8_t *strip, uint16_t n)
+{
+	uint8_t why[PW_BURST];
+
+	if (in->observe & DP_OBS_CAP_RX) {
+		l2_drop_reasons(net, dst, n, why);
+		capture_mbufs(w->id, in, pkts, n, CAPTURE_IN, why);
+	}
+	if (in->observe & DP_OBS_TRACE)
+		trace_bridge(w->id, v, in, net, hdr, hlen, len, dst, strip, n);
+}
+
 void l2_bridge_input(struct worker *w, const struct view *v, struct dp_port *in,
 		     const struct dp_net *net, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint8_t *hdr[PW_BURST];
 	uint32_t hlen[PW_BURST], len[PW_BURST];
-	uint16_t dst[PW_BURST];
+	uint16_t dst[PW_BURST], k;
 	uint8_t strip[PW_BURST];
 
 	if (unlikely(n == 0 || n > PW_BURST))
@@ -225,14 +257,17 @@ void l2_bridge_input(struct worker *w, const struct view *v, struct dp_port *in,
 		hlen[i] = pkts[i]->data_len;
 		len[i] = pkts[i]->pkt_len;
 	}
-	if (l2_bridge_decide(w, v, in, net, hdr, hlen, len, n, dst, strip) == 0) {
+	k = l2_bridge_decide(w, v, in, net, hdr, hlen, len, n, dst, strip);
+	if (unlikely(in->observe & (DP_OBS_CAP_RX | DP_OBS_TRACE)))
+		observe_in(w, v, in, net, pkts, hdr, hlen, len, dst, strip, n);
+	if (k == 0) {
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (unlikely(dst[i] == L2_DROP)) {
+		if (unlikely(l2_is_drop(dst[i]))) {
 			rte_pktmbuf_free(m);
 			continue;
 		}

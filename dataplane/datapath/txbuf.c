@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "datapath/txbuf.h"
 #include "datapath/worker.h"
@@ -8,12 +9,16 @@ void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct r
 {
 	struct port_counters *c = &w->ctr[idx];
 	struct dp_port *p = v->ports[idx];
+	struct rte_mbuf *rec[TXBUF_SIZE];
+	bool cap = false;
 	uint64_t bytes = 0;
 	uint16_t sent;
 
 	if (unlikely(p == NULL || !p->link_up)) {
-		if (p != NULL)
+		if (p != NULL) {
 			c->drops[DROP_LINK_DOWN] += n;
+			capture_drop(w->id, p, pkts, n, CAPTURE_OUT, DROP_LINK_DOWN);
+		}
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
@@ -24,6 +29,12 @@ void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct r
 	}
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
+	/* Copies are made before the frames go (they then belong to the
+	 * peer), and those a full ring refused are tagged tx_full after. */
+	if (unlikely(p->observe & DP_OBS_CAP_TX) && n <= TXBUF_SIZE) {
+		capture_copy_mbufs(w->id, p, pkts, n, CAPTURE_OUT, NULL, rec);
+		cap = true;
+	}
 	if (p->tx_shared)
 		rte_spinlock_lock(&p->tx_lock);
 	sent = p->ops->tx_burst(p, pkts, n);
@@ -41,6 +52,10 @@ void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct r
 	}
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);
+	if (unlikely(cap)) {
+		capture_mark(rec, sent, n, DROP_TX_FULL);
+		capture_push(w->id, p, rec, n);
+	}
 	if (unlikely(sent < n)) {
 		for (uint16_t i = sent; i < n; i++)
 			bytes -= pkts[i]->pkt_len;
@@ -67,6 +82,7 @@ void txbuf_add(struct worker *w, const struct view *v, uint16_t out, struct rte_
 
 	if (unlikely(m->pkt_len > p->max_frame)) {
 		w->ctr[out].drops[DROP_MTU]++;
+		capture_drop(w->id, p, &m, 1, CAPTURE_OUT, DROP_MTU);
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -29,6 +29,7 @@
 
 struct dp_port;
 struct dp_frame;
+struct dp_capture;
 struct port_counters;
 
 /* A port kind's burst functions. Called only by workers, only on ports of
@@ -62,11 +63,20 @@ struct dp_port_ops {
 
 #define DP_ALLOWED_MACS 8
 
+/* What is watching a port (datapath/observe.h): bits of dp_port.observe,
+ * tested once per burst so that a port nobody watches pays one branch. */
+enum dp_observe {
+	DP_OBS_CAP_RX = 1, /* capture frames received, and dropped on the way in */
+	DP_OBS_CAP_TX = 2, /* capture frames sent, and dropped on the way out */
+	DP_OBS_TRACE = 4,  /* trace the path of frames received */
+};
+
 struct dp_port {
 	const struct dp_port_ops *ops;
 	void *priv; /* the kind's state */
 	volatile bool link_up;
-	bool tx_shared; /* several workers may send: take tx_lock per burst */
+	bool tx_shared;		  /* several workers may send: take tx_lock per burst */
+	volatile uint8_t observe; /* enum dp_observe bits; 0 when nobody watches */
 	uint16_t idx;
 	uint16_t net_idx;
 	uint32_t max_frame; /* MTU + Ethernet header */
@@ -84,6 +94,11 @@ struct dp_port {
 	uint64_t flood_cycles;
 	uint64_t flood_burst;
 	uint64_t allowed[DP_ALLOWED_MACS];
+	/* The capture of this port (observe & DP_OBS_CAP_*), set by the
+	 * control thread before the bits and freed a grace period after it
+	 * clears them; capture_if is the port's interface in it. */
+	struct dp_capture *volatile capture;
+	uint16_t capture_if;
 } __rte_cache_aligned;
 
 enum dp_net_mode { DP_NET_BRIDGE, DP_NET_XCONNECT };

@@ -9,6 +9,7 @@
 
 #include "daemon/log.h"
 #include "datapath/forward.h"
+#include "datapath/observe.h"
 #include "datapath/worker.h"
 
 PW_LOG_TYPE("worker");
@@ -23,6 +24,7 @@ static int worker_main(void *arg)
 	struct rte_mbuf *pkts[PW_BURST];
 	uint64_t t0, t1;
 
+	RTE_PER_LCORE(dp_worker_id) = w->id;
 	rte_rcu_qsbr_thread_register(view_qsbr, w->id);
 	rte_rcu_qsbr_thread_online(view_qsbr, w->id);
 	LOG(INFO, "worker %u polling on lcore %u", w->id, w->lcore);
@@ -96,6 +98,8 @@ struct worker *worker_new(unsigned int id, unsigned int lcore, struct rte_mempoo
 	w->lcore = lcore;
 	w->ctr = stats_ports[id];
 	w->pool = pool;
+	/* A test drives this worker on the calling thread. */
+	RTE_PER_LCORE(dp_worker_id) = id;
 	return w;
 }
 

@@ -19,6 +19,7 @@
 #include <rte_malloc.h>
 
 #include "daemon/log.h"
+#include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "model/network.h"
 #include "ports/ethdev.h"
@@ -306,11 +307,13 @@ uint16_t uplink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n, struct
 			pkts[k++] = m;
 		} else if (to == NULL) {
 			ctr[p->idx].drops[DROP_UNKNOWN_VLAN]++;
+			capture_dropped(p, m, CAPTURE_IN, DROP_UNKNOWN_VLAN);
 			rte_pktmbuf_free(m);
 		} else if (to->n_stash < UPLINK_STASH) {
 			to->stash[to->n_stash++] = m;
 		} else {
 			ctr[to->port->dp.idx].drops[DROP_STASH_FULL]++;
+			capture_dropped(&to->port->dp, m, CAPTURE_IN, DROP_STASH_FULL);
 			rte_pktmbuf_free(m);
 		}
 	}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwirectl's commands that are more than one request and its answer:
+ * capture (a stream), top (a refreshing view) and the trace printer.
+ * podwirectl.c parses the global options and hands over.
+ */
+#ifndef PODWIRE_CTL_H
+#define PODWIRE_CTL_H
+
+#include <cjson/cJSON.h>
+
+/* podwirectl's exit codes. */
+enum { CTL_EXIT_OK, CTL_EXIT_DAEMON, CTL_EXIT_USAGE, CTL_EXIT_TRANSPORT };
+
+#define CTL_CAPTURE_ARGS                                                                           \
+	"PORT [PORT...] [--direction rx|tx|both] [--count N] [--duration S]\n"                     \
+	"           [--snaplen N] [--filter EXPR] [-q] -w FILE|-"
+#define CTL_TOP_ARGS "[--interval S] [--count N]"
+
+/* argv: the words after "capture" / "top". Return an exit code. */
+int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv);
+int ctl_top(const char *sock, int timeout_ms, int argc, char **argv);
+
+/* trace.show's result, VPP-style. */
+void ctl_print_trace(const cJSON *result);
+
+#endif
