@@ -316,6 +316,13 @@ static int port_setup(uint16_t port, bool quiet)
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc < 0)
 		goto err;
+	/* Pods that outlive their switch take link interrupts, as testpmd
+	 * does: virtio-user as the vhost-user server moves its interrupt
+	 * from socket to socket as it reconnects, and unregisters it only
+	 * when stopped with them on (otherwise closing it leaves EAL's
+	 * interrupt thread a closed descriptor, and it panics). */
+	if (watch_links && info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
+		conf.intr_conf.lsc = 1;
 	rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (rc < 0)
 		goto err;
