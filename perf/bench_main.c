@@ -8,18 +8,32 @@
  *
  *   podwire-bench [EAL options] -- [--size N|imix] [--flows N] [--macs N]
  *       [--rate PPS] [--duration SEC] [--ndr] [--json]
+ *       [--reconnect] [--events FILE] [--gap-ms MS]
+ *
+ * With --reconnect the pods outlive their switch: a pod whose link goes
+ * down re-opens its device until it is up again (bench_outage.h), and
+ * --events logs, as they happen, link changes and every gap in the
+ * traffic of each direction, with wall-clock times that a script can set
+ * beside its own (a restart of the switch). SIGUSR2 sets a mark (say,
+ * "the switch restarts now"): for each direction, the first frame sent
+ * after the mark that arrives is logged. SIGUSR1 ends the measurement
+ * early and reports it as usual.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -28,6 +42,7 @@
 
 #include "bench_hist.h"
 #include "bench_ndr.h"
+#include "bench_outage.h"
 #include "bench_pkt.h"
 
 #define BURST	 32
@@ -45,6 +60,9 @@ struct bench_opts {
 	double ndr_resolution; /* fraction of the top rate */
 	bool json;
 	uint16_t ring;
+	bool reconnect;
+	const char *events;
+	double gap_ms;
 };
 
 struct pod {
@@ -59,6 +77,12 @@ struct pod {
 	uint16_t npend;
 	struct rte_mbuf *pend[BURST];
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
+	/* --reconnect and --events: the device as the EAL was given it, so
+	 * that it can be probed again, and where its re-opening is. */
+	char name[RTE_DEV_NAME_MAX_LEN];
+	char *devargs;
+	bool present; /* false while its device is removed */
+	struct bench_reopen ro;
 };
 
 /* One (source, destination) pair. */
@@ -67,6 +91,9 @@ struct dir {
 	uint32_t seq_tx;
 	uint32_t seq_start; /* first sequence number of the current trial */
 	uint32_t seq_rx_next;
+	uint64_t last_rx; /* TSC of its last frame, for gaps (0: none yet) */
+	uint64_t gaps;
+	uint64_t mark_tsc; /* awaiting a frame sent after this mark (0: not) */
 };
 
 struct trial {
@@ -84,19 +111,34 @@ static struct bench_opts opt = {
     .ndr_trial = 5,
     .ndr_resolution = 0.01,
     .ring = 1024,
+    .gap_ms = 50,
 };
 static struct pod *pods;
 static struct dir *dirs; /* npods x npods */
 static uint16_t npods;
 static struct rte_mempool *pool;
 static volatile bool quit;
+static volatile sig_atomic_t stop_measuring; /* SIGUSR1 */
+static volatile sig_atomic_t mark_wanted;    /* SIGUSR2 */
+static unsigned int marks;
+static bool counting; /* frames built now are counted */
+/* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
+static bool watch_links;
+static uint64_t gap_ticks;
+static uint64_t next_link_service;
+static struct bench_reopen_conf reopen_conf;
+static FILE *events;
 static double tsc_ns;
 static double offered_pps; /* rate of the reported measurement, 0 = full speed */
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	quit = true;
+	if (sig == SIGUSR1)
+		stop_measuring = 1;
+	else if (sig == SIGUSR2)
+		mark_wanted = 1;
+	else
+		quit = true;
 }
 
 static void usage(const char *prog)
@@ -117,7 +159,16 @@ static void usage(const char *prog)
 		"                    measure at the NDR; --rate is the top of the search\n"
 		"  --trial SEC       duration of one search trial (default 5)\n"
 		"  --resolution F    search resolution, a fraction of the top rate (default 0.01)\n"
-		"  --json            JSON on stdout instead of the summary\n",
+		"  --json            JSON on stdout instead of the summary\n"
+		"  --reconnect       a pod whose link goes down removes its device and probes\n"
+		"                    it again until the link is up (virtio-user with server=1\n"
+		"                    reconnects by itself and is only watched)\n"
+		"  --events FILE     JSON lines, as they happen: the pods, link changes, and\n"
+		"                    each direction's gaps in received traffic, wall-clock ns\n"
+		"  --gap-ms MS       a direction silent for longer is a gap (default 50)\n"
+		"  SIGUSR2 (with --events) sets a mark: each direction's first frame sent\n"
+		"  after it is logged when it arrives. SIGUSR1 ends the measurement early;\n"
+		"  it is reported as usual\n",
 		prog, BENCH_PKT_MIN_LEN, BENCH_PKT_MAX_LEN);
 }
 
@@ -168,6 +219,9 @@ static int parse_args(int argc, char **argv)
 	    {"trial", required_argument, NULL, 't'},
 	    {"resolution", required_argument, NULL, 'e'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"reconnect", no_argument, NULL, 'c'},
+	    {"events", required_argument, NULL, 'E'},
+	    {"gap-ms", required_argument, NULL, 'g'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -226,6 +280,16 @@ static int parse_args(int argc, char **argv)
 		case 'j':
 			opt.json = true;
 			break;
+		case 'c':
+			opt.reconnect = true;
+			break;
+		case 'E':
+			opt.events = optarg;
+			break;
+		case 'g':
+			if (parse_double("--gap-ms", optarg, 0.01, &opt.gap_ms) < 0)
+				return -EINVAL;
+			break;
 		default:
 			usage(argv[0]);
 			return -EINVAL;
@@ -238,7 +302,9 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-static int port_setup(uint16_t port)
+/* Configures and starts a pod's port; quiet: a failure is expected (a
+ * device re-opened while its switch is still away) and not reported. */
+static int port_setup(uint16_t port, bool quiet)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
@@ -250,6 +316,13 @@ static int port_setup(uint16_t port)
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc < 0)
 		goto err;
+	/* Pods that outlive their switch take link interrupts, as testpmd
+	 * does: virtio-user as the vhost-user server moves its interrupt
+	 * from socket to socket as it reconnects, and unregisters it only
+	 * when stopped with them on (otherwise closing it leaves EAL's
+	 * interrupt thread a closed descriptor, and it panics). */
+	if (watch_links && info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
+		conf.intr_conf.lsc = 1;
 	rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (rc < 0)
 		goto err;
@@ -276,8 +349,15 @@ static int port_setup(uint16_t port)
 		goto err;
 	return 0;
 err:
-	fprintf(stderr, "podwire-bench: port %u: setup failed: %s\n", port, rte_strerror(-rc));
+	if (!quiet)
+		fprintf(stderr, "podwire-bench: port %u: setup failed: %s\n", port,
+			rte_strerror(-rc));
 	return rc;
+}
+
+static void mac_str(const struct rte_ether_addr *a, char *buf, size_t len)
+{
+	rte_ether_format_addr(buf, (uint16_t)len, a);
 }
 
 /* The k-th source MAC of a pod: its own for k = 0, then locally
@@ -365,6 +445,8 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 
 	if (n > BURST)
 		n = BURST;
+	if (!pd->present)
+		return n; /* its device is being re-opened: its share is skipped */
 	if (pd->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
 	if (n > 0) {
@@ -396,34 +478,121 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 	return n;
 }
 
-/* Drops the frames still waiting to be sent (at the end of a run), and
- * takes them out of the per-direction counts they were added to: their
- * destination is in their stamp. */
+/* Drops the frames of pod p still waiting to be sent (at the end of a
+ * run, or when its device goes), and takes them out of the per-direction
+ * counts they were added to: their destination is in their stamp. */
+static void pod_pending_drop(uint16_t p, bool count)
+{
+	struct pod *pd = &pods[p];
+
+	for (uint16_t i = 0; count && i < pd->npend; i++) {
+		struct rte_mbuf *m = pd->pend[i];
+		struct bench_stamp s;
+
+		if (bench_stamp_read(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+				     &s) == 0)
+			dirs[p * npods + s.dst_pod].tx--;
+	}
+	if (pd->npend > 0)
+		rte_pktmbuf_free_bulk(pd->pend, pd->npend);
+	pd->npend = 0;
+}
+
 static void pending_drop(bool count)
 {
-	for (uint16_t p = 0; p < npods; p++) {
-		struct pod *pd = &pods[p];
+	for (uint16_t p = 0; p < npods; p++)
+		pod_pending_drop(p, count);
+}
 
-		for (uint16_t i = 0; count && i < pd->npend; i++) {
-			struct rte_mbuf *m = pd->pend[i];
-			struct bench_stamp s;
+static uint64_t ticks_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks * tsc_ns);
+}
 
-			if (bench_stamp_read(rte_pktmbuf_mtod(m, const uint8_t *),
-					     rte_pktmbuf_data_len(m), &s) == 0)
-				dirs[p * npods + s.dst_pod].tx--;
-		}
-		if (pd->npend > 0)
-			rte_pktmbuf_free_bulk(pd->pend, pd->npend);
-		pd->npend = 0;
-	}
+/* Wall-clock time of TSC t (<= now_tsc), read now: only the difference
+ * goes through the TSC rate, so a rate off by a little errs by little. */
+static uint64_t wall_ns(uint64_t t, uint64_t now_tsc, uint64_t now_wall)
+{
+	return t <= now_tsc ? now_wall - ticks_ns(now_tsc - t) : now_wall;
+}
+
+static uint64_t wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One line of --events; fmt continues the object after "event". */
+static void event(const char *name, uint64_t t_ns, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void event(const char *name, uint64_t t_ns, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (events == NULL)
+		return;
+	fprintf(events, "{\"event\": \"%s\", \"t_ns\": %" PRIu64, name, t_ns);
+	va_start(ap, fmt);
+	vfprintf(events, fmt, ap);
+	va_end(ap);
+	fputs("}\n", events);
+	fflush(events);
+}
+
+/* A mark: from now on, each direction's first frame sent after it is
+ * logged when it arrives (the time a restarted switch took to carry that
+ * direction again, when the mark was set as it restarted). */
+static void mark_take(void)
+{
+	uint64_t t = rte_rdtsc();
+
+	marks++;
+	for (uint16_t a = 0; a < npods; a++)
+		for (uint16_t b = 0; b < npods; b++)
+			dirs[a * npods + b].mark_tsc = a == b ? 0 : t;
+	event("mark", wall_now(), ", \"mark\": %u", marks);
+}
+
+/* The first frame of direction src -> dst sent after the mark arrived at
+ * now; it was sent at TSC sent. */
+static void mark_reached(uint16_t src, uint16_t dst, uint64_t now, uint64_t sent)
+{
+	struct dir *d = &dirs[src * npods + dst];
+	uint64_t t = rte_rdtsc(), w = wall_now();
+
+	event("resumed", wall_ns(now, t, w),
+	      ", \"mark\": %u, \"src\": %u, \"dst\": %u, \"sent_ns\": %" PRIu64
+	      ", \"rx_ns\": %" PRIu64 ", \"after_mark_ms\": %.3f",
+	      marks, src, dst, wall_ns(sent, t, w), wall_ns(now, t, w),
+	      (double)ticks_ns(now - d->mark_tsc) / 1e6);
+	d->mark_tsc = 0;
+}
+
+/* Direction src -> dst was silent from TSC from to now; its frame that
+ * ended the gap was sent at TSC sent. */
+static void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, uint64_t sent)
+{
+	uint64_t t = rte_rdtsc(), w = wall_now();
+
+	dirs[src * npods + dst].gaps++;
+	event("gap", wall_ns(now, t, w),
+	      ", \"src\": %u, \"dst\": %u, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
+	      ", \"sent_ns\": %" PRIu64 ", \"gap_ms\": %.3f",
+	      src, dst, wall_ns(from, t, w), wall_ns(now, t, w), wall_ns(sent, t, w),
+	      (double)ticks_ns(now - from) / 1e6);
 }
 
 static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 {
 	struct rte_mbuf *m[BURST];
-	uint64_t now;
+	uint64_t now, from;
 	uint16_t n;
 
+	if (!pods[p].present)
+		return;
 	n = rte_eth_rx_burst(pods[p].port, 0, m, BURST);
 	if (n == 0)
 		return;
@@ -452,6 +621,10 @@ static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 			d->stale++;
 			continue;
 		}
+		if (gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, gap_ticks, &from))
+			gap_seen(s.src_pod, p, from, now, s.tsc);
+		if (d->mark_tsc != 0 && s.tsc > d->mark_tsc)
+			mark_reached(s.src_pod, p, now, s.tsc);
 		if ((int32_t)(s.seq - d->seq_rx_next) < 0)
 			d->out_of_order++;
 		else
@@ -466,14 +639,166 @@ static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 	rte_pktmbuf_free_bulk(m, n);
 }
 
+/* The pod's device goes: its port is stopped and the device removed
+ * (which closes the port), as an application closes an interface whose
+ * backend left. */
+static void pod_close(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	struct rte_eth_dev_info info;
+	int rc = -ENODEV;
+
+	pod_pending_drop(p, counting);
+	rte_eth_dev_stop(pd->port);
+	if (rte_eth_dev_info_get(pd->port, &info) == 0 && info.device != NULL)
+		rc = rte_dev_remove(info.device);
+	if (rc < 0) {
+		fprintf(stderr, "podwire-bench: pod %u (%s): cannot remove the device: %s\n", p,
+			pd->name, rte_strerror(-rc));
+		rte_eth_dev_close(pd->port);
+	}
+	pd->present = false;
+}
+
+/* Probes the pod's device again from the arguments it was first given
+ * and starts it with its MAC; 0, or a negative errno with nothing left
+ * behind (its switch is not back yet, most often). */
+static int pod_open(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	struct rte_eth_dev_info info;
+	uint16_t port;
+	int rc;
+
+	rc = rte_dev_probe(pd->devargs);
+	if (rc < 0)
+		return rc;
+	rc = rte_eth_dev_get_port_by_name(pd->name, &port);
+	if (rc < 0)
+		return rc;
+	pd->port = port;
+	/* A device given no MAC makes up a new one when probed. */
+	rte_eth_dev_default_mac_addr_set(port, &pd->mac);
+	rc = port_setup(port, true);
+	if (rc == 0) {
+		pd->present = true;
+		return 0;
+	}
+	rte_eth_dev_stop(port);
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL ||
+	    rte_dev_remove(info.device) != 0)
+		rte_eth_dev_close(port);
+	return rc;
+}
+
+static void pod_watch(uint16_t p, uint64_t now)
+{
+	struct pod *pd = &pods[p];
+	struct bench_reopen *r = &pd->ro;
+	struct rte_eth_link link;
+	enum bench_reopen_event ev;
+	bool up;
+
+	switch (bench_reopen_next(r, now)) {
+	case BENCH_REOPEN_NOTHING:
+		break;
+	case BENCH_REOPEN_CHECK:
+		up = rte_eth_link_get_nowait(pd->port, &link) == 0 &&
+		     link.link_status == RTE_ETH_LINK_UP;
+		ev = bench_reopen_link(r, &reopen_conf, now, up);
+		if (ev == BENCH_REOPEN_WENT_DOWN)
+			event("link_down", wall_now(), ", \"pod\": %u, \"device\": \"%s\"", p,
+			      pd->name);
+		else if (ev == BENCH_REOPEN_CAME_UP)
+			event("link_up", wall_now(),
+			      ", \"pod\": %u, \"device\": \"%s\", \"down_ms\": %.3f, "
+			      "\"open_attempts\": %u",
+			      p, pd->name, (double)ticks_ns(now - r->down_at) / 1e6, r->attempts);
+		break;
+	case BENCH_REOPEN_CLOSE:
+		pod_close(p);
+		bench_reopen_closed(r, &reopen_conf, rte_rdtsc());
+		break;
+	case BENCH_REOPEN_OPEN:
+		bench_reopen_opened(r, &reopen_conf, rte_rdtsc(), pod_open(p) == 0);
+		break;
+	}
+}
+
+/* Every millisecond or so: the pods' links (--reconnect, --events). */
+static void links_service(uint64_t now)
+{
+	if (!watch_links || now < next_link_service)
+		return;
+	next_link_service = now + rte_get_tsc_hz() / 1000;
+	if (mark_wanted) {
+		mark_wanted = 0;
+		mark_take();
+	}
+	for (uint16_t p = 0; p < npods; p++)
+		pod_watch(p, now);
+}
+
+/* The pod's device name and arguments, for re-opening it; whether its
+ * driver reconnects by itself (virtio-user as the vhost-user server);
+ * its line in --events. */
+static int pod_identify(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	const struct rte_devargs *da = NULL;
+	struct rte_eth_dev_info info;
+	bool self = !opt.reconnect;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	const char *args = "";
+
+	if (!watch_links)
+		return 0;
+	if (rte_eth_dev_get_name_by_port(pd->port, pd->name) != 0 ||
+	    rte_eth_dev_info_get(pd->port, &info) != 0 || info.device == NULL ||
+	    (da = rte_dev_devargs(info.device)) == NULL) {
+		fprintf(stderr,
+			"podwire-bench: port %u: no device arguments to re-open it with; "
+			"--reconnect and --events need pods given as --vdev\n",
+			pd->port);
+		return -ENODEV;
+	}
+	if (da->args != NULL)
+		args = da->args;
+	pd->devargs = malloc(strlen(da->name) + strlen(args) + 2);
+	if (pd->devargs == NULL)
+		return -ENOMEM;
+	sprintf(pd->devargs, "%s%s%s", da->name, args[0] ? "," : "", args);
+	/* "server=1" among the arguments: the pod is the vhost-user server
+	 * and takes its switch's new connection itself. */
+	if (strncmp(da->name, "net_virtio_user", 15) == 0) {
+		char copy[1024], *save = NULL;
+
+		snprintf(copy, sizeof(copy), "%s", args);
+		for (char *kv = strtok_r(copy, ",", &save); kv != NULL;
+		     kv = strtok_r(NULL, ",", &save))
+			if (strcmp(kv, "server=1") == 0)
+				self = true;
+	}
+	bench_reopen_init(&pd->ro, self, rte_rdtsc());
+	rte_eth_macaddr_get(pd->port, &pd->mac);
+	mac_str(&pd->mac, mac, sizeof(mac));
+	event("pod", wall_now(),
+	      ", \"pod\": %u, \"device\": \"%s\", \"mac\": \"%s\", \"reconnects_itself\": %s", p,
+	      pd->name, mac, self ? "true" : "false");
+	return 0;
+}
+
 /* Receives on every pod for ms milliseconds: frames still in flight. */
 static void drain(unsigned int ms, bool count, struct bench_hist *hist)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+	uint64_t now;
 
-	while (rte_rdtsc() < end)
+	while ((now = rte_rdtsc()) < end) {
 		for (uint16_t p = 0; p < npods; p++)
 			pod_recv(p, count, hist);
+		links_service(now);
+	}
 }
 
 /* Each pod sends one frame from each of its MACs to each peer, so that a
@@ -519,7 +844,8 @@ static void offer(double rate, double seconds, bool count, struct bench_hist *hi
 	uint64_t offered = 0, now;
 	uint16_t next = 0; /* at a set rate, the pod whose turn it is to send */
 
-	while (!quit && (now = rte_rdtsc()) < end) {
+	counting = count;
+	while (!quit && !stop_measuring && (now = rte_rdtsc()) < end) {
 		for (uint16_t p = 0; p < npods; p++) {
 			if (rate <= 0) {
 				pod_send(p, BURST, count, true);
@@ -538,6 +864,7 @@ static void offer(double rate, double seconds, bool count, struct bench_hist *hi
 			}
 			pod_recv(p, count, hist);
 		}
+		links_service(now);
 	}
 	pending_drop(count);
 }
@@ -590,11 +917,6 @@ static int ndr_trial(double rate, double *loss, void *arg)
 	return 0;
 }
 
-static void mac_str(const struct rte_ether_addr *a, char *buf, size_t len)
-{
-	rte_ether_format_addr(buf, (uint16_t)len, a);
-}
-
 static void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
 {
 	const struct bench_hist *h = &t->hist;
@@ -634,9 +956,14 @@ static void print_json(const struct trial *t, const struct bench_ndr_result *ndr
 		mac_str(&pd->mac, mac, sizeof(mac));
 		printf(
 		    "%s\n    {\"pod\": %u, \"port\": %u, \"mac\": \"%s\", \"tx_packets\": %" PRIu64
-		    ", \"rx_packets\": %" PRIu64 ", \"rx_mpps\": %.6f, \"rx_gbps\": %.6f}",
+		    ", \"rx_packets\": %" PRIu64 ", \"rx_mpps\": %.6f, \"rx_gbps\": %.6f",
 		    p ? "," : "", p, pd->port, mac, pd->tx, pd->rx, (double)pd->rx / s / 1e6,
 		    (double)pd->rx_bytes * 8 / s / 1e9);
+		if (watch_links)
+			printf(", \"device\": \"%s\", \"link_downs\": %" PRIu64
+			       ", \"reopens\": %" PRIu64 ", \"open_attempts\": %" PRIu64,
+			       pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens);
+		printf("}");
 	}
 	printf("\n  ],\n  \"directions\": [");
 	for (uint16_t a = 0; a < npods; a++)
@@ -653,6 +980,13 @@ static void print_json(const struct trial *t, const struct bench_ndr_result *ndr
 			first = false;
 		}
 	printf("\n  ]");
+	if (watch_links) {
+		uint64_t gaps = 0;
+
+		for (uint32_t i = 0; i < (uint32_t)npods * npods; i++)
+			gaps += dirs[i].gaps;
+		printf(",\n  \"gaps\": %" PRIu64 ", \"gap_ms\": %g", gaps, opt.gap_ms);
+	}
 	if (ndr != NULL)
 		printf(",\n  \"ndr\": {\"ndr_pps\": %.0f, \"ndr_loss\": %.9f, \"pdr_pps\": %.0f, "
 		       "\"pdr_loss\": %.9f, \"pdr_threshold\": %g, \"trials\": %u, "
@@ -697,6 +1031,16 @@ static void print_summary(const struct trial *t, const struct bench_ndr_result *
 	       (double)bench_hist_percentile(h, 0.5) / 1e3,
 	       (double)bench_hist_percentile(h, 0.99) / 1e3,
 	       (double)bench_hist_percentile(h, 0.999) / 1e3, (double)h->max / 1e3, h->count);
+	for (uint16_t p = 0; watch_links && p < npods; p++) {
+		const struct pod *pd = &pods[p];
+		uint64_t gaps = 0;
+
+		for (uint16_t a = 0; a < npods; a++)
+			gaps += dirs[a * npods + p].gaps;
+		printf("  pod %u (%s): link down %" PRIu64 " times, re-opened %" PRIu64
+		       " times in %" PRIu64 " attempts; %" PRIu64 " gaps over %g ms received\n",
+		       p, pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens, gaps, opt.gap_ms);
+	}
 	if (npods <= 16)
 		for (uint16_t a = 0; a < npods; a++)
 			for (uint16_t b = 0; b < npods; b++) {
@@ -745,7 +1089,10 @@ static int run(void)
 		rate = ndr_res.ndr_pps;
 	}
 	offered_pps = rate;
+	event("measure", wall_now(), ", \"duration_s\": %g, \"rate_pps\": %.0f", opt.duration,
+	      rate);
 	rc = run_trial(rate, opt.duration, t);
+	event("end", wall_now(), ", \"measured_s\": %.6f", t->seconds);
 	if (rc < 0)
 		goto out;
 	if (opt.json)
@@ -780,6 +1127,11 @@ int main(int argc, char **argv)
 		goto out;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+	/* A device closed after its backend died still says goodbye on the
+	 * dead socket (virtio-user's vhost-user messages). */
+	signal(SIGPIPE, SIG_IGN);
 	tsc_ns = 1e9 / (double)rte_get_tsc_hz();
 
 	npods = rte_eth_dev_count_avail();
@@ -808,16 +1160,42 @@ int main(int argc, char **argv)
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (opt.events != NULL) {
+		events = fopen(opt.events, "a");
+		if (events == NULL) {
+			fprintf(stderr, "podwire-bench: --events %s: %s\n", opt.events,
+				strerror(errno));
+			rc = -errno;
+			goto out;
+		}
+	}
+	watch_links = opt.reconnect || opt.events != NULL;
+	if (watch_links) {
+		uint64_t ms = rte_get_tsc_hz() / 1000;
+
+		gap_ticks = (uint64_t)(opt.gap_ms * (double)ms);
+		reopen_conf = (struct bench_reopen_conf){
+		    .poll = 5 * ms,
+		    .quiet = 100 * ms,
+		    .retry_min = 10 * ms,
+		    .retry_max = 50 * ms,
+		    .open_timeout = 3000 * ms,
+		};
+	}
 	n = 0;
 	RTE_ETH_FOREACH_DEV(port)
 	{
 		pods[n].port = port;
+		pods[n].present = true;
+		rc = pod_identify((uint16_t)n);
+		if (rc < 0)
+			goto out;
 		rte_eth_macaddr_get(port, &pods[n].mac);
 		memcpy(h.src_mac, pods[n].mac.addr_bytes, 6);
 		h.src_ip = bench_pod_ip((uint16_t)n);
 		h.dst_port = BENCH_UDP_DST_PORT;
 		bench_pkt_tmpl_init(&pods[n].tmpl, &h);
-		rc = port_setup(port);
+		rc = port_setup(port, false);
 		if (rc < 0)
 			goto out;
 		n++;
@@ -828,9 +1206,14 @@ int main(int argc, char **argv)
 out:
 	if (pods != NULL)
 		for (uint16_t p = 0; p < npods; p++) {
-			rte_eth_dev_stop(pods[p].port);
-			rte_eth_dev_close(pods[p].port);
+			if (pods[p].present) {
+				rte_eth_dev_stop(pods[p].port);
+				rte_eth_dev_close(pods[p].port);
+			}
+			free(pods[p].devargs);
 		}
+	if (events != NULL)
+		fclose(events);
 	rte_free(dirs);
 	rte_free(pods);
 	rte_mempool_free(pool);
