@@ -146,6 +146,7 @@ static int emit(struct opts *o, const char *path, const cJSON *info, const char 
 	bool memif = strcmp(api_get_str(info, "type", ""), "memif") == 0;
 	char vdev[512], msg[256], clean[18];
 	uint8_t bytes[6];
+	int n;
 
 	/* network-status MACs may come with spaces around them. */
 	while (mac != NULL && *mac == ' ')
@@ -170,13 +171,15 @@ static int emit(struct opts *o, const char *path, const cJSON *info, const char 
 		o->n_memif++;
 	else
 		o->n_virtio++;
-	o->len += (size_t)snprintf(o->out + o->len, sizeof(o->out) - o->len,
-				   o->vdev_only ? "%s%s" : "%s--vdev=%s",
-				   o->printed ? (o->vdev_only ? "\n" : " ") : "", vdev);
-	if (o->len >= sizeof(o->out)) {
+	n = snprintf(o->out + o->len, sizeof(o->out) - o->len,
+		     o->vdev_only ? "%s%s" : "%s--vdev=%s",
+		     o->printed ? (o->vdev_only ? "\n" : " ") : "", vdev);
+	if (n < 0 || (size_t)n >= sizeof(o->out) - o->len) {
+		o->out[o->len] = '\0';
 		fprintf(stderr, "podwire-vdev: too many devices\n");
 		return -1;
 	}
+	o->len += (size_t)n;
 	o->printed++;
 	return 0;
 }
@@ -380,7 +383,7 @@ int main(int argc, char **argv)
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	const char *docker = NULL;
-	static struct opts o;
+	struct opts o = {0}; /* (one run per process; the fuzz harness runs many) */
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "vi:m:c:h", longopts, NULL)) != -1) {

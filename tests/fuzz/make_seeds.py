@@ -187,4 +187,70 @@ put("nri", "cpus", b"\x010-3,8,10-11")
 put("nri", "cgroup_v1", b"\x0212:cpuset:/k8s.io/abc\n11:memory:/k8s.io/abc\n0::/\n")
 put("nri", "cgroup_v2", b"\x020::/kubepods.slice/cri-containerd-abc.scope\n")
 
+# ---- podwire-vdev's documents (first byte: the way in and options, see
+# fuzz_vdev.c) -----------------------------------------------------------------
+dev_vhost = {"type": "vhost-user", "version": "1.1.0",
+             "vhost-user": {"mode": "client", "path": "/run/podwire/pods/a/net1.sock"}}
+dev_memif = {"type": "memif", "version": "1.1.0",
+             "memif": {"role": "client", "path": "/run/podwire/pods/a/net2.sock",
+                       "mode": "ethernet"}}
+pwjson = {"containerID": "0123abcd", "ifname": "net1", "mac": "02:00:00:00:0a:01",
+          "ips": ["10.96.0.2/24"], "deviceInfo": dev_vhost}
+status = [{"name": "podwire-net", "interface": "net1", "mac": "02:00:00:00:0a:01",
+           "device-info": dev_vhost},
+          {"name": "podwire-m", "interface": "net2", "mac": " 02:00:00:00:0a:02",
+           "device-info": dev_memif}]
+put("vdev", "devinfo", b"\0" + json.dumps(dev_vhost).encode())
+put("vdev", "devinfo_memif_only", b"\4" + json.dumps(dev_memif).encode())
+put("vdev", "podwire_json", b"\x18" + json.dumps(pwjson).encode())
+put("vdev", "status", b"\x08" + json.dumps(status).encode())
+put("vdev", "annotations", b"\0" + b"k8s.v1.cni.cncf.io/network-status=" +
+    json.dumps(json.dumps(status)).encode() + b"\nother=\"x\"\n")
+put("vdev", "cdi_env", b"\1" + json.dumps(dev_memif).encode())
+put("vdev", "docker", b"\2" + json.dumps(pwjson).encode())
+put("vdev", "mac_given", b"\x20" + json.dumps(dev_vhost).encode())
+
+# ---- Docker driver calls (fuzz_docker.c: call index, 2 bytes of length, body;
+# 0xff then the driver's state file) ------------------------------------------
+R = {"Activate": 0, "GetCapabilities": 1, "CreateNetwork": 2, "DeleteNetwork": 3,
+     "CreateEndpoint": 6, "DeleteEndpoint": 7, "EndpointOperInfo": 8, "Join": 9, "Leave": 10,
+     "ProgramExternalConnectivity": 11, "DiscoverNew": 13}
+
+
+def calls(*seq):
+    out = b""
+    for name, body in seq:
+        b = body if isinstance(body, bytes) else json.dumps(body).encode()
+        out += struct.pack("<BH", R[name], len(b)) + b
+    return out
+
+
+NID, EID = "a1" * 32, "b2" * 32
+for iftype in ["kernel", "vhost-user", "memif"]:
+    net = {"NetworkID": NID, "Options": {"com.docker.network.generic": {
+        "podwire.iftype": iftype, "podwire.vlan": "10", "podwire.mode": "bridge",
+        "com.docker.network.driver.mtu": "1500"}},
+        "IPv4Data": [{"AddressSpace": "", "Pool": "10.96.0.0/24", "Gateway": "10.96.0.1/24"}],
+        "IPv6Data": []}
+    ids = {"NetworkID": NID, "EndpointID": EID}
+    put("docker", "lifecycle_" + iftype, calls(
+        ("Activate", b""), ("GetCapabilities", b""), ("CreateNetwork", net),
+        ("CreateEndpoint", dict(ids, Interface={"Address": "10.96.0.2/24",
+                                                 "AddressIPv6": "", "MacAddress": ""},
+                                Options={})),
+        ("EndpointOperInfo", ids),
+        ("Join", dict(ids, SandboxKey="/var/run/docker/netns/abc", Options={})),
+        ("ProgramExternalConnectivity", dict(ids, Options={})),
+        ("Leave", ids), ("DeleteEndpoint", ids), ("DeleteNetwork", {"NetworkID": NID})))
+put("docker", "shared_network", calls(("CreateNetwork", {
+    "NetworkID": NID, "Options": {"com.docker.network.generic": {"podwire.network": "shared"}},
+    "IPv4Data": [{"Pool": "10.97.0.0/24"}], "IPv6Data": []})))
+put("docker", "discover", calls(("DiscoverNew", {"DiscoveryType": 1, "DiscoveryData": {}})))
+put("docker", "state", b"\xff" + json.dumps({"version": 1, "networks": [
+    {"id": NID, "podwired_network": "docker-a1a1", "created": True, "iftype": "kernel", "mtu": 1500,
+     "gateway4": "10.96.0.1", "gateway6": ""}], "endpoints": [
+    {"id": EID, "network_id": NID, "port": "docker-b2b2", "iftype": "kernel",
+     "mac": "02:42:0a:60:00:02", "address": "10.96.0.2/24", "iface": "pwcb2",
+     "host_iface": "pwdb2", "created": 1}]}).encode())
+
 print("seeds written under", OUT)
