@@ -31,8 +31,9 @@ static void on_signal(int sig)
 	interrupted++;
 }
 
-static int usage_err(const char *fmt, const char *a)
+static int usage_err(cJSON *params, const char *fmt, const char *a)
 {
+	cJSON_Delete(params);
 	fprintf(stderr, "podwirectl: error: capture: ");
 	fprintf(stderr, fmt, a);
 	fprintf(stderr, "\n\nUsage: podwirectl capture %s\n", CTL_CAPTURE_ARGS);
@@ -204,7 +205,7 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 
 		if (strcmp(a, "-w") == 0 || strcmp(a, "--write") == 0) {
 			if (i + 1 >= argc)
-				return usage_err("%s needs a FILE (or - for stdout)", a);
+				return usage_err(params, "%s needs a FILE (or - for stdout)", a);
 			path = argv[++i];
 			continue;
 		}
@@ -220,7 +221,7 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 				continue;
 			known = true;
 			if (i + 1 >= argc)
-				return usage_err("%s needs a value", a);
+				return usage_err(params, "%s needs a value", a);
 			a = argv[++i];
 			if (!opts[k].number) {
 				cJSON_AddStringToObject(params, opts[k].field, a);
@@ -229,25 +230,25 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 			errno = 0;
 			v = strtol(a, &end, 10);
 			if (errno != 0 || end == a || *end != '\0' || v < INT_MIN || v > INT_MAX)
-				return usage_err("\"%s\" is not a number", a);
+				return usage_err(params, "\"%s\" is not a number", a);
 			cJSON_AddNumberToObject(params, opts[k].field, (double)v);
 			break;
 		}
 		if (known)
 			continue;
 		if (a[0] == '-' && a[1] != '\0')
-			return usage_err("unknown option \"%s\"", a);
+			return usage_err(params, "unknown option \"%s\"", a);
 		if (strchr(a, ',') != NULL || off + strlen(a) + 2 > sizeof(ports))
-			return usage_err("\"%s\": give each PORT as a word of its own", a);
+			return usage_err(params, "\"%s\": give each PORT as a word of its own", a);
 		off +=
 		    (size_t)snprintf(ports + off, sizeof(ports) - off, "%s%s", off ? "," : "", a);
 		n_ports++;
 	}
 	if (n_ports == 0)
-		return usage_err("%sname at least one PORT", "");
+		return usage_err(params, "%sname at least one PORT", "");
 	cJSON_AddStringToObject(params, API_F_PORTS, ports);
 	if (path == NULL)
-		return usage_err("%s-w FILE is required (- for stdout)", "");
+		return usage_err(params, "%s-w FILE is required (- for stdout)", "");
 	out = open_out(path, &created);
 	if (out < 0) {
 		fprintf(stderr,

@@ -167,7 +167,7 @@ dut_start() {
 	# CDI specs under $T, not the host's /var/run/cdi (a base build may
 	# predate the option).
 	local cdi=()
-	"$build/podwired" --help | grep -q -- --cdi-dir && cdi=(--cdi-dir "$T/cdi")
+	grep -q -- --cdi-dir <<<"$("$build/podwired" --help 2>&1)" && cdi=(--cdi-dir "$T/cdi")
 	"$build/podwired" --main-core "$GEN_CPU" --worker-cores "$DUT_CPU" \
 		--socket "$T/pw.sock" --state-dir "$T/state" "${cdi[@]}" --log-level warning \
 		>"$T/dut.log" 2>&1 &

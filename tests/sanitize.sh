@@ -21,6 +21,8 @@ fi
 ninja -C "$B" >"$B.build.log" 2>&1 || { tail -n 30 "$B.build.log"; echo "sanitize: build failed"; exit 1; }
 # Leaks count; undefined behaviour stops the program where it happens.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+# Leaks of other projects' code we cannot fix, each explained there.
+export LSAN_OPTIONS=suppressions=$ROOT/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 logs=$B/test-logs
 mkdir -p "$logs"

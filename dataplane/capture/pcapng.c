@@ -78,7 +78,8 @@ struct block {
 
 static void put(struct block *k, const void *p, size_t n)
 {
-	if (k->len + n <= sizeof(k->buf))
+	/* (An empty option has no bytes, and p may then be NULL.) */
+	if (n != 0 && k->len + n <= sizeof(k->buf))
 		memcpy(k->buf + k->len, p, n);
 	k->len += n;
 }

@@ -183,7 +183,7 @@ expect_eq "version written back" 2 "$(jq .version "$STATE")"
 start_refused_by_state() { # WHAT WORDS
 	local rc=0
 	timeout 60 "$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-		--socket "$T/pw.sock" --state-dir "$T/pw.state" >"$T/refused.log" 2>&1 || rc=$?
+		--socket "$T/pw.sock" --state-dir "$T/pw.state" --cdi-dir "$T/pw.cdi" >"$T/refused.log" 2>&1 || rc=$?
 	expect_eq "$1: podwired's exit status" 1 "$rc"
 	grep -qF "$2" "$T/refused.log" || fail "$1: no \"$2\" in: $(tail -n 3 "$T/refused.log")"
 	grep -qE "move (it|the file) away to start empty" "$T/refused.log" ||

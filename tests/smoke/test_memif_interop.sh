@@ -51,7 +51,7 @@ KMAC=$(ip -n $NB -j link show $VB | jq -r '.[0].address')
 
 # podwired in NA (its uplink sees VA); the pods reach it by socket path.
 ip netns exec $NA "$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-	--socket "$T/pw.sock" --state-dir "$T/pw.state" >>"$T/pw.log" 2>&1 &
+	--socket "$T/pw.sock" --state-dir "$T/pw.state" --cdi-dir "$T/pw.cdi" >>"$T/pw.log" 2>&1 &
 DAEMON_PID[pw]=$!
 wait_for 30 "podwired to answer" ctl pw info
 

@@ -19,7 +19,7 @@ bad_start() { # TEXT podwired-args...
 	local text=$1 out rc=0
 	shift
 	out=$(timeout 60 "$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-		--socket "$T/bad.sock" --state-dir "$T/bad.state" "$@" 2>&1) || rc=$?
+		--socket "$T/bad.sock" --state-dir "$T/bad.state" --cdi-dir "$T/bad.cdi" "$@" 2>&1) || rc=$?
 	[ $rc -ne 0 ] || fail "podwired $* started"
 	grep -qF -- "$text" <<<"$out" || fail "podwired $*: the message does not say $text: $out"
 	ok "podwired $* refused ($rc): $(grep -F -- "$text" <<<"$out" | head -n1)"
