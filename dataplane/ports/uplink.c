@@ -102,13 +102,26 @@ static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size
 	return 0;
 }
 
-/* Stops and closes the ethdev and undoes the kind's open; d stays. */
-static void dev_release(struct uplink_dev *d)
+static int dev_stop_cb(void *arg)
 {
+	struct uplink_dev *d = arg;
+
 	rte_eth_dev_stop(d->port_id);
 	rte_eth_dev_close(d->port_id);
 	if (d->kind->close != NULL)
 		d->kind->close(d->vdev, d->name);
+	return 0;
+}
+
+/* Stops and closes the ethdev and undoes the kind's open; d stays. The
+ * XDP fds libxdp opens to detach its program (and keeps when the
+ * interface went first) are closed as those of the start. */
+static void dev_release(struct uplink_dev *d)
+{
+	struct ethdev_xsks more;
+
+	ethdev_xsks_track(dev_stop_cb, d, &more);
+	ethdev_xsks_close(&more, d->name);
 	ethdev_xsks_close(&d->xsks, d->name);
 }
 

@@ -132,13 +132,27 @@ static int start_cb(void *arg)
 	return rc;
 }
 
-static void release(struct veth_priv *v)
+static int stop_cb(void *arg)
 {
-	if (v->vdev[0] == '\0')
-		return;
+	struct veth_priv *v = arg;
+
 	if (v->started)
 		rte_eth_dev_stop(v->port_id);
 	ethdev_vdev_destroy(v->port_id, v->vdev);
+	return 0;
+}
+
+static void release(struct veth_priv *v)
+{
+	struct ethdev_xsks more;
+
+	if (v->vdev[0] == '\0')
+		return;
+	/* libxdp opens the XDP programs' fds again to detach them, and keeps
+	 * them when the interface went first (the container's namespace was
+	 * deleted with its end of the pair): those are closed too. */
+	ethdev_xsks_track(stop_cb, v, &more);
+	ethdev_xsks_close(&more, v->vdev);
 	ethdev_xsks_close(&v->xsks, v->vdev);
 	v->vdev[0] = '\0';
 	v->started = false;
