@@ -18,13 +18,7 @@
 
 #include "link.h"
 
-struct nl_req {
-	struct nlmsghdr nh;
-	struct ifinfomsg ifi;
-	char attrs[1024];
-};
-
-static struct rtattr *attr_put(struct nl_req *r, unsigned short type, const void *data, size_t len)
+struct rtattr *nl_attr_put(struct nl_req *r, unsigned short type, const void *data, size_t len)
 {
 	struct rtattr *a = (struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
 
@@ -38,20 +32,20 @@ static struct rtattr *attr_put(struct nl_req *r, unsigned short type, const void
 
 static void attr_str(struct nl_req *r, unsigned short type, const char *s)
 {
-	attr_put(r, type, s, strlen(s) + 1);
+	nl_attr_put(r, type, s, strlen(s) + 1);
 }
 
 static void attr_u32(struct nl_req *r, unsigned short type, uint32_t v)
 {
-	attr_put(r, type, &v, sizeof(v));
+	nl_attr_put(r, type, &v, sizeof(v));
 }
 
-static void attr_end(struct nl_req *r, struct rtattr *nest)
+void nl_attr_end(struct nl_req *r, struct rtattr *nest)
 {
 	nest->rta_len = (unsigned short)((char *)r + r->nh.nlmsg_len - (char *)nest);
 }
 
-static void req_init(struct nl_req *r, unsigned short type, unsigned short flags)
+void nl_req_init(struct nl_req *r, unsigned short type, unsigned short flags)
 {
 	memset(r, 0, sizeof(*r));
 	r->nh.nlmsg_len = NLMSG_LENGTH(sizeof(r->ifi));
@@ -80,8 +74,7 @@ static const char *ext_ack_msg(const struct nlmsghdr *nh, size_t n)
 	return NULL;
 }
 
-/* Sends r and reads the kernel's answer. what names the interface in msg. */
-static int nl_talk(struct nl_req *r, const char *what, const char *action, char *msg, size_t len)
+int nl_transact(struct nl_req *r, const char *what, const char *refused, char *msg, size_t len)
 {
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	char buf[4096];
@@ -91,15 +84,14 @@ static int nl_talk(struct nl_req *r, const char *what, const char *action, char 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(msg, len, "interface %s: cannot open a netlink socket: %s", what,
-			 strerror(errno));
+		snprintf(msg, len, "%s: cannot open a netlink socket: %s", what, strerror(errno));
 		return rc;
 	}
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	if (sendto(fd, r, r->nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
-		snprintf(msg, len, "interface %s: netlink send failed: %s", what, strerror(errno));
+		snprintf(msg, len, "%s: netlink send failed: %s", what, strerror(errno));
 		close(fd);
 		return rc;
 	}
@@ -107,19 +99,30 @@ static int nl_talk(struct nl_req *r, const char *what, const char *action, char 
 	if (n < (ssize_t)(sizeof(struct nlmsghdr) + sizeof(struct nlmsgerr)) ||
 	    ((const struct nlmsghdr *)buf)->nlmsg_type != NLMSG_ERROR) {
 		rc = n < 0 ? -errno : -EIO;
-		snprintf(msg, len, "interface %s: no netlink answer: %s", what, strerror(-rc));
+		snprintf(msg, len, "%s: no netlink answer: %s", what, strerror(-rc));
 	} else {
 		const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
 		const char *why = ext_ack_msg(nh, (size_t)n);
 
 		rc = ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
 		if (rc != 0)
-			snprintf(msg, len, "interface %s: the kernel refused to %s it: %s%s%s%s",
-				 what, action, strerror(-rc), why ? " (" : "", why ? why : "",
-				 why ? ")" : "");
+			snprintf(msg, len, "%s: %s%s%s%s", refused, strerror(-rc), why ? " (" : "",
+				 why ? why : "", why ? ")" : "");
 	}
 	close(fd);
 	return rc;
+}
+
+/* nl_transact for an interface: "interface NAME: the kernel refused to
+ * ACTION it: ...". */
+static int nl_talk(struct nl_req *r, const char *name, const char *action, char *msg, size_t len)
+{
+	char what[64], refused[128];
+
+	snprintf(what, sizeof(what), "interface %s", name);
+	snprintf(refused, sizeof(refused), "interface %s: the kernel refused to %s it", name,
+		 action);
+	return nl_transact(r, what, refused, msg, len);
 }
 
 static int check_name(const char *name, char *msg, size_t len)
@@ -142,25 +145,25 @@ int link_veth_create(const char *host, const char *peer, unsigned int mtu, const
 		rc = check_name(peer, msg, len);
 	if (rc != 0)
 		return rc;
-	req_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	nl_req_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
 	attr_str(&r, IFLA_IFNAME, host);
 	attr_u32(&r, IFLA_MTU, mtu);
 	attr_u32(&r, IFLA_NUM_TX_QUEUES, 1);
 	attr_u32(&r, IFLA_NUM_RX_QUEUES, 1);
-	info = attr_put(&r, IFLA_LINKINFO, NULL, 0);
+	info = nl_attr_put(&r, IFLA_LINKINFO, NULL, 0);
 	attr_str(&r, IFLA_INFO_KIND, "veth");
-	data = attr_put(&r, IFLA_INFO_DATA, NULL, 0);
+	data = nl_attr_put(&r, IFLA_INFO_DATA, NULL, 0);
 	/* VETH_INFO_PEER carries an ifinfomsg, then the peer's attributes. */
-	p = attr_put(&r, VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
+	p = nl_attr_put(&r, VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
 	attr_str(&r, IFLA_IFNAME, peer);
 	attr_u32(&r, IFLA_MTU, mtu);
 	attr_u32(&r, IFLA_NUM_TX_QUEUES, 1);
 	attr_u32(&r, IFLA_NUM_RX_QUEUES, 1);
 	if (mac != NULL)
-		attr_put(&r, IFLA_ADDRESS, mac, 6);
-	attr_end(&r, p);
-	attr_end(&r, data);
-	attr_end(&r, info);
+		nl_attr_put(&r, IFLA_ADDRESS, mac, 6);
+	nl_attr_end(&r, p);
+	nl_attr_end(&r, data);
+	nl_attr_end(&r, info);
 	return nl_talk(&r, host, "create", msg, len);
 }
 
@@ -170,7 +173,7 @@ int link_delete(unsigned int ifindex, char *msg, size_t len)
 	char what[32];
 
 	snprintf(what, sizeof(what), "#%u", ifindex);
-	req_init(&r, RTM_DELLINK, 0);
+	nl_req_init(&r, RTM_DELLINK, 0);
 	r.ifi.ifi_index = (int)ifindex;
 	return nl_talk(&r, what, "delete", msg, len);
 }
@@ -184,7 +187,7 @@ int link_set_up(const char *name, const char *alias, char *msg, size_t len)
 		snprintf(msg, len, "interface %s does not exist", name);
 		return -ENODEV;
 	}
-	req_init(&r, RTM_SETLINK, 0);
+	nl_req_init(&r, RTM_SETLINK, 0);
 	r.ifi.ifi_index = (int)ifindex;
 	r.ifi.ifi_flags = IFF_UP;
 	r.ifi.ifi_change = IFF_UP;
