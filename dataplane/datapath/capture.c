@@ -86,38 +86,6 @@ void capture_copy_mbufs(unsigned int wid, const struct dp_port *p, struct rte_mb
 	}
 }
 
-/* A copy of the first snaplen bytes of f as forwarded, in a chain of the
- * pool's mbufs; NULL when the pool is short. */
-static struct rte_mbuf *copy_frame(const struct dp_capture *c, const struct dp_frame *f,
-				   uint8_t strip)
-{
-	uint32_t len = RTE_MIN(dp_frame_out_len(f, strip), c->snaplen), off = 0;
-	struct rte_mbuf *head = NULL, *tail = NULL;
-
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(c->pool);
-		uint32_t k;
-
-		if (unlikely(m == NULL)) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		k = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
-		dp_frame_read(f, strip, off, rte_pktmbuf_mtod(m, uint8_t *), k);
-		m->data_len = (uint16_t)k;
-		if (head == NULL) {
-			head = m;
-		} else {
-			tail->next = m;
-			head->nb_segs++;
-		}
-		head->pkt_len += k;
-		tail = m;
-		off += k;
-	} while (off < len);
-	return head;
-}
-
 void capture_copy_frames(unsigned int wid, const struct dp_port *p, struct dp_frame *const *f,
 			 const uint8_t *strip, uint16_t n, enum capture_dir dir, const uint8_t *why,
 			 struct rte_mbuf **rec)
@@ -141,7 +109,7 @@ void capture_copy_frames(unsigned int wid, const struct dp_port *p, struct dp_fr
 		 * the copy (which is then the cost of a frame not taken). */
 		if (filtered && s == 0 && filter_frame(c, f[i]) == 0)
 			continue;
-		r = copy_frame(c, f[i], s);
+		r = dp_frame_to_mbuf_max(f[i], s, c->pool, c->snaplen);
 		if (filtered && s != 0 && r != NULL && filter_mbuf(c, r) == 0) {
 			rte_pktmbuf_free(r);
 			continue;

@@ -80,5 +80,8 @@ static inline uint32_t dp_frame_out_len(const struct dp_frame *f, uint8_t strip)
  * NULL when the pool is short. */
 struct rte_mbuf *dp_frame_to_mbuf(const struct dp_frame *f, uint8_t strip,
 				  struct rte_mempool *pool);
+/* The same, of its first max bytes at the most (a capture's snaplen). */
+struct rte_mbuf *dp_frame_to_mbuf_max(const struct dp_frame *f, uint8_t strip,
+				      struct rte_mempool *pool, uint32_t max);
 
 #endif

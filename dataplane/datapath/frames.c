@@ -12,9 +12,10 @@
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 
-struct rte_mbuf *dp_frame_to_mbuf(const struct dp_frame *f, uint8_t strip, struct rte_mempool *pool)
+struct rte_mbuf *dp_frame_to_mbuf_max(const struct dp_frame *f, uint8_t strip,
+				      struct rte_mempool *pool, uint32_t max)
 {
-	uint32_t len = dp_frame_out_len(f, strip), off = 0;
+	uint32_t len = RTE_MIN(dp_frame_out_len(f, strip), max), off = 0;
 	struct rte_mbuf *head = NULL, *tail = NULL;
 
 	while (off < len) {
@@ -39,6 +40,11 @@ struct rte_mbuf *dp_frame_to_mbuf(const struct dp_frame *f, uint8_t strip, struc
 		off += k;
 	}
 	return head;
+}
+
+struct rte_mbuf *dp_frame_to_mbuf(const struct dp_frame *f, uint8_t strip, struct rte_mempool *pool)
+{
+	return dp_frame_to_mbuf_max(f, strip, pool, UINT32_MAX);
 }
 
 /* Frames dropped on their way out of port p, for its capture. */
