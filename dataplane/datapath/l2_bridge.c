@@ -192,10 +192,12 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 		return 0;
 	mac_table_lookup_bulk(l2_macs, in->net_idx, uniq, nu, found);
 	for (uint16_t i = 0; i < n; i++) {
-		uint16_t o = found[slot[i]];
+		uint16_t o;
 
+		/* (A frame dropped at ingress has no slot: slot[i] is unset.) */
 		if (l2_is_drop(dst[i]))
 			continue;
+		o = found[slot[i]];
 		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net) {
 			dst[i] = L2_FLOOD;
 			if (in->flood_cycles != 0 && !flood_allowed(w, in)) {

@@ -243,7 +243,8 @@ static cJSON *h_trace_show(const cJSON *params, struct api_err *err)
 		for (uint32_t i = 0; i < k; i++)
 			all[n++] = &trace_bufs[w]->rec[i];
 	}
-	qsort(all, n, sizeof(*all), by_tsc);
+	if (n > 1) /* (all is NULL when nothing was recorded) */
+		qsort(all, n, sizeof(*all), by_tsc);
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, API_R_TRACES);
 	for (unsigned int i = 0; i < n; i++)
