@@ -131,6 +131,14 @@ daemon_kill() {
 
 daemon_alive() { kill -0 "${DAEMON_PID[$1]}" 2>/dev/null; }
 
+# daemon_memory NAME: "fds dpdk_heap_bytes dpdk_allocs heap_bytes hugetlb_kB"
+# of daemon NAME (system.info's memory, and the hugepages it maps).
+daemon_memory() {
+	ctlj "$1" info | jq -r '.memory | "\(.fds) \(.dpdk_heap_bytes) \(.dpdk_allocs) \(.heap_bytes)"' |
+		tr '\n' ' '
+	awk '/^(Private|Shared)_Hugetlb:/ {s += $2} END {print s + 0}' "/proc/${DAEMON_PID[$1]}/smaps_rollup"
+}
+
 # ctl NAME ARGS...: podwirectl against daemon NAME. ctlj adds --json.
 ctl() {
 	local name=$1

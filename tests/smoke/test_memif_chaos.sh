@@ -19,7 +19,6 @@ MAC_C2=02:00:00:00:0c:02
 # No per-thread malloc caches in podwired: chunks a thread caches count as
 # in use in mallinfo2, which would blur the heap figure compared below.
 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 daemon_start pw
-PID=${DAEMON_PID[pw]}
 ctl pw network add net1
 for p in a:$MAC_A b:$MAC_B c1:$MAC_C1; do
 	ctl pw port add "pod-${p%%:*}" --network net1 --type memif --socket "$T/${p%%:*}.sock" \
@@ -56,12 +55,7 @@ c_up() {
 	pod_up pw "pod-c$n" "c$n" "$vdev" --forward-mode=txonly --eth-peer=0,$MAC_A
 }
 
-# memory: "fds dpdk_heap_bytes dpdk_allocs heap_bytes hugetlb_kB" of podwired.
-memory() {
-	ctlj pw info | jq -r '.memory | "\(.fds) \(.dpdk_heap_bytes) \(.dpdk_allocs) \(.heap_bytes)"' |
-		tr '\n' ' '
-	awk '/^(Private|Shared)_Hugetlb:/ {s += $2} END {print s + 0}' "/proc/$PID/smaps_rollup"
-}
+memory() { daemon_memory pw; }
 # settled FDS DPDK ALLOCS: podwired holds what it held before (a departed
 # peer's teardown finishes on the control thread a moment after the kill).
 settled() {

@@ -17,15 +17,9 @@ HOSTILE=$BUILD/memif-hostile
 # No per-thread malloc caches: chunks a thread caches count as in use in
 # mallinfo2, which would blur the heap figure compared below.
 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 daemon_start pw
-PID=${DAEMON_PID[pw]}
 ctl pw network add net1
 
-# memory: "fds dpdk_heap_bytes dpdk_allocs heap_bytes hugetlb_kB" of podwired.
-memory() {
-	ctlj pw info | jq -r '.memory | "\(.fds) \(.dpdk_heap_bytes) \(.dpdk_allocs) \(.heap_bytes)"' |
-		tr '\n' ' '
-	awk '/^(Private|Shared)_Hugetlb:/ {s += $2} END {print s + 0}' "/proc/$PID/smaps_rollup"
-}
+memory() { daemon_memory pw; }
 # settled FDS DPDK ALLOCS HEAP HUGE: podwired holds what it held before (a
 # departed peer's teardown ends on the control thread a moment after the
 # kill): the same fds, DPDK heap and hugepage mappings, and malloc'd bytes
