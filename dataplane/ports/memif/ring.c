@@ -24,6 +24,7 @@
 #include <rte_prefetch.h>
 
 #include "datapath/frame.h"
+#include "datapath/prefetch.h"
 #include "datapath/stats.h"
 #include "ports/memif/memif.h"
 #include "ports/memif/ring.h"
@@ -120,6 +121,14 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 {
 	uint16_t got = 0;
 
+	/* The descriptors' lines are asked for together, four slots a line,
+	 * before the first is read. */
+	for (uint16_t i = 0; i < RTE_MIN(avail, n); i++) {
+		uint16_t slot = (uint16_t)(r->last + i) & r->mask;
+
+		if (i == 0 || (slot & 3) == 0)
+			rte_prefetch0(&r->ring->desc[slot]);
+	}
 	/* Two passes: the descriptors first, each frame's first line
 	 * prefetched, then the headers copied, when those lines are in. */
 	while (avail != 0 && got < n) {
@@ -295,13 +304,48 @@ static inline uint8_t *tx_slot(struct memif_conn *c, struct memif_qring *r, uint
  * peer may post (MEMIF_MIN_BUFFER) take 71. */
 #define TX_CHAIN_MAX 128
 
+/* Slots looked up ahead of a burst's copies: one per frame of a burst. */
+#define TX_AHEAD 32
+
+/* The next slots' buffers, looked up before anything is copied. The
+ * buffers are the peer's, last touched by its core: fetched one by one,
+ * each copy would wait for its line in turn; asked for together, the
+ * misses overlap. A server's descriptors are read once, here. */
+struct tx_ahead {
+	uint16_t first; /* the slot of dst[0] */
+	uint16_t n;
+	uint8_t *dst[TX_AHEAD]; /* NULL: the peer posted a bad buffer */
+	uint32_t cap[TX_AHEAD];
+};
+
+static inline void tx_look_ahead(struct memif_conn *c, struct memif_qring *r, uint16_t k,
+				 struct tx_ahead *a)
+{
+	a->first = r->last;
+	a->n = RTE_MIN(k, (uint16_t)TX_AHEAD);
+	/* The server reads the peer's descriptors and then writes them:
+	 * their lines are asked for with intent to write, once. */
+	for (uint16_t i = 0; c->server && i < a->n; i++) {
+		uint16_t slot = (uint16_t)(a->first + i) & r->mask;
+
+		if (i == 0 || (slot & 3) == 0)
+			dp_prefetch_write(&r->ring->desc[slot]);
+	}
+	for (uint16_t i = 0; i < a->n; i++) {
+		a->dst[i] = tx_slot(c, r, (uint16_t)(a->first + i), &a->cap[i]);
+		if (likely(a->dst[i] != NULL))
+			dp_prefetch_write(a->dst[i]);
+	}
+}
+
 /* Writes one frame of len bytes, read by copy(src, off, dst, n), into the
  * ring from r->last on; at most room slots. Returns the slots used, 0 when
  * it does not fit, or MEMIF_RING_BAD when the peer posted a bad buffer.
  * Descriptors are written only once the whole frame fits: a frame that
  * does not leaves the peer's posted buffers as they were. */
 static inline __attribute__((always_inline)) uint16_t
-tx_one(struct memif_conn *c, struct memif_qring *r, uint16_t room, uint32_t len,
+tx_one(struct memif_conn *c, struct memif_qring *r, const struct tx_ahead *a, uint16_t room,
+       uint32_t len,
        void (*copy)(const void *src, uint8_t strip, uint32_t off, uint8_t *dst, uint32_t n),
        const void *src, uint8_t strip)
 {
@@ -311,12 +355,18 @@ tx_one(struct memif_conn *c, struct memif_qring *r, uint16_t room, uint32_t len,
 
 	while (off < len) {
 		uint16_t slot = (uint16_t)(r->last + used);
+		uint16_t j = (uint16_t)(slot - a->first);
 		uint32_t cap, k;
 		uint8_t *dst;
 
 		if (used == room || used == TX_CHAIN_MAX)
 			return 0;
-		dst = tx_slot(c, r, slot, &cap);
+		if (likely(j < a->n)) {
+			dst = a->dst[j];
+			cap = a->cap[j];
+		} else {
+			dst = tx_slot(c, r, slot, &cap);
+		}
 		if (unlikely(dst == NULL)) {
 			conn_broken(
 			    c, "m2s slot %u: the peer posted a buffer outside its regions (%u)",
@@ -362,13 +412,24 @@ static inline void tx_publish(struct memif_conn *c, struct memif_qring *r)
 
 static void copy_frame(const void *src, uint8_t strip, uint32_t off, uint8_t *dst, uint32_t n)
 {
-	dp_frame_read(src, strip, off, dst, n);
+	const struct dp_frame *f = src;
+
+	/* Most frames: one segment into one slot, untagged on the way. */
+	if (likely(off == 0 && strip == 0 && f->n_seg == 1 && n == f->len &&
+		   f->hdr_len == DP_FRAME_HDR_MAX)) {
+		memcpy(dst, f->hdr, DP_FRAME_HDR_MAX);
+		rte_memcpy(dst + DP_FRAME_HDR_MAX, f->seg[0].data + DP_FRAME_HDR_MAX,
+			   n - DP_FRAME_HDR_MAX);
+		return;
+	}
+	dp_frame_read(f, strip, off, dst, n);
 }
 
 uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
 			 uint16_t n)
 {
 	struct memif_conn *c = conn_of(p);
+	struct tx_ahead a;
 	struct memif_qring *r;
 	uint16_t room, sent = 0;
 
@@ -378,8 +439,9 @@ uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uin
 	room = tx_room(c, r);
 	if (unlikely(room == MEMIF_RING_BAD))
 		return 0;
+	tx_look_ahead(c, r, RTE_MIN(room, n), &a);
 	for (; sent < n; sent++) {
-		uint16_t used = tx_one(c, r, room, dp_frame_out_len(f[sent], strip[sent]),
+		uint16_t used = tx_one(c, r, &a, room, dp_frame_out_len(f[sent], strip[sent]),
 				       copy_frame, f[sent], strip[sent]);
 
 		if (used == 0 || used == MEMIF_RING_BAD)
@@ -415,6 +477,7 @@ static void copy_mbuf(const void *src, uint8_t strip, uint32_t off, uint8_t *dst
 uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct memif_conn *c = conn_of(p);
+	struct tx_ahead a;
 	struct memif_qring *r;
 	uint16_t room, sent = 0;
 
@@ -424,8 +487,10 @@ uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 	room = tx_room(c, r);
 	if (unlikely(room == MEMIF_RING_BAD))
 		return 0;
+	tx_look_ahead(c, r, RTE_MIN(room, n), &a);
 	for (; sent < n; sent++) {
-		uint16_t used = tx_one(c, r, room, pkts[sent]->pkt_len, copy_mbuf, pkts[sent], 0);
+		uint16_t used =
+		    tx_one(c, r, &a, room, pkts[sent]->pkt_len, copy_mbuf, pkts[sent], 0);
 
 		if (used == 0 || used == MEMIF_RING_BAD)
 			break;
