@@ -41,6 +41,7 @@
 #include <rte_mbuf.h>
 
 #include "bench_hist.h"
+#include "bench_memif.h"
 #include "bench_ndr.h"
 #include "bench_outage.h"
 #include "bench_pkt.h"
@@ -63,10 +64,14 @@ struct bench_opts {
 	bool reconnect;
 	const char *events;
 	double gap_ms;
+	/* --memif SOCKET[,mac=MAC]: pods of podwire-bench's own memif client. */
+	const char *memif[MAX_PODS];
+	uint16_t n_memif;
 };
 
 struct pod {
-	uint16_t port;
+	uint16_t port;		   /* an ethdev pod's port */
+	struct bench_memif *memif; /* or a memif pod of our own */
 	struct rte_ether_addr mac;
 	struct bench_pkt_tmpl tmpl;
 	/* Where the pod is in its rotation: destinations turn fastest, then
@@ -146,6 +151,9 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [options]\n"
 		"  every ethdev (e.g. --vdev net_virtio_user0,path=SOCK,mac=MAC) is one pod\n"
+		"  --memif SOCK[,mac=MAC]  one more pod: podwire-bench's own memif client of\n"
+		"                    the memif server on SOCK (no net_memif: frames are\n"
+		"                    written and read in the shared buffers); repeatable\n"
 		"  --size N|imix     frame length in bytes (%u..%u, no FCS) or simple IMIX "
 		"(default 64)\n"
 		"  --flows N         UDP flows per pod (default 1)\n"
@@ -222,6 +230,7 @@ static int parse_args(int argc, char **argv)
 	    {"reconnect", no_argument, NULL, 'c'},
 	    {"events", required_argument, NULL, 'E'},
 	    {"gap-ms", required_argument, NULL, 'g'},
+	    {"memif", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -289,6 +298,14 @@ static int parse_args(int argc, char **argv)
 		case 'g':
 			if (parse_double("--gap-ms", optarg, 0.01, &opt.gap_ms) < 0)
 				return -EINVAL;
+			break;
+		case 'M':
+			if (opt.n_memif == MAX_PODS) {
+				fprintf(stderr, "podwire-bench: --memif: at most %d pods\n",
+					MAX_PODS);
+				return -EINVAL;
+			}
+			opt.memif[opt.n_memif++] = optarg;
 			break;
 		default:
 			usage(argv[0]);
@@ -396,16 +413,16 @@ static void rotation_next(struct pod *pd)
 		pd->flow_i = 0;
 }
 
-/* Writes pod p's next frame into m (whose destination is returned): its
- * headers from the pod's template, then the stamp. */
-static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
+/* Writes pod p's next frame into buf (its destination is returned, its
+ * length without FCS in *out_len): its headers from the pod's template,
+ * then the stamp. */
+static uint16_t frame_write(uint16_t p, uint8_t *buf, uint64_t now, uint16_t *out_len)
 {
 	struct pod *pd = &pods[p];
 	uint16_t len = opt.size ? opt.size : bench_imix_len(pd->imix_i);
 	uint16_t dst = (uint16_t)(p + 1 + pd->dst_i);
 	struct dir *d;
 	struct bench_stamp s;
-	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	const uint8_t *dmac, *smac = pd->mac.addr_bytes;
 	uint8_t smac_k[6], dmac_k[6];
 
@@ -413,8 +430,7 @@ static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
 		dst = (uint16_t)(dst - npods);
 	dmac = pods[dst].mac.addr_bytes;
 	d = &dirs[p * npods + dst];
-	m->data_len = (uint16_t)(len - BENCH_FCS_LEN);
-	m->pkt_len = m->data_len;
+	*out_len = (uint16_t)(len - BENCH_FCS_LEN);
 	/* Destinations rotate over the peers' MACs too: they learned them
 	 * when the peers sent from them. */
 	if (pd->mac_i != 0) {
@@ -429,6 +445,48 @@ static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
 	bench_stamp_write(buf, &s);
 	rotation_next(pd);
 	return dst;
+}
+
+static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
+{
+	uint16_t len, dst = frame_write(p, rte_pktmbuf_mtod(m, uint8_t *), now, &len);
+
+	m->data_len = len;
+	m->pkt_len = len;
+	return dst;
+}
+
+/* pod_send for a memif pod of our own: frames are built in the ring's
+ * buffers, as many as there is room for. At a set rate what does not fit
+ * is built anyway, in a scratch buffer, and counted as lost (its
+ * destination is known only once built); at full speed it is not built. */
+static unsigned int memif_pod_send(uint16_t p, unsigned int n, bool count, bool keep)
+{
+	static uint8_t scratch[BENCH_PKT_MAX_LEN];
+	struct pod *pd = &pods[p];
+	uint8_t *buf[BURST];
+	uint16_t len[BURST];
+	uint64_t now = rte_rdtsc();
+	uint16_t k = bench_memif_tx_slots(pd->memif, buf, (uint16_t)n);
+
+	for (uint16_t i = 0; i < k; i++) {
+		uint16_t dst = frame_write(p, buf[i], now, &len[i]);
+
+		if (count)
+			dirs[p * npods + dst].tx++;
+	}
+	bench_memif_tx_commit(pd->memif, len, k);
+	for (unsigned int i = k; !keep && i < n; i++) {
+		uint16_t l, dst = frame_write(p, scratch, now, &l);
+
+		if (count)
+			dirs[p * npods + dst].tx++;
+	}
+	if (count) {
+		pd->tx += keep ? k : n;
+		pd->tx_full += n - k;
+	}
+	return n;
 }
 
 /* Sends up to n new frames from pod p; returns the number offered. At a
@@ -447,6 +505,8 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 		n = BURST;
 	if (!pd->present)
 		return n; /* its device is being re-opened: its share is skipped */
+	if (pd->memif != NULL)
+		return memif_pod_send(p, n, count, keep);
 	if (pd->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
 	if (n > 0) {
@@ -585,57 +645,81 @@ static void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, ui
 	      (double)ticks_ns(now - from) / 1e6);
 }
 
+/* Counts and times one frame that pod p received: len bytes in all (no
+ * FCS), the first seg_len of them at buf. */
+static void frame_received(uint16_t p, const uint8_t *buf, uint32_t seg_len, uint32_t len,
+			   uint64_t now, struct bench_hist *hist)
+{
+	struct bench_stamp s;
+	struct dir *d;
+	uint64_t from;
+
+	if (bench_stamp_read(buf, seg_len, &s) < 0 || s.src_pod >= npods) {
+		pods[p].bad++;
+		return;
+	}
+	if (s.dst_pod != p) {
+		/* Flooded (destination not learned) or misrouted. */
+		pods[p].misdelivered++;
+		return;
+	}
+	d = &dirs[s.src_pod * npods + p];
+	/* Serial-number arithmetic: sequence numbers wrap. */
+	if ((int32_t)(s.seq - d->seq_start) < 0) {
+		/* Sent before this trial began: neither counted nor timed. */
+		d->stale++;
+		return;
+	}
+	if (gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, gap_ticks, &from))
+		gap_seen(s.src_pod, p, from, now, s.tsc);
+	if (d->mark_tsc != 0 && s.tsc > d->mark_tsc)
+		mark_reached(s.src_pod, p, now, s.tsc);
+	if ((int32_t)(s.seq - d->seq_rx_next) < 0)
+		d->out_of_order++;
+	else
+		d->seq_rx_next = s.seq + 1;
+	d->rx++;
+	/* Bytes of Ethernet frames with their FCS, as the frame size. */
+	d->rx_bytes += len + BENCH_FCS_LEN;
+	pods[p].rx++;
+	pods[p].rx_bytes += len + BENCH_FCS_LEN;
+	bench_hist_add(hist, (uint64_t)((double)(now - s.tsc) * tsc_ns));
+}
+
+static void memif_pod_recv(uint16_t p, bool count, struct bench_hist *hist)
+{
+	const uint8_t *buf[BURST];
+	uint32_t len[BURST];
+	int n = bench_memif_rx(pods[p].memif, buf, len, BURST);
+	uint64_t now;
+
+	if (n <= 0)
+		return;
+	now = rte_rdtsc();
+	for (int i = 0; count && i < n; i++)
+		frame_received(p, buf[i], len[i], len[i], now, hist);
+	bench_memif_rx_done(pods[p].memif);
+}
+
 static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 {
 	struct rte_mbuf *m[BURST];
-	uint64_t now, from;
+	uint64_t now;
 	uint16_t n;
 
 	if (!pods[p].present)
 		return;
+	if (pods[p].memif != NULL) {
+		memif_pod_recv(p, count, hist);
+		return;
+	}
 	n = rte_eth_rx_burst(pods[p].port, 0, m, BURST);
 	if (n == 0)
 		return;
 	now = rte_rdtsc();
-	for (uint16_t i = 0; i < n; i++) {
-		struct bench_stamp s;
-		struct dir *d;
-
-		if (!count)
-			continue;
-		if (bench_stamp_read(rte_pktmbuf_mtod(m[i], const uint8_t *),
-				     rte_pktmbuf_data_len(m[i]), &s) < 0 ||
-		    s.src_pod >= npods) {
-			pods[p].bad++;
-			continue;
-		}
-		if (s.dst_pod != p) {
-			/* Flooded (destination not learned) or misrouted. */
-			pods[p].misdelivered++;
-			continue;
-		}
-		d = &dirs[s.src_pod * npods + p];
-		/* Serial-number arithmetic: sequence numbers wrap. */
-		if ((int32_t)(s.seq - d->seq_start) < 0) {
-			/* Sent before this trial began: neither counted nor timed. */
-			d->stale++;
-			continue;
-		}
-		if (gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, gap_ticks, &from))
-			gap_seen(s.src_pod, p, from, now, s.tsc);
-		if (d->mark_tsc != 0 && s.tsc > d->mark_tsc)
-			mark_reached(s.src_pod, p, now, s.tsc);
-		if ((int32_t)(s.seq - d->seq_rx_next) < 0)
-			d->out_of_order++;
-		else
-			d->seq_rx_next = s.seq + 1;
-		d->rx++;
-		/* Bytes of Ethernet frames with their FCS, as the frame size. */
-		d->rx_bytes += rte_pktmbuf_pkt_len(m[i]) + BENCH_FCS_LEN;
-		pods[p].rx++;
-		pods[p].rx_bytes += rte_pktmbuf_pkt_len(m[i]) + BENCH_FCS_LEN;
-		bench_hist_add(hist, (uint64_t)((double)(now - s.tsc) * tsc_ns));
-	}
+	for (uint16_t i = 0; count && i < n; i++)
+		frame_received(p, rte_pktmbuf_mtod(m[i], const uint8_t *),
+			       rte_pktmbuf_data_len(m[i]), rte_pktmbuf_pkt_len(m[i]), now, hist);
 	rte_pktmbuf_free_bulk(m, n);
 }
 
@@ -1107,6 +1191,51 @@ out:
 	return rc;
 }
 
+/* A --memif SOCK[,mac=MAC] pod: connected, its rings the size of --ring
+ * (a power of two here), buffers that hold the largest frame whole. */
+static int memif_pod_open(uint16_t p, const char *arg)
+{
+	struct pod *pd = &pods[p];
+	char path[256], err[256];
+	const char *mac = strstr(arg, ",mac=");
+	size_t plen = mac != NULL ? (size_t)(mac - arg) : strlen(arg);
+	uint32_t frame = (opt.size == 0 ? 1518u : opt.size) - BENCH_FCS_LEN;
+	uint32_t buf_size = RTE_MAX(2048u, RTE_ALIGN_CEIL(frame, 64u));
+
+	if (plen == 0 || plen >= sizeof(path)) {
+		fprintf(stderr, "podwire-bench: --memif \"%s\": expected SOCKET[,mac=MAC]\n", arg);
+		return -EINVAL;
+	}
+	if (!rte_is_power_of_2(opt.ring)) {
+		fprintf(stderr, "podwire-bench: --ring %u: memif rings take a power of two\n",
+			opt.ring);
+		return -EINVAL;
+	}
+	memcpy(path, arg, plen);
+	path[plen] = '\0';
+	if (mac != NULL) {
+		if (rte_ether_unformat_addr(mac + 5, &pd->mac) < 0) {
+			fprintf(stderr,
+				"podwire-bench: --memif %s: mac \"%s\": expected "
+				"xx:xx:xx:xx:xx:xx\n",
+				path, mac + 5);
+			return -EINVAL;
+		}
+	} else {
+		/* 02:62:65:00:hi:lo: locally administered, one per pod. */
+		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
+	}
+	pd->memif =
+	    bench_memif_open(path, (uint8_t)rte_log2_u32(opt.ring), buf_size, err, sizeof(err));
+	if (pd->memif == NULL) {
+		fprintf(stderr, "podwire-bench: --memif %s: %s\n", path, err);
+		return -EIO;
+	}
+	snprintf(pd->name, sizeof(pd->name), "memif%u", p);
+	pd->present = true;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int nb_mbufs, room;
@@ -1134,12 +1263,18 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	tsc_ns = 1e9 / (double)rte_get_tsc_hz();
 
-	npods = rte_eth_dev_count_avail();
+	npods = (uint16_t)(rte_eth_dev_count_avail() + opt.n_memif);
 	if (npods < 2 || npods > MAX_PODS) {
 		fprintf(stderr,
-			"podwire-bench: %u ports: need 2..%d pods, one per --vdev (e.g. "
-			"--vdev net_virtio_user0,path=SOCK,mac=MAC)\n",
+			"podwire-bench: %u pods: need 2..%d, one per --vdev (e.g. "
+			"--vdev net_virtio_user0,path=SOCK,mac=MAC) or --memif\n",
 			npods, MAX_PODS);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (opt.n_memif > 0 && (opt.reconnect || opt.events != NULL)) {
+		fprintf(stderr, "podwire-bench: --reconnect and --events need pods given as "
+				"--vdev, not --memif\n");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -1200,13 +1335,24 @@ int main(int argc, char **argv)
 			goto out;
 		n++;
 	}
+	for (uint16_t i = 0; i < opt.n_memif; i++, n++) {
+		rc = memif_pod_open((uint16_t)n, opt.memif[i]);
+		if (rc < 0)
+			goto out;
+		memcpy(h.src_mac, pods[n].mac.addr_bytes, 6);
+		h.src_ip = bench_pod_ip((uint16_t)n);
+		h.dst_port = BENCH_UDP_DST_PORT;
+		bench_pkt_tmpl_init(&pods[n].tmpl, &h);
+	}
 	/* The DUT sees the link once the frontend is up; give it a moment. */
 	rte_delay_ms(500);
 	rc = run();
 out:
 	if (pods != NULL)
 		for (uint16_t p = 0; p < npods; p++) {
-			if (pods[p].present) {
+			if (pods[p].memif != NULL) {
+				bench_memif_close(pods[p].memif);
+			} else if (pods[p].present) {
 				rte_eth_dev_stop(pods[p].port);
 				rte_eth_dev_close(pods[p].port);
 			}

@@ -2,6 +2,7 @@
 # podwire-bench as two vhost-user pods on an L2 bridge network: a short run
 # at a modest fixed rate must produce well-formed JSON with the expected
 # keys and plausible values. It checks the output's shape, not its numbers.
+# Then the same over memif with podwire-bench's own memif client.
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$BUILD/podwire-bench
@@ -56,6 +57,54 @@ jq -e '.duration_s > 2 and .duration_s < 4' "$T/bench.json" >/dev/null ||
 jq -e '.tx_packets > 250000 and .tx_packets < 350000' "$T/bench.json" >/dev/null ||
 	fail "tx $(j .tx_packets) is not about 300000 at 100k pps for 3 s"
 ok "plausible: tx $(j .tx_packets) rx $(j .rx_packets) loss $(j .loss) p50 $(j .latency_ns.p50) ns p99 $(j .latency_ns.p99) ns"
+
+# podwire-bench's own memif client (--memif): two memif pods on a second
+# network, at a fixed rate with 64 B and 1518 B frames, then at full
+# speed: every frame is counted, reaches its own pod and is not malformed.
+MAC_C=02:00:00:00:0c:01
+MAC_D=02:00:00:00:0d:01
+ctl pw network add net2
+ctl pw port add pod-c --network net2 --type memif --socket "$T/c.sock" --mac $MAC_C
+ctl pw port add pod-d --network net2 --type memif --socket "$T/d.sock" --mac $MAC_D
+memif_bench() { # OUT [podwire-bench options...]
+	local out=$1 rc=0
+	shift
+	"$BENCH" --lcores "0@$POD_CPU" --file-prefix "pwt$$-mbench" --in-memory --no-pci \
+		--log-level '*:notice' -- --memif "$T/c.sock,mac=$MAC_C" \
+		--memif "$T/d.sock,mac=$MAC_D" --warmup 0.5 --json "$@" \
+		>"$out" 2>"$T/mbench.log" || rc=$?
+	[ $rc -eq 0 ] || { cat "$T/mbench.log"; fail "podwire-bench --memif $*: status $rc"; }
+	jq -e '.pods == 2 and .rx_packets > 0 and .misdelivered == 0 and .foreign == 0' \
+		"$out" >/dev/null ||
+		fail "podwire-bench --memif $*: $(jq -c '{tx_packets, rx_packets, misdelivered,
+			foreign}' "$out")"
+}
+for size in 64 1518; do
+	memif_bench "$T/m$size.json" --rate 100000 --duration 2 --size $size
+	jq -e '.tx_packets > 150000 and .tx_packets < 250000 and .loss == 0
+		and .frame_size == '$size "$T/m$size.json" >/dev/null ||
+		fail "--memif, $size B at 100k pps for 2 s: $(jq -c '{tx_packets, rx_packets, loss}' \
+			"$T/m$size.json")"
+done
+memif_bench "$T/mfull.json" --duration 1
+jq -e '.loss < 0.001' "$T/mfull.json" >/dev/null ||
+	fail "--memif at full speed lost $(jq .loss "$T/mfull.json")"
+ok "--memif pods: 64 B and 1518 B at 100k pps without loss; full speed $(jq .rx_mpps "$T/mfull.json") Mpps"
+# Bad --memif arguments: refused, naming what is wrong.
+while IFS='|' read -r want args; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$BENCH" --lcores "0@$POD_CPU" --file-prefix "pwt$$-mbad" --in-memory --no-pci \
+		--log-level '*:error' -- $args >"$T/mbad.out" 2>"$T/mbad.err" || rc=$?
+	[ $rc -ne 0 ] || fail "podwire-bench -- $args succeeded"
+	grep -q -- "$want" "$T/mbad.err" || fail "podwire-bench -- $args: $(cat "$T/mbad.err")"
+done <<EOF2
+mac "zz": expected xx:xx:xx:xx:xx:xx|--memif $T/c.sock,mac=zz --memif $T/d.sock
+--ring 1000: memif rings take a power of two|--ring 1000 --memif $T/c.sock --memif $T/d.sock
+--memif $T/nowhere.sock: connect: No such file|--memif $T/nowhere.sock --memif $T/d.sock
+--reconnect and --events need pods given as --vdev|--reconnect --memif $T/c.sock --memif $T/d.sock
+EOF2
+ok "bad --memif arguments refused with the reason"
 
 # podwire-jitter: one line of JSON for a core that exists; a clear refusal
 # naming the argument otherwise.

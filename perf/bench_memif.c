@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-bench's memif client (bench_memif.h). One region holds both
+ * rings and every buffer: s2m ring, m2s ring, then 2^log2 buffers for
+ * each. The client owns the memory and writes both heads: on s2m it
+ * publishes frames, on m2s it posts empty buffers for the switch to fill;
+ * the switch moves the tails. The memory is a sealed memfd (the switch
+ * may insist on F_SEAL_SHRINK, as podwired does), populated up front so
+ * that no page is faulted in while measuring.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "bench_memif.h"
+#include "ports/memif/msg.h"
+#include "ports/memif/proto.h"
+#include "ports/memif/ring.h"
+
+#define HANDSHAKE_MS 5000
+
+struct bench_memif {
+	int sock;
+	int region_fd;
+	int efd[2]; /* s2m, m2s: the interrupt eventfds the protocol asks for */
+	uint8_t *mem;
+	uint64_t size;
+	struct memif_ring *s2m, *m2s;
+	uint32_t s2m_buf, m2s_buf; /* offsets of each ring's buffers */
+	uint32_t buf_size;
+	uint16_t ring_size, mask;
+	uint16_t s2m_head; /* next slot to publish */
+	uint16_t s2m_tail; /* as last read: slots the switch has taken */
+	uint16_t m2s_last; /* next slot to read */
+	uint16_t m2s_head; /* posted so far */
+	const char *error;
+};
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static int send_msg(int fd, const struct memif_msg *m, int pass_fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = (void *)m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl;
+		mh.msg_controllen = sizeof(ctl);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -errno;
+}
+
+/* The next message, within ms; fds passed along are closed (a server
+ * sends none). 0, -ETIMEDOUT, or -ECONNRESET when the switch hung up. */
+static int recv_msg(int fd, struct memif_msg *m, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	if (poll(&p, 1, ms) <= 0)
+		return -ETIMEDOUT;
+	r = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	if (r <= 0)
+		return -ECONNRESET;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(cm), sizeof(got));
+			close(got);
+		}
+	}
+	if (r != (ssize_t)sizeof(*m))
+		return -EPROTO;
+	return 0;
+}
+
+/* Waits for a message of type want; a DISCONNECT's reason, or what came
+ * instead, goes into err. */
+static int expect(struct bench_memif *m, uint16_t want, struct memif_msg *msg, char *err,
+		  size_t err_len)
+{
+	int rc = recv_msg(m->sock, msg, HANDSHAKE_MS);
+	char reason[MEMIF_REASON_LEN + 1];
+
+	if (rc < 0) {
+		snprintf(err, err_len, "waiting for %s: %s", memif_msg_name(want), strerror(-rc));
+		return rc;
+	}
+	if (msg->type == want)
+		return 0;
+	if (msg->type == MEMIF_MSG_DISCONNECT) {
+		memif_field_str(msg->disconnect.reason, sizeof(msg->disconnect.reason), reason,
+				sizeof(reason));
+		snprintf(err, err_len, "the switch disconnected: %s", reason);
+	} else {
+		snprintf(err, err_len, "got %s, expected %s", memif_msg_name(msg->type),
+			 memif_msg_name(want));
+	}
+	return -EPROTO;
+}
+
+static int make_memory(struct bench_memif *m, uint8_t log2, uint32_t buf_size)
+{
+	uint64_t ring = align_up(memif_ring_bytes(log2), 64);
+
+	m->ring_size = (uint16_t)(1u << log2);
+	m->mask = (uint16_t)(m->ring_size - 1);
+	m->buf_size = buf_size;
+	m->s2m_buf = (uint32_t)(2 * ring);
+	m->m2s_buf = (uint32_t)(m->s2m_buf + (uint64_t)m->ring_size * buf_size);
+	m->size = align_up(m->m2s_buf + (uint64_t)m->ring_size * buf_size, 4096);
+	m->region_fd = memfd_create("podwire-bench", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	if (m->region_fd < 0 || ftruncate(m->region_fd, (off_t)m->size) != 0 ||
+	    fcntl(m->region_fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
+		return -errno;
+	m->mem =
+	    mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, m->region_fd, 0);
+	if (m->mem == MAP_FAILED) {
+		m->mem = NULL;
+		return -errno;
+	}
+	m->s2m = (struct memif_ring *)m->mem;
+	m->m2s = (struct memif_ring *)(m->mem + ring);
+	m->s2m->cookie = m->m2s->cookie = MEMIF_COOKIE;
+	/* We poll: the switch need not kick us. */
+	m->m2s->flags = MEMIF_RING_FLAG_MASK_INT;
+	m->efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	m->efd[1] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return m->efd[0] < 0 || m->efd[1] < 0 ? -errno : 0;
+}
+
+static int handshake(struct bench_memif *m, uint8_t log2, char *err, size_t err_len)
+{
+	struct memif_msg msg;
+	uint8_t agreed;
+	int rc;
+
+	rc = expect(m, MEMIF_MSG_HELLO, &msg, err, err_len);
+	if (rc < 0)
+		return rc;
+	rc = memif_check_hello(&msg.hello, log2, &agreed, err, err_len);
+	if (rc < 0)
+		return rc;
+	if (agreed != log2) {
+		snprintf(err, err_len, "the switch takes rings of at most 2^%u slots; lower --ring",
+			 agreed);
+		return -EINVAL;
+	}
+	memif_msg_init(&msg, 0, "", "podwire-bench");
+	if ((rc = send_msg(m->sock, &msg, -1)) < 0)
+		goto send_err;
+	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
+		return rc;
+	memif_msg_add_region(&msg, 0, m->size);
+	if ((rc = send_msg(m->sock, &msg, m->region_fd)) < 0)
+		goto send_err;
+	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
+		return rc;
+	memif_msg_add_ring(&msg, true, 0, 0, 0, log2);
+	if ((rc = send_msg(m->sock, &msg, m->efd[0])) < 0)
+		goto send_err;
+	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
+		return rc;
+	memif_msg_add_ring(&msg, false, 0, 0, (uint32_t)((uint8_t *)m->m2s - m->mem), log2);
+	if ((rc = send_msg(m->sock, &msg, m->efd[1])) < 0)
+		goto send_err;
+	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
+		return rc;
+	memif_msg_connect(&msg, MEMIF_MSG_CONNECT, "podwire-bench");
+	if ((rc = send_msg(m->sock, &msg, -1)) < 0)
+		goto send_err;
+	return expect(m, MEMIF_MSG_CONNECTED, &msg, err, err_len);
+send_err:
+	snprintf(err, err_len, "sending %s: %s", memif_msg_name(msg.type), strerror(-rc));
+	return rc;
+}
+
+struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size, char *err,
+				     size_t err_len)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct bench_memif *m = calloc(1, sizeof(*m));
+	int rc;
+
+	if (m == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return NULL;
+	}
+	m->sock = m->region_fd = m->efd[0] = m->efd[1] = -1;
+	if (log2 < 1 || log2 > MEMIF_MAX_LOG2_RING || buf_size < MEMIF_MIN_BUFFER ||
+	    buf_size > MEMIF_MAX_BUFFER) {
+		snprintf(err, err_len, "rings of 2^%u slots of %u bytes: out of range", log2,
+			 buf_size);
+		goto fail;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, err_len, "socket path longer than %zu bytes",
+			 sizeof(sa.sun_path) - 1);
+		goto fail;
+	}
+	rc = make_memory(m, log2, buf_size);
+	if (rc < 0) {
+		snprintf(err, err_len, "shared memory of %llu bytes: %s",
+			 (unsigned long long)m->size, strerror(-rc));
+		goto fail;
+	}
+	strcpy(sa.sun_path, path);
+	m->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (m->sock < 0 || connect(m->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		snprintf(err, err_len, "connect: %s", strerror(errno));
+		goto fail;
+	}
+	if (handshake(m, log2, err, err_len) < 0)
+		goto fail;
+	/* Every m2s buffer, posted for the switch to fill. */
+	for (uint16_t s = 0; s < m->ring_size; s++)
+		memif_desc_post(&m->m2s->desc[s], 0, m->m2s_buf + (uint32_t)s * buf_size, buf_size);
+	m->m2s_head = m->ring_size;
+	__atomic_store_n(&m->m2s->head, m->m2s_head, __ATOMIC_RELEASE);
+	return m;
+fail:
+	bench_memif_close(m);
+	return NULL;
+}
+
+void bench_memif_close(struct bench_memif *m)
+{
+	if (m == NULL)
+		return;
+	if (m->sock >= 0) {
+		struct memif_msg msg;
+
+		memif_msg_disconnect(&msg, 0, "podwire-bench is done");
+		send_msg(m->sock, &msg, -1);
+		close(m->sock);
+	}
+	if (m->mem != NULL)
+		munmap(m->mem, m->size);
+	for (int i = 0; i < 2; i++)
+		if (m->efd[i] >= 0)
+			close(m->efd[i]);
+	if (m->region_fd >= 0)
+		close(m->region_fd);
+	free(m);
+}
+
+uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint16_t n)
+{
+	uint16_t used = (uint16_t)(m->s2m_head - m->s2m_tail), room;
+
+	/* The switch's tail is read only when what we knew of is used up. */
+	if (used + n > m->ring_size) {
+		uint16_t tail = __atomic_load_n(&m->s2m->tail, __ATOMIC_ACQUIRE);
+
+		if (memif_ring_count(m->s2m_head, tail, m->ring_size) == MEMIF_RING_BAD) {
+			if (m->error == NULL)
+				m->error = "the switch moved the s2m tail past our head";
+			return 0;
+		}
+		m->s2m_tail = tail;
+		used = (uint16_t)(m->s2m_head - tail);
+	}
+	room = (uint16_t)(m->ring_size - used);
+	if (n > room)
+		n = room;
+	for (uint16_t i = 0; i < n; i++)
+		buf[i] = m->mem + m->s2m_buf +
+			 (uint32_t)((uint16_t)(m->s2m_head + i) & m->mask) * m->buf_size;
+	return n;
+}
+
+void bench_memif_tx_commit(struct bench_memif *m, const uint16_t *len, uint16_t k)
+{
+	for (uint16_t i = 0; i < k; i++) {
+		uint16_t s = (uint16_t)(m->s2m_head + i) & m->mask;
+
+		memif_desc_post(&m->s2m->desc[s], 0, m->s2m_buf + (uint32_t)s * m->buf_size,
+				len[i]);
+	}
+	m->s2m_head = (uint16_t)(m->s2m_head + k);
+	if (k != 0)
+		__atomic_store_n(&m->s2m->head, m->s2m_head, __ATOMIC_RELEASE);
+}
+
+int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, uint16_t n)
+{
+	uint16_t tail = __atomic_load_n(&m->m2s->tail, __ATOMIC_ACQUIRE);
+	uint16_t avail = memif_ring_count(tail, m->m2s_last, (uint16_t)(m->m2s_head - m->m2s_last));
+	uint16_t got = 0;
+
+	if (avail == MEMIF_RING_BAD) {
+		if (m->error == NULL)
+			m->error = "the switch moved the m2s tail past the buffers we posted";
+		return -1;
+	}
+	while (got < n && avail != 0) {
+		uint16_t s = m->m2s_last & m->mask;
+		uint32_t l = m->m2s->desc[s].length;
+
+		m->m2s_last++;
+		avail--;
+		/* One buffer per frame: a chain or an overlong length is the
+		 * switch's error, counted by the caller as a bad frame. */
+		if (m->m2s->desc[s].flags & MEMIF_DESC_FLAG_NEXT || l > m->buf_size)
+			l = 0;
+		buf[got] = m->mem + m->m2s_buf + (uint32_t)s * m->buf_size;
+		len[got++] = l;
+	}
+	return got;
+}
+
+void bench_memif_rx_done(struct bench_memif *m)
+{
+	/* Slots up to m2s_last are read: their buffers go back as posted. */
+	for (uint16_t s = m->m2s_head; s != (uint16_t)(m->m2s_last + m->ring_size); s++) {
+		uint16_t k = s & m->mask;
+
+		memif_desc_post(&m->m2s->desc[k], 0, m->m2s_buf + (uint32_t)k * m->buf_size,
+				m->buf_size);
+	}
+	if (m->m2s_head != (uint16_t)(m->m2s_last + m->ring_size)) {
+		m->m2s_head = (uint16_t)(m->m2s_last + m->ring_size);
+		__atomic_store_n(&m->m2s->head, m->m2s_head, __ATOMIC_RELEASE);
+	}
+}
+
+const char *bench_memif_error(const struct bench_memif *m)
+{
+	return m->error;
+}

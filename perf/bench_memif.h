@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-bench's own memif client: a pod that speaks memif (protocol
+ * 2.0, one queue pair, client role) without DPDK's net_memif, so that the
+ * generator writes its frames straight into the buffers it shares with the
+ * switch and reads them there, with no mbuf and no copy in between.
+ *
+ * Why: net_memif copies every frame into and out of mbufs on the
+ * generator's side too; on this machine's one generator core it made the
+ * generator, not the switch under test, the limit at 64 B (about 15 Mpps
+ * whatever the switch). A faster generator lets the switches' own costs
+ * show in throughput.
+ *
+ * The peer is the switch under test, trusted as such: indices it moves are
+ * checked only so that a broken switch is reported, not survived.
+ */
+#ifndef PODWIRE_BENCH_MEMIF_H
+#define PODWIRE_BENCH_MEMIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bench_memif;
+
+/* Connects to the memif server listening on path and completes the
+ * handshake (interface id 0, no secret), with rings of 2^log2 slots and
+ * buffers of buf_size bytes, each frame in one buffer. Returns the pod,
+ * or NULL with why in err. */
+struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size, char *err,
+				     size_t err_len);
+void bench_memif_close(struct bench_memif *m);
+
+/* Sending: up to n free slots' buffers (buf_size bytes each) into buf;
+ * returns how many. Then bench_memif_tx_commit gives the first k of them,
+ * filled with len[i] bytes, to the switch. */
+uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint16_t n);
+void bench_memif_tx_commit(struct bench_memif *m, const uint16_t *len, uint16_t k);
+
+/* Receiving: up to n frames the switch wrote (buffers and lengths); they
+ * stay valid until bench_memif_rx_done, which gives the buffers back.
+ * Returns how many, or -1 once the switch broke the protocol (why in
+ * bench_memif_error). */
+int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, uint16_t n);
+void bench_memif_rx_done(struct bench_memif *m);
+
+/* The first protocol breach seen on the rings, or NULL. */
+const char *bench_memif_error(const struct bench_memif *m);
+
+#endif
