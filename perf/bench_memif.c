@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench_memif.h"
+#include "datapath/prefetch.h"
 #include "ports/memif/msg.h"
 #include "ports/memif/proto.h"
 #include "ports/memif/ring.h"
@@ -37,6 +38,7 @@ struct bench_memif {
 	struct memif_ring *s2m, *m2s;
 	uint32_t s2m_buf, m2s_buf; /* offsets of each ring's buffers */
 	uint32_t buf_size;
+	uint64_t *tag; /* one per s2m slot, the caller's */
 	uint16_t ring_size, mask;
 	uint16_t s2m_head; /* next slot to publish */
 	uint16_t s2m_tail; /* as last read: slots the switch has taken */
@@ -132,6 +134,9 @@ static int make_memory(struct bench_memif *m, uint8_t log2, uint32_t buf_size)
 
 	m->ring_size = (uint16_t)(1u << log2);
 	m->mask = (uint16_t)(m->ring_size - 1);
+	m->tag = calloc(m->ring_size, sizeof(*m->tag));
+	if (m->tag == NULL)
+		return -ENOMEM;
 	m->buf_size = buf_size;
 	m->s2m_buf = (uint32_t)(2 * ring);
 	m->m2s_buf = (uint32_t)(m->s2m_buf + (uint64_t)m->ring_size * buf_size);
@@ -268,10 +273,11 @@ void bench_memif_close(struct bench_memif *m)
 			close(m->efd[i]);
 	if (m->region_fd >= 0)
 		close(m->region_fd);
+	free(m->tag);
 	free(m);
 }
 
-uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint16_t n)
+uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint64_t **tag, uint16_t n)
 {
 	uint16_t used = (uint16_t)(m->s2m_head - m->s2m_tail), room;
 
@@ -290,9 +296,17 @@ uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint16_t n)
 	room = (uint16_t)(m->ring_size - used);
 	if (n > room)
 		n = room;
-	for (uint16_t i = 0; i < n; i++)
-		buf[i] = m->mem + m->s2m_buf +
-			 (uint32_t)((uint16_t)(m->s2m_head + i) & m->mask) * m->buf_size;
+	/* The switch's core read these lines last: they are asked for, with
+	 * intent to write, all at once before the caller writes any. */
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t s = (uint16_t)(m->s2m_head + i) & m->mask;
+
+		buf[i] = m->mem + m->s2m_buf + (uint32_t)s * m->buf_size;
+		tag[i] = &m->tag[s];
+		dp_prefetch_write(buf[i]);
+		if (i == 0 || (s & 3) == 0)
+			dp_prefetch_write(&m->s2m->desc[s]);
+	}
 	return n;
 }
 
@@ -320,6 +334,17 @@ int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, ui
 			m->error = "the switch moved the m2s tail past the buffers we posted";
 		return -1;
 	}
+	if (avail > n)
+		avail = n;
+	/* Descriptors (written again by bench_memif_rx_done) and the lines
+	 * of the frames, all asked for before any is read. */
+	for (uint16_t i = 0; i < avail; i++) {
+		uint16_t s = (uint16_t)(m->m2s_last + i) & m->mask;
+
+		if (i == 0 || (s & 3) == 0)
+			dp_prefetch_write(&m->m2s->desc[s]);
+		rte_prefetch0(m->mem + m->m2s_buf + (uint32_t)s * m->buf_size);
+	}
 	while (got < n && avail != 0) {
 		uint16_t s = m->m2s_last & m->mask;
 		uint32_t l = m->m2s->desc[s].length;
@@ -338,7 +363,10 @@ int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, ui
 
 void bench_memif_rx_done(struct bench_memif *m)
 {
-	/* Slots up to m2s_last are read: their buffers go back as posted. */
+	/* Slots up to m2s_last are read: their buffers go back as posted. A
+	 * slot's buffer is always the same one; the switch wrote only the
+	 * length and flags, but the region and offset are written too, so
+	 * that a switch that broke them cannot make us read elsewhere. */
 	for (uint16_t s = m->m2s_head; s != (uint16_t)(m->m2s_last + m->ring_size); s++) {
 		uint16_t k = s & m->mask;
 

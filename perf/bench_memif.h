@@ -30,10 +30,13 @@ struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t bu
 				     size_t err_len);
 void bench_memif_close(struct bench_memif *m);
 
-/* Sending: up to n free slots' buffers (buf_size bytes each) into buf;
- * returns how many. Then bench_memif_tx_commit gives the first k of them,
- * filled with len[i] bytes, to the switch. */
-uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint16_t n);
+/* Sending: up to n free slots' buffers (buf_size bytes each) into buf,
+ * and each slot's tag into tag: 0 at first, then whatever the caller
+ * keeps there (say, which headers the buffer holds: a slot's buffer is
+ * always the same, and the switch only reads it); returns how many. Then
+ * bench_memif_tx_commit gives the first k of them, filled with len[i]
+ * bytes, to the switch. */
+uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint64_t **tag, uint16_t n);
 void bench_memif_tx_commit(struct bench_memif *m, const uint16_t *len, uint16_t k);
 
 /* Receiving: up to n frames the switch wrote (buffers and lengths); they
