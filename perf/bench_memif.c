@@ -26,6 +26,7 @@
 #include "ports/memif/msg.h"
 #include "ports/memif/proto.h"
 #include "ports/memif/ring.h"
+#include "ports/memif/sock.h"
 
 #define HANDSHAKE_MS 5000
 
@@ -52,55 +53,19 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) / a * a;
 }
 
-static int send_msg(int fd, const struct memif_msg *m, int pass_fd)
-{
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = (void *)m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (pass_fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl;
-		mh.msg_controllen = sizeof(ctl);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -errno;
-}
-
-/* The next message, within ms; fds passed along are closed (a server
- * sends none). 0, -ETIMEDOUT, or -ECONNRESET when the switch hung up. */
-static int recv_msg(int fd, struct memif_msg *m, int ms)
+/* The next message, within ms; an fd passed along is closed (a server
+ * sends none). 0, -ETIMEDOUT, or -ECONNRESET with why in err. */
+static int recv_msg(int fd, struct memif_msg *m, int ms, char *err, size_t err_len)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
-	struct cmsghdr *cm;
-	ssize_t r;
+	int got_fd, rc;
 
 	if (poll(&p, 1, ms) <= 0)
 		return -ETIMEDOUT;
-	r = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	if (r <= 0)
-		return -ECONNRESET;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(cm), sizeof(got));
-			close(got);
-		}
-	}
-	if (r != (ssize_t)sizeof(*m))
-		return -EPROTO;
-	return 0;
+	rc = memif_msg_recv(fd, m, &got_fd, err, err_len);
+	if (got_fd >= 0)
+		close(got_fd);
+	return rc == 1 ? 0 : rc == 0 ? -ETIMEDOUT : -ECONNRESET;
 }
 
 /* Waits for a message of type want; a DISCONNECT's reason, or what came
@@ -108,11 +73,12 @@ static int recv_msg(int fd, struct memif_msg *m, int ms)
 static int expect(struct bench_memif *m, uint16_t want, struct memif_msg *msg, char *err,
 		  size_t err_len)
 {
-	int rc = recv_msg(m->sock, msg, HANDSHAKE_MS);
-	char reason[MEMIF_REASON_LEN + 1];
+	char reason[MEMIF_REASON_LEN + 1], why[128] = "";
+	int rc = recv_msg(m->sock, msg, HANDSHAKE_MS, why, sizeof(why));
 
 	if (rc < 0) {
-		snprintf(err, err_len, "waiting for %s: %s", memif_msg_name(want), strerror(-rc));
+		snprintf(err, err_len, "waiting for %s: %s", memif_msg_name(want),
+			 why[0] != '\0' ? why : strerror(-rc));
 		return rc;
 	}
 	if (msg->type == want)
@@ -179,32 +145,32 @@ static int handshake(struct bench_memif *m, uint8_t log2, char *err, size_t err_
 		return -EINVAL;
 	}
 	memif_msg_init(&msg, 0, "", "podwire-bench");
-	if ((rc = send_msg(m->sock, &msg, -1)) < 0)
+	if ((rc = memif_msg_send(m->sock, &msg, -1)) < 0)
 		goto send_err;
 	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
 		return rc;
 	memif_msg_add_region(&msg, 0, m->size);
-	if ((rc = send_msg(m->sock, &msg, m->region_fd)) < 0)
+	if ((rc = memif_msg_send(m->sock, &msg, m->region_fd)) < 0)
 		goto send_err;
 	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
 		return rc;
 	memif_msg_add_ring(&msg, true, 0, 0, 0, log2);
-	if ((rc = send_msg(m->sock, &msg, m->efd[0])) < 0)
+	if ((rc = memif_msg_send(m->sock, &msg, m->efd[0])) < 0)
 		goto send_err;
 	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
 		return rc;
 	memif_msg_add_ring(&msg, false, 0, 0, (uint32_t)((uint8_t *)m->m2s - m->mem), log2);
-	if ((rc = send_msg(m->sock, &msg, m->efd[1])) < 0)
+	if ((rc = memif_msg_send(m->sock, &msg, m->efd[1])) < 0)
 		goto send_err;
 	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
 		return rc;
 	memif_msg_connect(&msg, MEMIF_MSG_CONNECT, "podwire-bench");
-	if ((rc = send_msg(m->sock, &msg, -1)) < 0)
+	if ((rc = memif_msg_send(m->sock, &msg, -1)) < 0)
 		goto send_err;
 	return expect(m, MEMIF_MSG_CONNECTED, &msg, err, err_len);
 send_err:
-	snprintf(err, err_len, "sending %s: %s", memif_msg_name(msg.type), strerror(-rc));
-	return rc;
+	snprintf(err, err_len, "sending %s: %s", memif_msg_name(msg.type), strerror(errno));
+	return -EIO;
 }
 
 struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size, char *err,
@@ -263,7 +229,7 @@ void bench_memif_close(struct bench_memif *m)
 		struct memif_msg msg;
 
 		memif_msg_disconnect(&msg, 0, "podwire-bench is done");
-		send_msg(m->sock, &msg, -1);
+		memif_msg_send(m->sock, &msg, -1);
 		close(m->sock);
 	}
 	if (m->mem != NULL)

@@ -34,6 +34,7 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "ports/memif/memif.h"
+#include "ports/memif/sock.h"
 
 PW_LOG_TYPE("memif");
 
@@ -46,81 +47,6 @@ uint64_t memif_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* ---- messages on the socket ------------------------------------------------ */
-
-static int msg_send(int fd, const struct memif_msg *m, int pass_fd)
-{
-	struct iovec iov = {.iov_base = (void *)m, .iov_len = sizeof(*m)};
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (pass_fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl;
-		mh.msg_controllen = sizeof(ctl);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	/* A peer that does not read its socket does not get to block us. */
-	return sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -1;
-}
-
-/* Receives one message and the fd it carried (-1: none). Returns 1, 0 when
- * nothing is there, or -1 with why when the peer is gone or broke a rule
- * (any fd it sent is closed then). */
-static int msg_recv(int fd, struct memif_msg *m, int *fd_out, char *why, size_t len)
-{
-	char ctl[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
-	bool extra = false;
-	ssize_t r;
-
-	*fd_out = -1;
-	r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (r <= 0) {
-		snprintf(why, len, "the peer hung up%s", r == 0 ? "" : " (connection reset)");
-		return -1;
-	}
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (*fd_out < 0) {
-				*fd_out = got;
-			} else {
-				close(got);
-				extra = true;
-			}
-		}
-	}
-	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || r != (ssize_t)sizeof(*m) || extra) {
-		snprintf(why, len, "%s",
-			 mh.msg_flags & MSG_CTRUNC ? "a message carried more fds than it may"
-			 : extra		   ? "a message carried more than one fd"
-						   : "a message was not 128 bytes");
-		if (*fd_out >= 0)
-			close(*fd_out);
-		*fd_out = -1;
-		return -1;
-	}
-	return 1;
 }
 
 /* ---- connections ------------------------------------------------------------- */
@@ -189,7 +115,7 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 		struct memif_msg m;
 
 		memif_msg_disconnect(&m, 1, why);
-		msg_send(c->fd, &m, -1);
+		memif_msg_send(c->fd, &m, -1);
 	}
 	if (was_up) {
 		/* Workers stop at the link; after a grace period none is inside
@@ -327,7 +253,7 @@ static int ack(struct memif_conn *c, char *why, size_t len)
 	struct memif_msg m;
 
 	memif_msg_simple(&m, MEMIF_MSG_ACK);
-	if (msg_send(c->fd, &m, -1) == 0)
+	if (memif_msg_send(c->fd, &m, -1) == 0)
 		return 0;
 	snprintf(why, len, "the peer hung up before podwired could answer (%s)", strerror(errno));
 	return -1;
@@ -404,7 +330,7 @@ static int server_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 		c->buf_size = MEMIF_MAX_BUFFER;
 		memif_server_rings_init(c);
 		memif_msg_connect(&out, MEMIF_MSG_CONNECTED, p->conf.name);
-		if (msg_send(c->fd, &out, -1) != 0) {
+		if (memif_msg_send(c->fd, &out, -1) != 0) {
 			snprintf(why, len, "the peer hung up before podwired could answer (%s)",
 				 strerror(errno));
 			return -1;
@@ -434,7 +360,7 @@ static void server_on_accept(void *arg, uint32_t events)
 	while ((fd = accept4(mp->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		if (mp->cur != NULL) {
 			memif_msg_disconnect(&m, 1, "this interface is already connected");
-			msg_send(fd, &m, -1);
+			memif_msg_send(fd, &m, -1);
 			close(fd);
 			PORT_LOG(mp->port, NOTICE, "a second peer was turned away: already %s",
 				 mp->conn != NULL ? "connected" : "connecting");
@@ -446,7 +372,7 @@ static void server_on_accept(void *arg, uint32_t events)
 		}
 		mp->cur->srv = MEMIF_SRV_WAIT_INIT;
 		memif_msg_hello(&m, mp->port->conf.name);
-		if (msg_send(fd, &m, -1) != 0)
+		if (memif_msg_send(fd, &m, -1) != 0)
 			memif_conn_close(mp, "cannot greet the peer", false);
 	}
 }
@@ -554,19 +480,19 @@ static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, c
 	memif_field_str(h->name, sizeof(h->name), c->peer, sizeof(c->peer));
 	rb = (uint32_t)RTE_ALIGN_CEIL(memif_ring_bytes(log2), RTE_CACHE_LINE_SIZE);
 	memif_msg_init(&m, MEMIF_ID, p->conf.secret, p->conf.name);
-	if (msg_send(c->fd, &m, -1) != 0)
+	if (memif_msg_send(c->fd, &m, -1) != 0)
 		goto fail;
 	memif_msg_add_region(&m, 0, c->region[0].size);
-	if (msg_send(c->fd, &m, c->region[0].fd) != 0)
+	if (memif_msg_send(c->fd, &m, c->region[0].fd) != 0)
 		goto fail;
 	memif_msg_add_ring(&m, true, 0, 0, 0, log2);
-	if (msg_send(c->fd, &m, c->tx[0].kick_fd) != 0)
+	if (memif_msg_send(c->fd, &m, c->tx[0].kick_fd) != 0)
 		goto fail;
 	memif_msg_add_ring(&m, false, 0, 0, rb, log2);
-	if (msg_send(c->fd, &m, c->rx[0].kick_fd) != 0)
+	if (memif_msg_send(c->fd, &m, c->rx[0].kick_fd) != 0)
 		goto fail;
 	memif_msg_connect(&m, MEMIF_MSG_CONNECT, p->conf.name);
-	if (msg_send(c->fd, &m, -1) != 0)
+	if (memif_msg_send(c->fd, &m, -1) != 0)
 		goto fail;
 	c->acks_left = 4; /* init, the region, two rings */
 	c->cli = MEMIF_CLI_WAIT_ACKS;
@@ -646,7 +572,7 @@ static void conn_on_event(void *arg, uint32_t events)
 	/* A bounded number per event: a chatty peer cannot hold the thread. */
 	for (int i = 0; i < 64; i++) {
 		struct memif_msg m;
-		int fd, rc = msg_recv(c->fd, &m, &fd, why, sizeof(why));
+		int fd, rc = memif_msg_recv(c->fd, &m, &fd, why, sizeof(why));
 
 		if (rc == 0)
 			break;
