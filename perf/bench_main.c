@@ -18,90 +18,48 @@
  * "the switch restarts now"): for each direction, the first frame sent
  * after the mark that arrives is logged. SIGUSR1 ends the measurement
  * early and reports it as usual.
+ *
+ * This file: the pods' set-up, their frames and the traffic loop. The
+ * options are in bench_opts.c, re-opening pods and --events in
+ * bench_events.c, the results in bench_report.c, the shared state in
+ * bench.h.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_dev.h>
-#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "bench_hist.h"
+#include "bench.h"
 #include "bench_memif.h"
-#include "bench_ndr.h"
 #include "bench_opts.h"
-#include "bench_outage.h"
-#include "bench_pkt.h"
 
-#define BURST 32
-
-struct pod {
-	uint16_t port;		   /* an ethdev pod's port */
-	struct bench_memif *memif; /* or a memif pod of our own */
-	struct rte_ether_addr mac;
-	struct bench_pkt_tmpl tmpl;
-	/* Where the pod is in its rotation: destinations turn fastest, then
-	 * source MACs, then flows (an odometer, so no division per frame). */
-	uint16_t dst_i, flow_i, imix_i;
-	uint32_t mac_i;
-	/* Full speed: frames a full ring refused, sent first next time. */
-	uint16_t npend;
-	struct rte_mbuf *pend[BURST];
-	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
-	/* --reconnect and --events: the device as the EAL was given it, so
-	 * that it can be probed again, and where its re-opening is. */
-	char name[RTE_DEV_NAME_MAX_LEN];
-	char *devargs;
-	bool present; /* false while its device is removed */
-	struct bench_reopen ro;
-};
-
-/* One (source, destination) pair. */
-struct dir {
-	uint64_t tx, rx, rx_bytes, out_of_order, stale;
-	uint32_t seq_tx;
-	uint32_t seq_start; /* first sequence number of the current trial */
-	uint32_t seq_rx_next;
-	uint64_t last_rx; /* TSC of its last frame, for gaps (0: none yet) */
-	uint64_t gaps;
-	uint64_t mark_tsc; /* awaiting a frame sent after this mark (0: not) */
-};
-
-struct trial {
-	double seconds;
-	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad, out_of_order, stale;
-	struct bench_hist hist;
-};
-
-static struct pod *pods;
-static struct dir *dirs; /* npods x npods */
-static uint16_t npods;
+struct pod *pods;
+struct dir *dirs; /* npods x npods */
+uint16_t npods;
 static struct rte_mempool *pool;
 static volatile bool quit;
 static volatile sig_atomic_t stop_measuring; /* SIGUSR1 */
-static volatile sig_atomic_t mark_wanted;    /* SIGUSR2 */
-static unsigned int marks;
-static bool counting; /* frames built now are counted */
+volatile sig_atomic_t mark_wanted;	     /* SIGUSR2 */
+unsigned int marks;
+bool counting; /* frames built now are counted */
 /* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
-static bool watch_links;
-static uint64_t gap_ticks;
-static uint64_t next_link_service;
-static struct bench_reopen_conf reopen_conf;
-static FILE *events;
-static double tsc_ns;
-static double offered_pps; /* rate of the reported measurement, 0 = full speed */
+bool watch_links;
+uint64_t gap_ticks;
+uint64_t next_link_service;
+struct bench_reopen_conf reopen_conf;
+FILE *events;
+double tsc_ns;
+double offered_pps; /* rate of the reported measurement, 0 = full speed */
 
 static void on_signal(int sig)
 {
@@ -115,7 +73,7 @@ static void on_signal(int sig)
 
 /* Configures and starts a pod's port; quiet: a failure is expected (a
  * device re-opened while its switch is still away) and not reported. */
-static int port_setup(uint16_t port, bool quiet)
+int port_setup(uint16_t port, bool quiet)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
@@ -164,11 +122,6 @@ err:
 		fprintf(stderr, "podwire-bench: port %u: setup failed: %s\n", port,
 			rte_strerror(-rc));
 	return rc;
-}
-
-static void mac_str(const struct rte_ether_addr *a, char *buf, size_t len)
-{
-	rte_ether_format_addr(buf, (uint16_t)len, a);
 }
 
 /* The k-th source MAC of a pod: its own for k = 0, then locally
@@ -347,7 +300,7 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 /* Drops the frames of pod p still waiting to be sent (at the end of a
  * run, or when its device goes), and takes them out of the per-direction
  * counts they were added to: their destination is in their stamp. */
-static void pod_pending_drop(uint16_t p, bool count)
+void pod_pending_drop(uint16_t p, bool count)
 {
 	struct pod *pd = &pods[p];
 
@@ -368,87 +321,6 @@ static void pending_drop(bool count)
 {
 	for (uint16_t p = 0; p < npods; p++)
 		pod_pending_drop(p, count);
-}
-
-static uint64_t ticks_ns(uint64_t ticks)
-{
-	return (uint64_t)((double)ticks * tsc_ns);
-}
-
-/* Wall-clock time of TSC t (<= now_tsc), read now: only the difference
- * goes through the TSC rate, so a rate off by a little errs by little. */
-static uint64_t wall_ns(uint64_t t, uint64_t now_tsc, uint64_t now_wall)
-{
-	return t <= now_tsc ? now_wall - ticks_ns(now_tsc - t) : now_wall;
-}
-
-static uint64_t wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* One line of --events; fmt continues the object after "event". */
-static void event(const char *name, uint64_t t_ns, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void event(const char *name, uint64_t t_ns, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (events == NULL)
-		return;
-	fprintf(events, "{\"event\": \"%s\", \"t_ns\": %" PRIu64, name, t_ns);
-	va_start(ap, fmt);
-	vfprintf(events, fmt, ap);
-	va_end(ap);
-	fputs("}\n", events);
-	fflush(events);
-}
-
-/* A mark: from now on, each direction's first frame sent after it is
- * logged when it arrives (the time a restarted switch took to carry that
- * direction again, when the mark was set as it restarted). */
-static void mark_take(void)
-{
-	uint64_t t = rte_rdtsc();
-
-	marks++;
-	for (uint16_t a = 0; a < npods; a++)
-		for (uint16_t b = 0; b < npods; b++)
-			dirs[a * npods + b].mark_tsc = a == b ? 0 : t;
-	event("mark", wall_now(), ", \"mark\": %u", marks);
-}
-
-/* The first frame of direction src -> dst sent after the mark arrived at
- * now; it was sent at TSC sent. */
-static void mark_reached(uint16_t src, uint16_t dst, uint64_t now, uint64_t sent)
-{
-	struct dir *d = &dirs[src * npods + dst];
-	uint64_t t = rte_rdtsc(), w = wall_now();
-
-	event("resumed", wall_ns(now, t, w),
-	      ", \"mark\": %u, \"src\": %u, \"dst\": %u, \"sent_ns\": %" PRIu64
-	      ", \"rx_ns\": %" PRIu64 ", \"after_mark_ms\": %.3f",
-	      marks, src, dst, wall_ns(sent, t, w), wall_ns(now, t, w),
-	      (double)ticks_ns(now - d->mark_tsc) / 1e6);
-	d->mark_tsc = 0;
-}
-
-/* Direction src -> dst was silent from TSC from to now; its frame that
- * ended the gap was sent at TSC sent. */
-static void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, uint64_t sent)
-{
-	uint64_t t = rte_rdtsc(), w = wall_now();
-
-	dirs[src * npods + dst].gaps++;
-	event("gap", wall_ns(now, t, w),
-	      ", \"src\": %u, \"dst\": %u, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
-	      ", \"sent_ns\": %" PRIu64 ", \"gap_ms\": %.3f",
-	      src, dst, wall_ns(from, t, w), wall_ns(now, t, w), wall_ns(sent, t, w),
-	      (double)ticks_ns(now - from) / 1e6);
 }
 
 /* Counts and times one frame that pod p received: len bytes in all (no
@@ -527,155 +399,6 @@ static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 		frame_received(p, rte_pktmbuf_mtod(m[i], const uint8_t *),
 			       rte_pktmbuf_data_len(m[i]), rte_pktmbuf_pkt_len(m[i]), now, hist);
 	rte_pktmbuf_free_bulk(m, n);
-}
-
-/* The pod's device goes: its port is stopped and the device removed
- * (which closes the port), as an application closes an interface whose
- * backend left. */
-static void pod_close(uint16_t p)
-{
-	struct pod *pd = &pods[p];
-	struct rte_eth_dev_info info;
-	int rc = -ENODEV;
-
-	pod_pending_drop(p, counting);
-	rte_eth_dev_stop(pd->port);
-	if (rte_eth_dev_info_get(pd->port, &info) == 0 && info.device != NULL)
-		rc = rte_dev_remove(info.device);
-	if (rc < 0) {
-		fprintf(stderr, "podwire-bench: pod %u (%s): cannot remove the device: %s\n", p,
-			pd->name, rte_strerror(-rc));
-		rte_eth_dev_close(pd->port);
-	}
-	pd->present = false;
-}
-
-/* Probes the pod's device again from the arguments it was first given
- * and starts it with its MAC; 0, or a negative errno with nothing left
- * behind (its switch is not back yet, most often). */
-static int pod_open(uint16_t p)
-{
-	struct pod *pd = &pods[p];
-	struct rte_eth_dev_info info;
-	uint16_t port;
-	int rc;
-
-	rc = rte_dev_probe(pd->devargs);
-	if (rc < 0)
-		return rc;
-	rc = rte_eth_dev_get_port_by_name(pd->name, &port);
-	if (rc < 0)
-		return rc;
-	pd->port = port;
-	/* A device given no MAC makes up a new one when probed. */
-	rte_eth_dev_default_mac_addr_set(port, &pd->mac);
-	rc = port_setup(port, true);
-	if (rc == 0) {
-		pd->present = true;
-		return 0;
-	}
-	rte_eth_dev_stop(port);
-	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL ||
-	    rte_dev_remove(info.device) != 0)
-		rte_eth_dev_close(port);
-	return rc;
-}
-
-static void pod_watch(uint16_t p, uint64_t now)
-{
-	struct pod *pd = &pods[p];
-	struct bench_reopen *r = &pd->ro;
-	struct rte_eth_link link;
-	enum bench_reopen_event ev;
-	bool up;
-
-	switch (bench_reopen_next(r, now)) {
-	case BENCH_REOPEN_NOTHING:
-		break;
-	case BENCH_REOPEN_CHECK:
-		up = rte_eth_link_get_nowait(pd->port, &link) == 0 &&
-		     link.link_status == RTE_ETH_LINK_UP;
-		ev = bench_reopen_link(r, &reopen_conf, now, up);
-		if (ev == BENCH_REOPEN_WENT_DOWN)
-			event("link_down", wall_now(), ", \"pod\": %u, \"device\": \"%s\"", p,
-			      pd->name);
-		else if (ev == BENCH_REOPEN_CAME_UP)
-			event("link_up", wall_now(),
-			      ", \"pod\": %u, \"device\": \"%s\", \"down_ms\": %.3f, "
-			      "\"open_attempts\": %u",
-			      p, pd->name, (double)ticks_ns(now - r->down_at) / 1e6, r->attempts);
-		break;
-	case BENCH_REOPEN_CLOSE:
-		pod_close(p);
-		bench_reopen_closed(r, &reopen_conf, rte_rdtsc());
-		break;
-	case BENCH_REOPEN_OPEN:
-		bench_reopen_opened(r, &reopen_conf, rte_rdtsc(), pod_open(p) == 0);
-		break;
-	}
-}
-
-/* Every millisecond or so: the pods' links (--reconnect, --events). */
-static void links_service(uint64_t now)
-{
-	if (!watch_links || now < next_link_service)
-		return;
-	next_link_service = now + rte_get_tsc_hz() / 1000;
-	if (mark_wanted) {
-		mark_wanted = 0;
-		mark_take();
-	}
-	for (uint16_t p = 0; p < npods; p++)
-		pod_watch(p, now);
-}
-
-/* The pod's device name and arguments, for re-opening it; whether its
- * driver reconnects by itself (virtio-user as the vhost-user server);
- * its line in --events. */
-static int pod_identify(uint16_t p)
-{
-	struct pod *pd = &pods[p];
-	const struct rte_devargs *da = NULL;
-	struct rte_eth_dev_info info;
-	bool self = !opt.reconnect;
-	char mac[RTE_ETHER_ADDR_FMT_SIZE];
-	const char *args = "";
-
-	if (!watch_links)
-		return 0;
-	if (rte_eth_dev_get_name_by_port(pd->port, pd->name) != 0 ||
-	    rte_eth_dev_info_get(pd->port, &info) != 0 || info.device == NULL ||
-	    (da = rte_dev_devargs(info.device)) == NULL) {
-		fprintf(stderr,
-			"podwire-bench: port %u: no device arguments to re-open it with; "
-			"--reconnect and --events need pods given as --vdev\n",
-			pd->port);
-		return -ENODEV;
-	}
-	if (da->args != NULL)
-		args = da->args;
-	pd->devargs = malloc(strlen(da->name) + strlen(args) + 2);
-	if (pd->devargs == NULL)
-		return -ENOMEM;
-	sprintf(pd->devargs, "%s%s%s", da->name, args[0] ? "," : "", args);
-	/* "server=1" among the arguments: the pod is the vhost-user server
-	 * and takes its switch's new connection itself. */
-	if (strncmp(da->name, "net_virtio_user", 15) == 0) {
-		char copy[1024], *save = NULL;
-
-		snprintf(copy, sizeof(copy), "%s", args);
-		for (char *kv = strtok_r(copy, ",", &save); kv != NULL;
-		     kv = strtok_r(NULL, ",", &save))
-			if (strcmp(kv, "server=1") == 0)
-				self = true;
-	}
-	bench_reopen_init(&pd->ro, self, rte_rdtsc());
-	rte_eth_macaddr_get(pd->port, &pd->mac);
-	mac_str(&pd->mac, mac, sizeof(mac));
-	event("pod", wall_now(),
-	      ", \"pod\": %u, \"device\": \"%s\", \"mac\": \"%s\", \"reconnects_itself\": %s", p,
-	      pd->name, mac, self ? "true" : "false");
-	return 0;
 }
 
 /* Receives on every pod for ms milliseconds: frames still in flight. */
@@ -789,11 +512,6 @@ static int run_trial(double rate, double seconds, struct trial *t)
 	return 0;
 }
 
-static double loss_of(uint64_t tx, uint64_t rx)
-{
-	return tx == 0 || rx >= tx ? 0 : (double)(tx - rx) / (double)tx;
-}
-
 static int ndr_trial(double rate, double *loss, void *arg)
 {
 	struct trial *t = arg;
@@ -805,145 +523,6 @@ static int ndr_trial(double rate, double *loss, void *arg)
 	if (!opt.json)
 		printf("  trial %.0f pps: loss %.4f%%\n", rate, *loss * 100);
 	return 0;
-}
-
-static void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
-{
-	const struct bench_hist *h = &t->hist;
-	double s = t->seconds > 0 ? t->seconds : 1;
-	bool first = true;
-	char mac[RTE_ETHER_ADDR_FMT_SIZE];
-
-	printf("{\n  \"pods\": %u,\n", npods);
-	if (opt.size)
-		printf("  \"frame_size\": %u,\n", opt.size);
-	else
-		printf("  \"frame_size\": \"imix\",\n");
-	printf("  \"flows_per_pod\": %u,\n  \"macs_per_pod\": %u,\n", opt.flows, opt.macs);
-	/* offered_pps: the rate of this measurement (the NDR with --ndr); 0 = full speed. */
-	printf("  \"target_pps\": %.0f,\n  \"offered_pps\": %.0f,\n  \"duration_s\": %.6f,\n",
-	       opt.rate, offered_pps, t->seconds);
-	printf("  \"tx_packets\": %" PRIu64 ",\n  \"tx_ring_full\": %" PRIu64 ",\n", t->tx,
-	       t->tx_full);
-	printf("  \"rx_packets\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64 ",\n", t->rx,
-	       t->rx_bytes);
-	printf("  \"lost\": %" PRIu64 ",\n  \"loss\": %.9f,\n", t->tx > t->rx ? t->tx - t->rx : 0,
-	       loss_of(t->tx, t->rx));
-	printf("  \"misdelivered\": %" PRIu64 ",\n  \"foreign\": %" PRIu64
-	       ",\n  \"out_of_order\": %" PRIu64 ",\n  \"stale\": %" PRIu64 ",\n",
-	       t->misdelivered, t->bad, t->out_of_order, t->stale);
-	printf("  \"tx_mpps\": %.6f,\n  \"rx_mpps\": %.6f,\n  \"rx_gbps\": %.6f,\n",
-	       (double)t->tx / s / 1e6, (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9);
-	printf("  \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %" PRIu64
-	       ", \"avg\": %.1f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64
-	       ", \"max\": %" PRIu64 "},\n",
-	       h->count, h->count ? h->min : 0, bench_hist_mean(h), bench_hist_percentile(h, 0.5),
-	       bench_hist_percentile(h, 0.99), bench_hist_percentile(h, 0.999), h->max);
-	printf("  \"per_pod\": [");
-	for (uint16_t p = 0; p < npods; p++) {
-		const struct pod *pd = &pods[p];
-
-		mac_str(&pd->mac, mac, sizeof(mac));
-		printf(
-		    "%s\n    {\"pod\": %u, \"port\": %u, \"mac\": \"%s\", \"tx_packets\": %" PRIu64
-		    ", \"rx_packets\": %" PRIu64 ", \"rx_mpps\": %.6f, \"rx_gbps\": %.6f",
-		    p ? "," : "", p, pd->port, mac, pd->tx, pd->rx, (double)pd->rx / s / 1e6,
-		    (double)pd->rx_bytes * 8 / s / 1e9);
-		if (watch_links)
-			printf(", \"device\": \"%s\", \"link_downs\": %" PRIu64
-			       ", \"reopens\": %" PRIu64 ", \"open_attempts\": %" PRIu64,
-			       pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens);
-		printf("}");
-	}
-	printf("\n  ],\n  \"directions\": [");
-	for (uint16_t a = 0; a < npods; a++)
-		for (uint16_t b = 0; b < npods; b++) {
-			const struct dir *d = &dirs[a * npods + b];
-
-			if (d->tx == 0)
-				continue;
-			printf("%s\n    {\"src\": %u, \"dst\": %u, \"tx_packets\": %" PRIu64
-			       ", \"rx_packets\": %" PRIu64 ", \"loss\": %.9f, \"rx_mpps\": %.6f, "
-			       "\"rx_gbps\": %.6f}",
-			       first ? "" : ",", a, b, d->tx, d->rx, loss_of(d->tx, d->rx),
-			       (double)d->rx / s / 1e6, (double)d->rx_bytes * 8 / s / 1e9);
-			first = false;
-		}
-	printf("\n  ]");
-	if (watch_links) {
-		uint64_t gaps = 0;
-
-		for (uint32_t i = 0; i < (uint32_t)npods * npods; i++)
-			gaps += dirs[i].gaps;
-		printf(",\n  \"gaps\": %" PRIu64 ", \"gap_ms\": %g", gaps, opt.gap_ms);
-	}
-	if (ndr != NULL)
-		printf(",\n  \"ndr\": {\"ndr_pps\": %.0f, \"ndr_loss\": %.9f, \"pdr_pps\": %.0f, "
-		       "\"pdr_loss\": %.9f, \"pdr_threshold\": %g, \"trials\": %u, "
-		       "\"trial_s\": %g, \"resolution\": %g}",
-		       ndr->ndr_pps, ndr->ndr_loss, ndr->pdr_pps, ndr->pdr_loss, BENCH_PDR_LOSS,
-		       ndr->trials, opt.ndr_trial, opt.ndr_resolution);
-	printf("\n}\n");
-}
-
-static void print_summary(const struct trial *t, const struct bench_ndr_result *ndr)
-{
-	const struct bench_hist *h = &t->hist;
-	double s = t->seconds > 0 ? t->seconds : 1;
-
-	printf("podwire-bench: %u pods, ", npods);
-	if (opt.size)
-		printf("%u-byte frames", opt.size);
-	else
-		printf("IMIX frames (mean %.1f bytes)", bench_size_mean(0));
-	printf(", %u flows and %u MACs per pod, ", opt.flows, opt.macs);
-	if (opt.rate > 0)
-		printf("offered %.0f pps\n", opt.rate);
-	else
-		printf("full speed\n");
-	if (ndr != NULL)
-		printf("NDR %.3f Mpps (loss %.6f%%), PDR(%.1f%%) %.3f Mpps (loss %.4f%%), %u "
-		       "trials of %g s\n",
-		       ndr->ndr_pps / 1e6, ndr->ndr_loss * 100, BENCH_PDR_LOSS * 100,
-		       ndr->pdr_pps / 1e6, ndr->pdr_loss * 100, ndr->trials, opt.ndr_trial);
-	printf("%.2f s: tx %" PRIu64 " (%.3f Mpps, %" PRIu64 " refused by a full ring), rx %" PRIu64
-	       " (%.3f Mpps, %.3f Gbit/s), loss %.4f%%\n",
-	       t->seconds, t->tx, (double)t->tx / s / 1e6, t->tx_full, t->rx,
-	       (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9,
-	       loss_of(t->tx, t->rx) * 100);
-	if (t->misdelivered || t->bad || t->out_of_order || t->stale)
-		printf("misdelivered (flooded) %" PRIu64 ", foreign %" PRIu64
-		       ", out of order %" PRIu64 ", from an earlier trial %" PRIu64 "\n",
-		       t->misdelivered, t->bad, t->out_of_order, t->stale);
-	printf("latency us: min %.2f avg %.2f p50 %.2f p99 %.2f p99.9 %.2f max %.2f (%" PRIu64
-	       " samples)\n",
-	       h->count ? (double)h->min / 1e3 : 0, bench_hist_mean(h) / 1e3,
-	       (double)bench_hist_percentile(h, 0.5) / 1e3,
-	       (double)bench_hist_percentile(h, 0.99) / 1e3,
-	       (double)bench_hist_percentile(h, 0.999) / 1e3, (double)h->max / 1e3, h->count);
-	for (uint16_t p = 0; watch_links && p < npods; p++) {
-		const struct pod *pd = &pods[p];
-		uint64_t gaps = 0;
-
-		for (uint16_t a = 0; a < npods; a++)
-			gaps += dirs[a * npods + p].gaps;
-		printf("  pod %u (%s): link down %" PRIu64 " times, re-opened %" PRIu64
-		       " times in %" PRIu64 " attempts; %" PRIu64 " gaps over %g ms received\n",
-		       p, pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens, gaps, opt.gap_ms);
-	}
-	if (npods <= 16)
-		for (uint16_t a = 0; a < npods; a++)
-			for (uint16_t b = 0; b < npods; b++) {
-				const struct dir *d = &dirs[a * npods + b];
-
-				if (d->tx == 0)
-					continue;
-				printf("  pod %u -> pod %u: tx %" PRIu64 " rx %" PRIu64
-				       " (%.3f Mpps, %.3f Gbit/s) loss %.4f%%\n",
-				       a, b, d->tx, d->rx, (double)d->rx / s / 1e6,
-				       (double)d->rx_bytes * 8 / s / 1e9,
-				       loss_of(d->tx, d->rx) * 100);
-			}
 }
 
 static int run(void)

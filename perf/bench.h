@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-bench's shared state: the pods, the directions between them and
+ * a trial's totals, kept by bench_main.c (the traffic loop and the pods'
+ * set-up) and read by bench_events.c (pods that outlive their switch, and
+ * --events) and bench_report.c (the results).
+ */
+#ifndef PODWIRE_BENCH_H
+#define PODWIRE_BENCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_dev.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "bench_hist.h"
+#include "bench_ndr.h"
+#include "bench_outage.h"
+#include "bench_pkt.h"
+
+#define BURST 32
+
+struct pod {
+	uint16_t port;		   /* an ethdev pod's port */
+	struct bench_memif *memif; /* or a memif pod of our own */
+	struct rte_ether_addr mac;
+	struct bench_pkt_tmpl tmpl;
+	/* Where the pod is in its rotation: destinations turn fastest, then
+	 * source MACs, then flows (an odometer, so no division per frame). */
+	uint16_t dst_i, flow_i, imix_i;
+	uint32_t mac_i;
+	/* Full speed: frames a full ring refused, sent first next time. */
+	uint16_t npend;
+	struct rte_mbuf *pend[BURST];
+	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
+	/* --reconnect and --events: the device as the EAL was given it, so
+	 * that it can be probed again, and where its re-opening is. */
+	char name[RTE_DEV_NAME_MAX_LEN];
+	char *devargs;
+	bool present; /* false while its device is removed */
+	struct bench_reopen ro;
+};
+
+/* One (source, destination) pair. */
+struct dir {
+	uint64_t tx, rx, rx_bytes, out_of_order, stale;
+	uint32_t seq_tx;
+	uint32_t seq_start; /* first sequence number of the current trial */
+	uint32_t seq_rx_next;
+	uint64_t last_rx; /* TSC of its last frame, for gaps (0: none yet) */
+	uint64_t gaps;
+	uint64_t mark_tsc; /* awaiting a frame sent after this mark (0: not) */
+};
+
+struct trial {
+	double seconds;
+	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad, out_of_order, stale;
+	struct bench_hist hist;
+};
+
+extern struct pod *pods;
+extern struct dir *dirs; /* npods x npods */
+extern uint16_t npods;
+extern volatile sig_atomic_t mark_wanted; /* SIGUSR2 */
+extern unsigned int marks;
+extern bool counting; /* frames built now are counted */
+/* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
+extern bool watch_links;
+extern uint64_t gap_ticks;
+extern uint64_t next_link_service;
+extern struct bench_reopen_conf reopen_conf;
+extern FILE *events;
+extern double tsc_ns;
+extern double offered_pps; /* rate of the reported measurement, 0 = full speed */
+
+/* bench_main.c */
+/* Configures and starts a pod's port; quiet: a failure is expected. */
+int port_setup(uint16_t port, bool quiet);
+/* Drops pod p's frames still waiting to be sent. */
+void pod_pending_drop(uint16_t p, bool count);
+
+/* bench_events.c */
+uint64_t ticks_ns(uint64_t ticks);
+uint64_t wall_now(void);
+/* One line of --events; fmt continues the object after "event". */
+void event(const char *name, uint64_t t_ns, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void mark_take(void);
+void mark_reached(uint16_t src, uint16_t dst, uint64_t now, uint64_t sent);
+void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, uint64_t sent);
+/* Watches every pod's link (--reconnect, --events), at most once a ms. */
+void links_service(uint64_t now);
+/* The pod's device name and arguments, for re-opening it; its --events line. */
+int pod_identify(uint16_t p);
+
+/* bench_report.c */
+void mac_str(const struct rte_ether_addr *a, char *buf, size_t len);
+double loss_of(uint64_t tx, uint64_t rx);
+void print_json(const struct trial *t, const struct bench_ndr_result *ndr);
+void print_summary(const struct trial *t, const struct bench_ndr_result *ndr);
+
+#endif

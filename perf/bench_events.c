@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podwire-bench's pods that outlive their switch (--reconnect) and what
+ * --events logs: link changes, gaps in each direction's traffic, marks
+ * (SIGUSR2) and the first frame after each, in wall-clock nanoseconds.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_ethdev.h>
+
+#include "bench.h"
+#include "bench_opts.h"
+
+uint64_t ticks_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks * tsc_ns);
+}
+
+/* Wall-clock time of TSC t (<= now_tsc), read now: only the difference
+ * goes through the TSC rate, so a rate off by a little errs by little. */
+static uint64_t wall_ns(uint64_t t, uint64_t now_tsc, uint64_t now_wall)
+{
+	return t <= now_tsc ? now_wall - ticks_ns(now_tsc - t) : now_wall;
+}
+
+uint64_t wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void event(const char *name, uint64_t t_ns, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (events == NULL)
+		return;
+	fprintf(events, "{\"event\": \"%s\", \"t_ns\": %" PRIu64, name, t_ns);
+	va_start(ap, fmt);
+	vfprintf(events, fmt, ap);
+	va_end(ap);
+	fputs("}\n", events);
+	fflush(events);
+}
+
+/* A mark: from now on, each direction's first frame sent after it is
+ * logged when it arrives (the time a restarted switch took to carry that
+ * direction again, when the mark was set as it restarted). */
+void mark_take(void)
+{
+	uint64_t t = rte_rdtsc();
+
+	marks++;
+	for (uint16_t a = 0; a < npods; a++)
+		for (uint16_t b = 0; b < npods; b++)
+			dirs[a * npods + b].mark_tsc = a == b ? 0 : t;
+	event("mark", wall_now(), ", \"mark\": %u", marks);
+}
+
+/* The first frame of direction src -> dst sent after the mark arrived at
+ * now; it was sent at TSC sent. */
+void mark_reached(uint16_t src, uint16_t dst, uint64_t now, uint64_t sent)
+{
+	struct dir *d = &dirs[src * npods + dst];
+	uint64_t t = rte_rdtsc(), w = wall_now();
+
+	event("resumed", wall_ns(now, t, w),
+	      ", \"mark\": %u, \"src\": %u, \"dst\": %u, \"sent_ns\": %" PRIu64
+	      ", \"rx_ns\": %" PRIu64 ", \"after_mark_ms\": %.3f",
+	      marks, src, dst, wall_ns(sent, t, w), wall_ns(now, t, w),
+	      (double)ticks_ns(now - d->mark_tsc) / 1e6);
+	d->mark_tsc = 0;
+}
+
+/* Direction src -> dst was silent from TSC from to now; its frame that
+ * ended the gap was sent at TSC sent. */
+void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, uint64_t sent)
+{
+	uint64_t t = rte_rdtsc(), w = wall_now();
+
+	dirs[src * npods + dst].gaps++;
+	event("gap", wall_ns(now, t, w),
+	      ", \"src\": %u, \"dst\": %u, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
+	      ", \"sent_ns\": %" PRIu64 ", \"gap_ms\": %.3f",
+	      src, dst, wall_ns(from, t, w), wall_ns(now, t, w), wall_ns(sent, t, w),
+	      (double)ticks_ns(now - from) / 1e6);
+}
+
+/* The pod's device goes: its port is stopped and the device removed
+ * (which closes the port), as an application closes an interface whose
+ * backend left. */
+static void pod_close(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	struct rte_eth_dev_info info;
+	int rc = -ENODEV;
+
+	pod_pending_drop(p, counting);
+	rte_eth_dev_stop(pd->port);
+	if (rte_eth_dev_info_get(pd->port, &info) == 0 && info.device != NULL)
+		rc = rte_dev_remove(info.device);
+	if (rc < 0) {
+		fprintf(stderr, "podwire-bench: pod %u (%s): cannot remove the device: %s\n", p,
+			pd->name, rte_strerror(-rc));
+		rte_eth_dev_close(pd->port);
+	}
+	pd->present = false;
+}
+
+/* Probes the pod's device again from the arguments it was first given
+ * and starts it with its MAC; 0, or a negative errno with nothing left
+ * behind (its switch is not back yet, most often). */
+static int pod_open(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	struct rte_eth_dev_info info;
+	uint16_t port;
+	int rc;
+
+	rc = rte_dev_probe(pd->devargs);
+	if (rc < 0)
+		return rc;
+	rc = rte_eth_dev_get_port_by_name(pd->name, &port);
+	if (rc < 0)
+		return rc;
+	pd->port = port;
+	/* A device given no MAC makes up a new one when probed. */
+	rte_eth_dev_default_mac_addr_set(port, &pd->mac);
+	rc = port_setup(port, true);
+	if (rc == 0) {
+		pd->present = true;
+		return 0;
+	}
+	rte_eth_dev_stop(port);
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL ||
+	    rte_dev_remove(info.device) != 0)
+		rte_eth_dev_close(port);
+	return rc;
+}
+
+static void pod_watch(uint16_t p, uint64_t now)
+{
+	struct pod *pd = &pods[p];
+	struct bench_reopen *r = &pd->ro;
+	struct rte_eth_link link;
+	enum bench_reopen_event ev;
+	bool up;
+
+	switch (bench_reopen_next(r, now)) {
+	case BENCH_REOPEN_NOTHING:
+		break;
+	case BENCH_REOPEN_CHECK:
+		up = rte_eth_link_get_nowait(pd->port, &link) == 0 &&
+		     link.link_status == RTE_ETH_LINK_UP;
+		ev = bench_reopen_link(r, &reopen_conf, now, up);
+		if (ev == BENCH_REOPEN_WENT_DOWN)
+			event("link_down", wall_now(), ", \"pod\": %u, \"device\": \"%s\"", p,
+			      pd->name);
+		else if (ev == BENCH_REOPEN_CAME_UP)
+			event("link_up", wall_now(),
+			      ", \"pod\": %u, \"device\": \"%s\", \"down_ms\": %.3f, "
+			      "\"open_attempts\": %u",
+			      p, pd->name, (double)ticks_ns(now - r->down_at) / 1e6, r->attempts);
+		break;
+	case BENCH_REOPEN_CLOSE:
+		pod_close(p);
+		bench_reopen_closed(r, &reopen_conf, rte_rdtsc());
+		break;
+	case BENCH_REOPEN_OPEN:
+		bench_reopen_opened(r, &reopen_conf, rte_rdtsc(), pod_open(p) == 0);
+		break;
+	}
+}
+
+/* Every millisecond or so: the pods' links (--reconnect, --events). */
+void links_service(uint64_t now)
+{
+	if (!watch_links || now < next_link_service)
+		return;
+	next_link_service = now + rte_get_tsc_hz() / 1000;
+	if (mark_wanted) {
+		mark_wanted = 0;
+		mark_take();
+	}
+	for (uint16_t p = 0; p < npods; p++)
+		pod_watch(p, now);
+}
+
+/* The pod's device name and arguments, for re-opening it; whether its
+ * driver reconnects by itself (virtio-user as the vhost-user server);
+ * its line in --events. */
+int pod_identify(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	const struct rte_devargs *da = NULL;
+	struct rte_eth_dev_info info;
+	bool self = !opt.reconnect;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	const char *args = "";
+
+	if (!watch_links)
+		return 0;
+	if (rte_eth_dev_get_name_by_port(pd->port, pd->name) != 0 ||
+	    rte_eth_dev_info_get(pd->port, &info) != 0 || info.device == NULL ||
+	    (da = rte_dev_devargs(info.device)) == NULL) {
+		fprintf(stderr,
+			"podwire-bench: port %u: no device arguments to re-open it with; "
+			"--reconnect and --events need pods given as --vdev\n",
+			pd->port);
+		return -ENODEV;
+	}
+	if (da->args != NULL)
+		args = da->args;
+	pd->devargs = malloc(strlen(da->name) + strlen(args) + 2);
+	if (pd->devargs == NULL)
+		return -ENOMEM;
+	sprintf(pd->devargs, "%s%s%s", da->name, args[0] ? "," : "", args);
+	/* "server=1" among the arguments: the pod is the vhost-user server
+	 * and takes its switch's new connection itself. */
+	if (strncmp(da->name, "net_virtio_user", 15) == 0) {
+		char copy[1024], *save = NULL;
+
+		snprintf(copy, sizeof(copy), "%s", args);
+		for (char *kv = strtok_r(copy, ",", &save); kv != NULL;
+		     kv = strtok_r(NULL, ",", &save))
+			if (strcmp(kv, "server=1") == 0)
+				self = true;
+	}
+	bench_reopen_init(&pd->ro, self, rte_rdtsc());
+	rte_eth_macaddr_get(pd->port, &pd->mac);
+	mac_str(&pd->mac, mac, sizeof(mac));
+	event("pod", wall_now(),
+	      ", \"pod\": %u, \"device\": \"%s\", \"mac\": \"%s\", \"reconnects_itself\": %s", p,
+	      pd->name, mac, self ? "true" : "false");
+	return 0;
+}
