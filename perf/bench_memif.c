@@ -9,7 +9,6 @@
  * that no page is faulted in while measuring.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,9 +34,8 @@ struct bench_memif {
 	int region_fd;
 	int efd[2]; /* s2m, m2s: the interrupt eventfds the protocol asks for */
 	uint8_t *mem;
-	uint64_t size;
+	struct memif_client_layout l; /* where the rings and buffers are in mem */
 	struct memif_ring *s2m, *m2s;
-	uint32_t s2m_buf, m2s_buf; /* offsets of each ring's buffers */
 	uint32_t buf_size;
 	uint64_t *tag; /* one per s2m slot, the caller's */
 	uint16_t ring_size, mask;
@@ -48,9 +46,11 @@ struct bench_memif {
 	const char *error;
 };
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+/* The offset in mem of slot s's buffer, in the buffers starting at base:
+ * a slot's buffer is always the same one. */
+static inline uint32_t slot_buf(const struct bench_memif *m, uint32_t base, uint16_t s)
 {
-	return (v + a - 1) / a * a;
+	return base + (uint32_t)(s & m->mask) * m->buf_size;
 }
 
 /* The next message, within ms; an fd passed along is closed (a server
@@ -96,29 +96,24 @@ static int expect(struct bench_memif *m, uint16_t want, struct memif_msg *msg, c
 
 static int make_memory(struct bench_memif *m, uint8_t log2, uint32_t buf_size)
 {
-	uint64_t ring = align_up(memif_ring_bytes(log2), 64);
-
+	m->l = memif_client_layout(log2, buf_size);
 	m->ring_size = (uint16_t)(1u << log2);
 	m->mask = (uint16_t)(m->ring_size - 1);
 	m->tag = calloc(m->ring_size, sizeof(*m->tag));
 	if (m->tag == NULL)
 		return -ENOMEM;
 	m->buf_size = buf_size;
-	m->s2m_buf = (uint32_t)(2 * ring);
-	m->m2s_buf = (uint32_t)(m->s2m_buf + (uint64_t)m->ring_size * buf_size);
-	m->size = align_up(m->m2s_buf + (uint64_t)m->ring_size * buf_size, 4096);
-	m->region_fd = memfd_create("podwire-bench", MFD_ALLOW_SEALING | MFD_CLOEXEC);
-	if (m->region_fd < 0 || ftruncate(m->region_fd, (off_t)m->size) != 0 ||
-	    fcntl(m->region_fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
+	m->region_fd = memif_client_memfd("podwire-bench", m->l.size);
+	if (m->region_fd < 0)
 		return -errno;
-	m->mem =
-	    mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, m->region_fd, 0);
+	m->mem = mmap(NULL, m->l.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		      m->region_fd, 0);
 	if (m->mem == MAP_FAILED) {
 		m->mem = NULL;
 		return -errno;
 	}
 	m->s2m = (struct memif_ring *)m->mem;
-	m->m2s = (struct memif_ring *)(m->mem + ring);
+	m->m2s = (struct memif_ring *)(m->mem + m->l.ring_bytes);
 	m->s2m->cookie = m->m2s->cookie = MEMIF_COOKIE;
 	/* We poll: the switch need not kick us. */
 	m->m2s->flags = MEMIF_RING_FLAG_MASK_INT;
@@ -144,33 +139,16 @@ static int handshake(struct bench_memif *m, uint8_t log2, char *err, size_t err_
 			 agreed);
 		return -EINVAL;
 	}
-	memif_msg_init(&msg, 0, "", "podwire-bench");
-	if ((rc = memif_msg_send(m->sock, &msg, -1)) < 0)
-		goto send_err;
-	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
-		return rc;
-	memif_msg_add_region(&msg, 0, m->size);
-	if ((rc = memif_msg_send(m->sock, &msg, m->region_fd)) < 0)
-		goto send_err;
-	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
-		return rc;
-	memif_msg_add_ring(&msg, true, 0, 0, 0, log2);
-	if ((rc = memif_msg_send(m->sock, &msg, m->efd[0])) < 0)
-		goto send_err;
-	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
-		return rc;
-	memif_msg_add_ring(&msg, false, 0, 0, (uint32_t)((uint8_t *)m->m2s - m->mem), log2);
-	if ((rc = memif_msg_send(m->sock, &msg, m->efd[1])) < 0)
-		goto send_err;
-	if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
-		return rc;
-	memif_msg_connect(&msg, MEMIF_MSG_CONNECT, "podwire-bench");
-	if ((rc = memif_msg_send(m->sock, &msg, -1)) < 0)
-		goto send_err;
+	if (memif_client_announce(m->sock, 0, "", "podwire-bench", m->region_fd, &m->l, log2,
+				  m->efd[0], m->efd[1]) != 0) {
+		snprintf(err, err_len, "cannot talk to the switch: %s", strerror(errno));
+		return -EIO;
+	}
+	/* INIT, the region and the two rings are each acknowledged. */
+	for (int i = 0; i < 4; i++)
+		if ((rc = expect(m, MEMIF_MSG_ACK, &msg, err, err_len)) < 0)
+			return rc;
 	return expect(m, MEMIF_MSG_CONNECTED, &msg, err, err_len);
-send_err:
-	snprintf(err, err_len, "sending %s: %s", memif_msg_name(msg.type), strerror(errno));
-	return -EIO;
 }
 
 struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size, char *err,
@@ -199,7 +177,7 @@ struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t bu
 	rc = make_memory(m, log2, buf_size);
 	if (rc < 0) {
 		snprintf(err, err_len, "shared memory of %llu bytes: %s",
-			 (unsigned long long)m->size, strerror(-rc));
+			 (unsigned long long)m->l.size, strerror(-rc));
 		goto fail;
 	}
 	strcpy(sa.sun_path, path);
@@ -212,7 +190,7 @@ struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t bu
 		goto fail;
 	/* Every m2s buffer, posted for the switch to fill. */
 	for (uint16_t s = 0; s < m->ring_size; s++)
-		memif_desc_post(&m->m2s->desc[s], 0, m->m2s_buf + (uint32_t)s * buf_size, buf_size);
+		memif_desc_post(&m->m2s->desc[s], 0, slot_buf(m, m->l.m2s_buf, s), buf_size);
 	m->m2s_head = m->ring_size;
 	__atomic_store_n(&m->m2s->head, m->m2s_head, __ATOMIC_RELEASE);
 	return m;
@@ -233,7 +211,7 @@ void bench_memif_close(struct bench_memif *m)
 		close(m->sock);
 	}
 	if (m->mem != NULL)
-		munmap(m->mem, m->size);
+		munmap(m->mem, m->l.size);
 	for (int i = 0; i < 2; i++)
 		if (m->efd[i] >= 0)
 			close(m->efd[i]);
@@ -267,10 +245,10 @@ uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint64_t **t
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t s = (uint16_t)(m->s2m_head + i) & m->mask;
 
-		buf[i] = m->mem + m->s2m_buf + (uint32_t)s * m->buf_size;
+		buf[i] = m->mem + slot_buf(m, m->l.s2m_buf, s);
 		tag[i] = &m->tag[s];
 		dp_prefetch_write(buf[i]);
-		if (i == 0 || (s & 3) == 0)
+		if (memif_desc_line_start(i, s))
 			dp_prefetch_write(&m->s2m->desc[s]);
 	}
 	return n;
@@ -281,8 +259,7 @@ void bench_memif_tx_commit(struct bench_memif *m, const uint16_t *len, uint16_t 
 	for (uint16_t i = 0; i < k; i++) {
 		uint16_t s = (uint16_t)(m->s2m_head + i) & m->mask;
 
-		memif_desc_post(&m->s2m->desc[s], 0, m->s2m_buf + (uint32_t)s * m->buf_size,
-				len[i]);
+		memif_desc_post(&m->s2m->desc[s], 0, slot_buf(m, m->l.s2m_buf, s), len[i]);
 	}
 	m->s2m_head = (uint16_t)(m->s2m_head + k);
 	if (k != 0)
@@ -307,11 +284,11 @@ int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, ui
 	for (uint16_t i = 0; i < avail; i++) {
 		uint16_t s = (uint16_t)(m->m2s_last + i) & m->mask;
 
-		if (i == 0 || (s & 3) == 0)
+		if (memif_desc_line_start(i, s))
 			dp_prefetch_write(&m->m2s->desc[s]);
-		rte_prefetch0(m->mem + m->m2s_buf + (uint32_t)s * m->buf_size);
+		rte_prefetch0(m->mem + slot_buf(m, m->l.m2s_buf, s));
 	}
-	while (got < n && avail != 0) {
+	while (avail != 0) {
 		uint16_t s = m->m2s_last & m->mask;
 		uint32_t l = m->m2s->desc[s].length;
 
@@ -321,7 +298,7 @@ int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, ui
 		 * switch's error, counted by the caller as a bad frame. */
 		if (m->m2s->desc[s].flags & MEMIF_DESC_FLAG_NEXT || l > m->buf_size)
 			l = 0;
-		buf[got] = m->mem + m->m2s_buf + (uint32_t)s * m->buf_size;
+		buf[got] = m->mem + slot_buf(m, m->l.m2s_buf, s);
 		len[got++] = l;
 	}
 	return got;
@@ -329,15 +306,13 @@ int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, ui
 
 void bench_memif_rx_done(struct bench_memif *m)
 {
-	/* Slots up to m2s_last are read: their buffers go back as posted. A
-	 * slot's buffer is always the same one; the switch wrote only the
-	 * length and flags, but the region and offset are written too, so
-	 * that a switch that broke them cannot make us read elsewhere. */
+	/* Slots up to m2s_last are read: their buffers go back as posted,
+	 * whole descriptors (the switch may have written more than the
+	 * length and flags it owns). */
 	for (uint16_t s = m->m2s_head; s != (uint16_t)(m->m2s_last + m->ring_size); s++) {
 		uint16_t k = s & m->mask;
 
-		memif_desc_post(&m->m2s->desc[k], 0, m->m2s_buf + (uint32_t)k * m->buf_size,
-				m->buf_size);
+		memif_desc_post(&m->m2s->desc[k], 0, slot_buf(m, m->l.m2s_buf, k), m->buf_size);
 	}
 	if (m->m2s_head != (uint16_t)(m->m2s_last + m->ring_size)) {
 		m->m2s_head = (uint16_t)(m->m2s_last + m->ring_size);

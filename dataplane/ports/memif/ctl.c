@@ -422,14 +422,12 @@ void memif_unlisten(struct memif_port *mp)
  * s2m ring, the m2s ring, then the buffers of each. */
 static int client_memory(struct memif_conn *c, uint8_t log2, char *why, size_t len)
 {
-	uint32_t rb = (uint32_t)RTE_ALIGN_CEIL(memif_ring_bytes(log2), RTE_CACHE_LINE_SIZE);
-	uint32_t n = 1u << log2, bufs = n * MEMIF_CLIENT_BUFFER;
-	uint64_t size = 2 * (uint64_t)rb + 2 * (uint64_t)bufs;
+	struct memif_client_layout l = memif_client_layout(log2, MEMIF_CLIENT_BUFFER);
+	uint64_t size = l.size;
 	struct memif_region *r = &c->region[0];
 
-	r->fd = memfd_create("podwire-memif", MFD_ALLOW_SEALING | MFD_CLOEXEC);
-	if (r->fd < 0 || ftruncate(r->fd, (off_t)size) != 0 ||
-	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+	r->fd = memif_client_memfd("podwire-memif", size);
+	if (r->fd < 0) {
 		snprintf(why, len, "cannot make the shared memory: %s", strerror(errno));
 		return -1;
 	}
@@ -450,14 +448,14 @@ static int client_memory(struct memif_conn *c, uint8_t log2, char *why, size_t l
 	/* The client sends on s2m and receives on m2s. */
 	qring_set(&c->tx[0], (struct memif_ring *)r->base, log2,
 		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-	qring_set(&c->rx[0], (struct memif_ring *)(r->base + rb), log2,
+	qring_set(&c->rx[0], (struct memif_ring *)(r->base + l.ring_bytes), log2,
 		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
 	if (c->tx[0].kick_fd < 0 || c->rx[0].kick_fd < 0) {
 		snprintf(why, len, "cannot make eventfds: %s", strerror(errno));
 		return -1;
 	}
-	c->tx[0].buf_offset = 2 * rb;
-	c->rx[0].buf_offset = 2 * rb + bufs;
+	c->tx[0].buf_offset = l.s2m_buf;
+	c->rx[0].buf_offset = l.m2s_buf;
 	c->tx[0].buf_size = c->rx[0].buf_size = MEMIF_CLIENT_BUFFER;
 	c->buf_size = MEMIF_CLIENT_BUFFER;
 	memif_client_rings_init(c);
@@ -470,36 +468,22 @@ static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, c
 			size_t len)
 {
 	const struct port *p = c->mp->port;
-	uint32_t rb;
-	struct memif_msg m;
+	struct memif_client_layout l;
 	uint8_t log2;
 
 	if (memif_check_hello(h, MEMIF_CLIENT_LOG2_RING, &log2, why, len) != 0 ||
 	    client_memory(c, log2, why, len) != 0)
 		return -1;
 	memif_field_str(h->name, sizeof(h->name), c->peer, sizeof(c->peer));
-	rb = (uint32_t)RTE_ALIGN_CEIL(memif_ring_bytes(log2), RTE_CACHE_LINE_SIZE);
-	memif_msg_init(&m, MEMIF_ID, p->conf.secret, p->conf.name);
-	if (memif_msg_send(c->fd, &m, -1) != 0)
-		goto fail;
-	memif_msg_add_region(&m, 0, c->region[0].size);
-	if (memif_msg_send(c->fd, &m, c->region[0].fd) != 0)
-		goto fail;
-	memif_msg_add_ring(&m, true, 0, 0, 0, log2);
-	if (memif_msg_send(c->fd, &m, c->tx[0].kick_fd) != 0)
-		goto fail;
-	memif_msg_add_ring(&m, false, 0, 0, rb, log2);
-	if (memif_msg_send(c->fd, &m, c->rx[0].kick_fd) != 0)
-		goto fail;
-	memif_msg_connect(&m, MEMIF_MSG_CONNECT, p->conf.name);
-	if (memif_msg_send(c->fd, &m, -1) != 0)
-		goto fail;
+	l = memif_client_layout(log2, MEMIF_CLIENT_BUFFER);
+	if (memif_client_announce(c->fd, MEMIF_ID, p->conf.secret, p->conf.name, c->region[0].fd,
+				  &l, log2, c->tx[0].kick_fd, c->rx[0].kick_fd) != 0) {
+		snprintf(why, len, "cannot talk to the peer: %s", strerror(errno));
+		return -1;
+	}
 	c->acks_left = 4; /* init, the region, two rings */
 	c->cli = MEMIF_CLI_WAIT_ACKS;
 	return 0;
-fail:
-	snprintf(why, len, "cannot talk to the peer: %s", strerror(errno));
-	return -1;
 }
 
 static int client_msg(struct memif_conn *c, const struct memif_msg *m, int fd, char *why,

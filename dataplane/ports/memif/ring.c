@@ -126,7 +126,7 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 	for (uint16_t i = 0; i < RTE_MIN(avail, n); i++) {
 		uint16_t slot = (uint16_t)(r->last + i) & r->mask;
 
-		if (i == 0 || (slot & 3) == 0)
+		if (memif_desc_line_start(i, slot))
 			rte_prefetch0(&r->ring->desc[slot]);
 	}
 	/* Two passes: the descriptors first, each frame's first line
@@ -328,7 +328,7 @@ static inline void tx_look_ahead(struct memif_conn *c, struct memif_qring *r, ui
 	for (uint16_t i = 0; c->server && i < a->n; i++) {
 		uint16_t slot = (uint16_t)(a->first + i) & r->mask;
 
-		if (i == 0 || (slot & 3) == 0)
+		if (memif_desc_line_start(i, slot))
 			dp_prefetch_write(&r->ring->desc[slot]);
 	}
 	for (uint16_t i = 0; i < a->n; i++) {

@@ -10,6 +10,28 @@
 
 #include "ports/memif/proto.h"
 
+/* A client's memory for one queue pair, as podwired and podwire-bench lay
+ * it out: the s2m ring, the m2s ring (each rounded up to a cache line),
+ * then 2^log2 buffers of buf_size for each. */
+struct memif_client_layout {
+	uint32_t ring_bytes; /* each ring; the m2s ring starts here */
+	uint32_t s2m_buf;    /* where each ring's buffers start */
+	uint32_t m2s_buf;
+	uint64_t size; /* the whole region */
+};
+
+static inline struct memif_client_layout memif_client_layout(uint8_t log2, uint32_t buf_size)
+{
+	struct memif_client_layout l;
+	uint64_t bufs = ((uint64_t)1 << log2) * buf_size;
+
+	l.ring_bytes = (uint32_t)((memif_ring_bytes(log2) + 63) & ~(uint64_t)63);
+	l.s2m_buf = 2 * l.ring_bytes;
+	l.m2s_buf = (uint32_t)(l.s2m_buf + bufs);
+	l.size = l.m2s_buf + bufs;
+	return l;
+}
+
 /* Not a count: the peer's index is impossible. */
 #define MEMIF_RING_BAD UINT16_MAX
 
@@ -21,6 +43,14 @@ static inline uint16_t memif_ring_count(uint16_t ahead, uint16_t behind, uint16_
 	uint16_t n = (uint16_t)(ahead - behind);
 
 	return n <= limit ? n : MEMIF_RING_BAD;
+}
+
+/* Whether a run of descriptors being prefetched needs a line fetched at
+ * its i-th slot: the run's first, and each that starts a cache line (a
+ * 64-byte line holds four 16-byte descriptors). */
+static inline bool memif_desc_line_start(uint16_t i, uint16_t slot)
+{
+	return i == 0 || (slot & 3) == 0;
 }
 
 /* Reads a descriptor the peer may be rewriting, once, as two 8-byte loads

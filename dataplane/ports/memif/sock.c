@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memif's control socket: one 128-byte message at a time, with at most
- * one fd (sock.h). Used by podwired's control channel (ctl.c) and by
- * podwire-bench's memif client.
+ * one fd, and what a client makes and says to connect (sock.h). Used by
+ * podwired's control channel (ctl.c) and by podwire-bench's memif client.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "ports/memif/msg.h"
 #include "ports/memif/sock.h"
 
 int memif_msg_send(int fd, const struct memif_msg *m, int pass_fd)
@@ -81,4 +84,43 @@ int memif_msg_recv(int fd, struct memif_msg *m, int *fd_out, char *why, size_t l
 		return -1;
 	}
 	return 1;
+}
+
+int memif_client_memfd(const char *name, uint64_t size)
+{
+	int fd = memfd_create(name, MFD_ALLOW_SEALING | MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int memif_client_announce(int fd, uint32_t id, const char *secret, const char *name, int region_fd,
+			  const struct memif_client_layout *l, uint8_t log2, int s2m_efd,
+			  int m2s_efd)
+{
+	struct memif_msg m;
+
+	memif_msg_init(&m, id, secret, name);
+	if (memif_msg_send(fd, &m, -1) != 0)
+		return -1;
+	memif_msg_add_region(&m, 0, l->size);
+	if (memif_msg_send(fd, &m, region_fd) != 0)
+		return -1;
+	memif_msg_add_ring(&m, true, 0, 0, 0, log2);
+	if (memif_msg_send(fd, &m, s2m_efd) != 0)
+		return -1;
+	memif_msg_add_ring(&m, false, 0, 0, l->ring_bytes, log2);
+	if (memif_msg_send(fd, &m, m2s_efd) != 0)
+		return -1;
+	memif_msg_connect(&m, MEMIF_MSG_CONNECT, name);
+	return memif_msg_send(fd, &m, -1);
 }
