@@ -52,6 +52,12 @@ struct memif_qring {
 	 * the head posted so far. */
 	uint16_t released;
 	uint16_t posted;
+	/* Server: the peer's head as last read and checked, read again only
+	 * when what it promised runs short of a burst. The head's line is
+	 * the one the pod writes most: a deep ring is drained without a miss
+	 * on it per burst. (A client reads the tail every time: a server
+	 * that moves it wrongly is seen at once.) */
+	uint16_t seen;
 	/* client: this ring's buffers, private (the peer's writes to a
 	 * descriptor's region or offset are never believed). */
 	uint32_t buf_offset;

@@ -193,9 +193,11 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 	for (uint16_t k = 0, q = c->rx_next; k < c->n_rx && got < n;
 	     k++, q = (uint16_t)(q + 1 == c->n_rx ? 0 : q + 1)) {
 		struct memif_qring *r = &c->rx[q];
-		uint16_t avail;
+		/* Server: what the head last promised; it is read again only
+		 * when that is short of the burst (memif.h: seen). */
+		uint16_t avail = (uint16_t)(r->seen - r->last);
 
-		if (c->server) {
+		if (c->server && avail < n - got) {
 			uint16_t head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
 
 			avail = memif_ring_count(head, r->last, r->size);
@@ -204,7 +206,8 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 					    head, r->last);
 				return got; /* what earlier rings gave is good */
 			}
-		} else {
+			r->seen = head;
+		} else if (!c->server) {
 			uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
 
 			avail = memif_ring_count(tail, r->last, (uint16_t)(r->posted - r->last));
@@ -258,18 +261,27 @@ static inline struct memif_qring *tx_ring(struct memif_conn *c)
 	return &c->tx[c->n_tx > 1 ? rte_lcore_id() % c->n_tx : 0];
 }
 
-/* How many slots the sender may fill: for the server, what the peer
- * posted; for the client, what the peer gave back. MEMIF_RING_BAD when
- * the peer's index is impossible. */
-static inline uint16_t tx_room(struct memif_conn *c, struct memif_qring *r)
+/* How many slots the sender may fill, at least want when there are: for
+ * the server, what the peer posted (its head read again only when what
+ * it last promised is short of want); for the client, what the peer gave
+ * back. MEMIF_RING_BAD when the peer's index is impossible. */
+static inline uint16_t tx_room(struct memif_conn *c, struct memif_qring *r, uint16_t want)
 {
-	if (c->server) {
-		uint16_t head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
-		uint16_t room = memif_ring_count(head, r->last, r->size);
+	uint16_t room;
 
+	if (c->server) {
+		uint16_t head;
+
+		room = (uint16_t)(r->seen - r->last);
+		if (room >= want)
+			return room;
+		head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
+		room = memif_ring_count(head, r->last, r->size);
 		if (unlikely(room == MEMIF_RING_BAD))
 			conn_broken(c, "m2s ring head %u is more than a ring ahead of %u", head,
 				    r->last);
+		else
+			r->seen = head;
 		return room;
 	} else {
 		uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
@@ -436,7 +448,7 @@ uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uin
 	if (unlikely(c == NULL))
 		return 0;
 	r = tx_ring(c);
-	room = tx_room(c, r);
+	room = tx_room(c, r, n);
 	if (unlikely(room == MEMIF_RING_BAD))
 		return 0;
 	tx_look_ahead(c, r, RTE_MIN(room, n), &a);
@@ -484,7 +496,7 @@ uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(c == NULL))
 		return 0;
 	r = tx_ring(c);
-	room = tx_room(c, r);
+	room = tx_room(c, r, n);
 	if (unlikely(room == MEMIF_RING_BAD))
 		return 0;
 	tx_look_ahead(c, r, RTE_MIN(room, n), &a);
@@ -552,13 +564,13 @@ void memif_server_rings_init(struct memif_conn *c)
 		__atomic_store_n(&r->ring->tail, 0, __ATOMIC_RELAXED);
 		/* We poll: no kicks wanted on what we receive. */
 		r->ring->flags = MEMIF_RING_FLAG_MASK_INT;
-		r->last = r->released = 0;
+		r->last = r->released = r->seen = 0;
 	}
 	for (uint16_t k = 0; k < c->n_tx; k++) {
 		struct memif_qring *r = &c->tx[k];
 
 		__atomic_store_n(&r->ring->head, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->ring->tail, 0, __ATOMIC_RELEASE);
-		r->last = 0;
+		r->last = r->seen = 0;
 	}
 }
