@@ -418,12 +418,13 @@ void memif_unlisten(struct memif_port *mp)
 
 /* ---- the client's side -------------------------------------------------------- */
 
-/* podwired's own memory for one queue pair: a sealed memfd holding the
- * s2m ring, the m2s ring, then the buffers of each. */
-static int client_memory(struct memif_conn *c, uint8_t log2, char *why, size_t len)
+/* podwired's own memory for one queue pair of 2^log2 slots, laid out as
+ * l: a sealed memfd holding the s2m ring, the m2s ring, then the buffers
+ * of each. */
+static int client_memory(struct memif_conn *c, const struct memif_client_layout *l, uint8_t log2,
+			 char *why, size_t len)
 {
-	struct memif_client_layout l = memif_client_layout(log2, MEMIF_CLIENT_BUFFER);
-	uint64_t size = l.size;
+	uint64_t size = l->size;
 	struct memif_region *r = &c->region[0];
 
 	r->fd = memif_client_memfd("podwire-memif", size);
@@ -448,14 +449,14 @@ static int client_memory(struct memif_conn *c, uint8_t log2, char *why, size_t l
 	/* The client sends on s2m and receives on m2s. */
 	qring_set(&c->tx[0], (struct memif_ring *)r->base, log2,
 		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-	qring_set(&c->rx[0], (struct memif_ring *)(r->base + l.ring_bytes), log2,
+	qring_set(&c->rx[0], (struct memif_ring *)(r->base + l->ring_bytes), log2,
 		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
 	if (c->tx[0].kick_fd < 0 || c->rx[0].kick_fd < 0) {
 		snprintf(why, len, "cannot make eventfds: %s", strerror(errno));
 		return -1;
 	}
-	c->tx[0].buf_offset = l.s2m_buf;
-	c->rx[0].buf_offset = l.m2s_buf;
+	c->tx[0].buf_offset = l->s2m_buf;
+	c->rx[0].buf_offset = l->m2s_buf;
 	c->tx[0].buf_size = c->rx[0].buf_size = MEMIF_CLIENT_BUFFER;
 	c->buf_size = MEMIF_CLIENT_BUFFER;
 	memif_client_rings_init(c);
@@ -471,11 +472,12 @@ static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, c
 	struct memif_client_layout l;
 	uint8_t log2;
 
-	if (memif_check_hello(h, MEMIF_CLIENT_LOG2_RING, &log2, why, len) != 0 ||
-	    client_memory(c, log2, why, len) != 0)
+	if (memif_check_hello(h, MEMIF_CLIENT_LOG2_RING, &log2, why, len) != 0)
+		return -1;
+	l = memif_client_layout(log2, MEMIF_CLIENT_BUFFER);
+	if (client_memory(c, &l, log2, why, len) != 0)
 		return -1;
 	memif_field_str(h->name, sizeof(h->name), c->peer, sizeof(c->peer));
-	l = memif_client_layout(log2, MEMIF_CLIENT_BUFFER);
 	if (memif_client_announce(c->fd, MEMIF_ID, p->conf.secret, p->conf.name, c->region[0].fd,
 				  &l, log2, c->tx[0].kick_fd, c->rx[0].kick_fd) != 0) {
 		snprintf(why, len, "cannot talk to the peer: %s", strerror(errno));

@@ -267,12 +267,9 @@ static inline struct memif_qring *tx_ring(struct memif_conn *c)
  * back. MEMIF_RING_BAD when the peer's index is impossible. */
 static inline uint16_t tx_room(struct memif_conn *c, struct memif_qring *r, uint16_t want)
 {
-	uint16_t room;
-
 	if (c->server) {
-		uint16_t head;
+		uint16_t room = (uint16_t)(r->seen - r->last), head;
 
-		room = (uint16_t)(r->seen - r->last);
 		if (room >= want)
 			return room;
 		head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
@@ -437,21 +434,37 @@ static void copy_frame(const void *src, uint8_t strip, uint32_t off, uint8_t *ds
 	dp_frame_read(f, strip, off, dst, n);
 }
 
+/* What a burst of n frames needs before its copies, for memif_tx_frames
+ * and memif_tx_burst alike: the connection, the ring, its room and the
+ * slots looked up ahead. NULL when nothing can be sent (no connection, or
+ * the peer's index is impossible). */
+static inline struct memif_qring *tx_begin(struct dp_port *p, uint16_t n, struct memif_conn **cp,
+					   uint16_t *room, struct tx_ahead *a)
+{
+	struct memif_conn *c = conn_of(p);
+	struct memif_qring *r;
+
+	if (unlikely(c == NULL))
+		return NULL;
+	r = tx_ring(c);
+	*room = tx_room(c, r, n);
+	if (unlikely(*room == MEMIF_RING_BAD))
+		return NULL;
+	tx_look_ahead(c, r, RTE_MIN(*room, n), a);
+	*cp = c;
+	return r;
+}
+
 uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
 			 uint16_t n)
 {
-	struct memif_conn *c = conn_of(p);
+	struct memif_conn *c;
 	struct tx_ahead a;
-	struct memif_qring *r;
 	uint16_t room, sent = 0;
+	struct memif_qring *r = tx_begin(p, n, &c, &room, &a);
 
-	if (unlikely(c == NULL))
+	if (unlikely(r == NULL))
 		return 0;
-	r = tx_ring(c);
-	room = tx_room(c, r, n);
-	if (unlikely(room == MEMIF_RING_BAD))
-		return 0;
-	tx_look_ahead(c, r, RTE_MIN(room, n), &a);
 	for (; sent < n; sent++) {
 		uint16_t used = tx_one(c, r, &a, room, dp_frame_out_len(f[sent], strip[sent]),
 				       copy_frame, f[sent], strip[sent]);
@@ -488,18 +501,13 @@ static void copy_mbuf(const void *src, uint8_t strip, uint32_t off, uint8_t *dst
 
 uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct memif_conn *c = conn_of(p);
+	struct memif_conn *c;
 	struct tx_ahead a;
-	struct memif_qring *r;
 	uint16_t room, sent = 0;
+	struct memif_qring *r = tx_begin(p, n, &c, &room, &a);
 
-	if (unlikely(c == NULL))
+	if (unlikely(r == NULL))
 		return 0;
-	r = tx_ring(c);
-	room = tx_room(c, r, n);
-	if (unlikely(room == MEMIF_RING_BAD))
-		return 0;
-	tx_look_ahead(c, r, RTE_MIN(room, n), &a);
 	for (; sent < n; sent++) {
 		uint16_t used =
 		    tx_one(c, r, &a, room, pkts[sent]->pkt_len, copy_mbuf, pkts[sent], 0);
