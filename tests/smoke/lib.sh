@@ -210,9 +210,18 @@ pod_spawn() {
 	POD_SEEN[$name]=0
 }
 
+# pod_prompt FILE: whether testpmd's prompt is in FILE. The pod's stdout
+# and stderr share FILE, and testpmd writes its prompt in pieces: a line
+# on stderr can land inside it ("test", "Error during enabling
+# promiscuous mode ... - ignore", newline, "pmd> "), so a prompt split by
+# one such line counts too.
+pod_prompt() {
+	grep -q 'testpmd>' "$1" || grep -Pzq 'test[^\n]*\npmd>' "$1"
+}
+
 # pod_ready NAME [SECONDS]: waits for the pod's testpmd prompt.
 pod_ready() {
-	wait_for "${2:-30}" "pod $1 to start" grep -q 'testpmd>' "$T/pod-$1.log"
+	wait_for "${2:-30}" "pod $1 to start" pod_prompt "$T/pod-$1.log"
 }
 
 # pod_up DAEMON PORT NAME VDEV [testpmd options...]: starts the pod, waits
