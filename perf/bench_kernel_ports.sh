@@ -106,13 +106,14 @@ setup_veth() {
 
 start_testpmd() { # VDEV1 VDEV2
 	local fifo=$T/tpmd.in
-	rm -f "$fifo" "$T/tpmd.log"
+	# stderr apart: a warning there can split the prompt or a stats line.
+	rm -f "$fifo" "$T/tpmd.log" "$T/tpmd.err"
 	mkfifo "$fifo"
 	stdbuf -oL dpdk-testpmd --lcores "0@$APP_CPU,1@$FWD_CPU" --main-lcore 0 \
 		--file-prefix "$PFX" --in-memory --no-pci --log-level '*:notice' \
 		--vdev "$1" --vdev "$2" -- -i --nb-cores=1 --forward-mode=io \
 		--record-core-cycles --total-num-mbufs=16384 --rxd=1024 --txd=1024 \
-		<"$fifo" >"$T/tpmd.log" 2>&1 &
+		<"$fifo" >"$T/tpmd.log" 2>"$T/tpmd.err" &
 	TPMD_PID=$!
 	exec {TPMD_FD}>"$fifo"
 	wait_for 30 grep -q 'testpmd>' "$T/tpmd.log"

@@ -64,6 +64,8 @@ wait_sock() {
 run_generator() {
 	local label=$1 fd pid
 	local log=$T/gen-$label.log fifo=$T/gen.in
+	# testpmd's stderr goes to its own file: a warning written there can
+	# land inside the prompt or a stats line that this script reads.
 	rm -f "$fifo"
 	mkfifo "$fifo"
 	stdbuf -oL dpdk-testpmd --lcores "0@$GEN_CPU,1@$GEN_CPU" --main-lcore 0 \
@@ -72,7 +74,7 @@ run_generator() {
 		--vdev "net_virtio_user0,path=$T/a.sock,mac=$MAC0,queues=1,queue_size=$QSIZE" \
 		--vdev "net_virtio_user1,path=$T/b.sock,mac=$MAC1,queues=1,queue_size=$QSIZE" \
 		-- -i --nb-cores=1 --forward-mode=io --eth-peer=0,$MAC1 --eth-peer=1,$MAC0 $GEN_OPTS \
-		<"$fifo" >"$log" 2>&1 &
+		<"$fifo" >"$log" 2>"$log.err" &
 	pid=$!
 	exec {fd}>"$fifo"
 	for _ in $(seq 100); do grep -q 'testpmd>' "$log" && break; sleep 0.1; done
@@ -101,7 +103,7 @@ run_testpmd_dut() {
 		--vdev "net_vhost0,iface=$T/a.sock,queues=1" \
 		--vdev "net_vhost1,iface=$T/b.sock,queues=1" \
 		-- --forward-mode=io --nb-cores=1 --stats-period 0 --record-core-cycles \
-		<"$fifo" >"$T/dut-testpmd.log" 2>&1 &
+		<"$fifo" >"$T/dut-testpmd.log" 2>"$T/dut-testpmd.err" &
 	pid=$!
 	PIDS+=("$pid")
 	exec {fd}>"$fifo"
