@@ -2,10 +2,13 @@
 /*
  * Frames without mbufs: a port kind whose frames sit in memory shared with
  * a pod (memif) hands them to the worker as struct dp_frame, a list of
- * validated segments plus a private copy of the header. The worker decides
- * where each goes from that copy (the pod may rewrite its buffers at any
- * time) and a destination of the same sort copies it once, straight into
- * its own ring; any other destination gets an mbuf made from it.
+ * validated segments. Where a decision is made from the header (the
+ * bridge), the worker first takes a private copy of it (dp_frame_header):
+ * the pod may rewrite its buffers at any time, and the frame forwarded
+ * must carry the header that was decided on. A cross-connect decides
+ * nothing from the header and takes no copy. A destination of the same
+ * sort copies the frame once, straight into its own ring; any other gets
+ * an mbuf made from it.
  */
 #ifndef PODWIRE_DATAPATH_FRAME_H
 #define PODWIRE_DATAPATH_FRAME_H
@@ -31,14 +34,35 @@ struct dp_seg {
 struct dp_frame {
 	uint32_t len;			   /* the whole frame, bytes */
 	uint16_t n_seg;			   /* 1 .. DP_FRAME_SEGS */
-	uint16_t hdr_len;		   /* min(len, DP_FRAME_HDR_MAX) */
+	uint16_t hdr_len;		   /* 0: no private copy; else min(len, DP_FRAME_HDR_MAX) */
 	uint8_t hdr[DP_FRAME_HDR_MAX + 6]; /* private copy; 8-byte MAC loads stay inside */
 	struct dp_seg seg[DP_FRAME_SEGS];
 };
 
+/* Takes the private copy of the frame's first bytes (hdr_len 0 before:
+ * a receiving kind leaves it to the worker), from which every decision
+ * about the frame is made and which is forwarded in their place. */
+static inline void dp_frame_header(struct dp_frame *f)
+{
+	uint32_t want = RTE_MIN(f->len, (uint32_t)DP_FRAME_HDR_MAX), got = 0;
+
+	f->hdr_len = (uint16_t)want;
+	if (likely(f->seg[0].len >= DP_FRAME_HDR_MAX)) {
+		memcpy(f->hdr, f->seg[0].data, DP_FRAME_HDR_MAX); /* a fixed size: inlined */
+		return;
+	}
+	for (uint16_t s = 0; got < want; s++) {
+		uint32_t k = RTE_MIN(want - got, f->seg[s].len);
+
+		memcpy(f->hdr + got, f->seg[s].data, k);
+		got += k;
+	}
+}
+
 /* Copies n bytes of the frame as forwarded, starting at off, into dst.
- * "As forwarded": the header bytes come from the private copy, and with
- * strip the 4 bytes of the VLAN tag (offsets 12-15) are left out. */
+ * "As forwarded": the header bytes come from the private copy when there
+ * is one, and with strip the 4 bytes of the VLAN tag (offsets 12-15) are
+ * left out. */
 static inline void dp_frame_read(const struct dp_frame *f, uint8_t strip, uint32_t off,
 				 uint8_t *dst, uint32_t n)
 {

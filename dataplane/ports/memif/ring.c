@@ -93,24 +93,6 @@ static inline uint8_t *own_buf(const struct memif_conn *c, const struct memif_qr
 	return c->region[0].base + r->buf_offset + (uint32_t)(slot & r->mask) * r->buf_size;
 }
 
-/* Copies the frame's first bytes into its private header. */
-static inline void frame_header(struct dp_frame *f)
-{
-	uint32_t want = RTE_MIN(f->len, (uint32_t)DP_FRAME_HDR_MAX), got = 0;
-
-	f->hdr_len = (uint16_t)want;
-	if (likely(f->seg[0].len >= DP_FRAME_HDR_MAX)) {
-		memcpy(f->hdr, f->seg[0].data, DP_FRAME_HDR_MAX); /* a fixed size: inlined */
-		return;
-	}
-	for (uint16_t s = 0; got < want; s++) {
-		uint32_t k = RTE_MIN(want - got, f->seg[s].len);
-
-		memcpy(f->hdr + got, f->seg[s].data, k);
-		got += k;
-	}
-}
-
 /* ---- receive -------------------------------------------------------------- */
 
 /* Reads up to n frames from ring r: avail slots are published. For the
@@ -129,8 +111,8 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 		if (memif_desc_line_start(i, slot))
 			rte_prefetch0(&r->ring->desc[slot]);
 	}
-	/* Two passes: the descriptors first, each frame's first line
-	 * prefetched, then the headers copied, when those lines are in. */
+	/* The descriptors only, each frame's first line prefetched: the
+	 * worker reads the headers (datapath/frame.h) once the lines are in. */
 	while (avail != 0 && got < n) {
 		struct dp_frame *fr = &f[got];
 		uint16_t descs = 0;
@@ -138,6 +120,7 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 
 		fr->len = 0;
 		fr->n_seg = 0;
+		fr->hdr_len = 0;
 		do {
 			uint16_t slot = r->last;
 			struct memif_desc d = memif_desc_read(&r->ring->desc[slot & r->mask]);
@@ -174,8 +157,6 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 		}
 		got++;
 	}
-	for (uint16_t i = 0; i < got; i++)
-		frame_header(&f[i]);
 	return got;
 }
 
@@ -423,13 +404,19 @@ static void copy_frame(const void *src, uint8_t strip, uint32_t off, uint8_t *ds
 {
 	const struct dp_frame *f = src;
 
-	/* Most frames: one segment into one slot, untagged on the way. */
-	if (likely(off == 0 && strip == 0 && f->n_seg == 1 && n == f->len &&
-		   f->hdr_len == DP_FRAME_HDR_MAX)) {
-		memcpy(dst, f->hdr, DP_FRAME_HDR_MAX);
-		rte_memcpy(dst + DP_FRAME_HDR_MAX, f->seg[0].data + DP_FRAME_HDR_MAX,
-			   n - DP_FRAME_HDR_MAX);
-		return;
+	/* Most frames: one segment into one slot, untagged on the way; the
+	 * header from the private copy when a decision was made on it. */
+	if (likely(off == 0 && strip == 0 && f->n_seg == 1 && n == f->len)) {
+		if (f->hdr_len == 0) {
+			rte_memcpy(dst, f->seg[0].data, n);
+			return;
+		}
+		if (likely(f->hdr_len == DP_FRAME_HDR_MAX)) {
+			memcpy(dst, f->hdr, DP_FRAME_HDR_MAX);
+			rte_memcpy(dst + DP_FRAME_HDR_MAX, f->seg[0].data + DP_FRAME_HDR_MAX,
+				   n - DP_FRAME_HDR_MAX);
+			return;
+		}
 	}
 	dp_frame_read(f, strip, off, dst, n);
 }
