@@ -328,6 +328,20 @@ static inline void tx_look_ahead(struct memif_conn *c, struct memif_qring *r, ui
 	}
 }
 
+/* The descriptor of a filled slot: the server sets the length and flags
+ * of the buffer the peer posted; the client describes its own buffer. */
+static inline void tx_desc(struct memif_conn *c, struct memif_qring *r, uint16_t slot, uint32_t len,
+			   bool more)
+{
+	struct memif_desc *d = &r->ring->desc[slot & r->mask];
+
+	if (c->server)
+		memif_desc_fill(d, len, more);
+	else
+		memif_desc_post_frame(
+		    d, 0, r->buf_offset + (uint32_t)(slot & r->mask) * r->buf_size, len, more);
+}
+
 /* Writes one frame of len bytes, read by copy(src, off, dst, n), into the
  * ring from r->last on; at most room slots. Returns the slots used, 0 when
  * it does not fit, or MEMIF_RING_BAD when the peer posted a bad buffer.
@@ -341,14 +355,20 @@ tx_one(struct memif_conn *c, struct memif_qring *r, const struct tx_ahead *a, ui
 {
 	uint32_t lens[TX_CHAIN_MAX];
 	uint32_t off = 0;
-	uint16_t used = 0;
+	uint16_t used = 0, j = (uint16_t)(r->last - a->first);
 
+	/* Most frames: one slot, already looked up; no chain to build. */
+	if (likely(j < a->n && room != 0 && len != 0 && len <= a->cap[j] && a->dst[j] != NULL)) {
+		copy(src, strip, 0, a->dst[j], len);
+		tx_desc(c, r, r->last, len, false);
+		return 1;
+	}
 	while (off < len) {
 		uint16_t slot = (uint16_t)(r->last + used);
-		uint16_t j = (uint16_t)(slot - a->first);
 		uint32_t cap, k;
 		uint8_t *dst;
 
+		j = (uint16_t)(slot - a->first);
 		if (used == room || used == TX_CHAIN_MAX)
 			return 0;
 		if (likely(j < a->n)) {
@@ -368,18 +388,8 @@ tx_one(struct memif_conn *c, struct memif_qring *r, const struct tx_ahead *a, ui
 		off += k;
 		lens[used++] = k;
 	}
-	for (uint16_t i = 0; i < used; i++) {
-		uint16_t slot = (uint16_t)(r->last + i);
-		struct memif_desc *d = &r->ring->desc[slot & r->mask];
-		bool more = i + 1 < used;
-
-		if (c->server)
-			memif_desc_fill(d, lens[i], more);
-		else
-			memif_desc_post_frame(
-			    d, 0, r->buf_offset + (uint32_t)(slot & r->mask) * r->buf_size, lens[i],
-			    more);
-	}
+	for (uint16_t i = 0; i < used; i++)
+		tx_desc(c, r, (uint16_t)(r->last + i), lens[i], i + 1 < used);
 	return used;
 }
 
