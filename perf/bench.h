@@ -75,7 +75,8 @@ extern uint64_t next_link_service;
 extern struct bench_reopen_conf reopen_conf;
 extern FILE *events;
 extern double tsc_ns;
-extern double offered_pps; /* rate of the reported measurement, 0 = full speed */
+extern uint64_t tsc_ns_q32; /* tsc_ns * 2^32 */
+extern double offered_pps;  /* rate of the reported measurement, 0 = full speed */
 
 /* bench_main.c */
 /* Configures and starts a pod's port; quiet: a failure is expected. */

@@ -22,7 +22,9 @@
 
 uint64_t ticks_ns(uint64_t ticks)
 {
-	return (uint64_t)((double)ticks * tsc_ns);
+	/* Fixed point, 32 fraction bits: every received frame goes through
+	 * here, and a conversion to double and back costs more. */
+	return (uint64_t)(((unsigned __int128)ticks * tsc_ns_q32) >> 32);
 }
 
 /* Wall-clock time of TSC t (<= now_tsc), read now: only the difference

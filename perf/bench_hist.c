@@ -38,7 +38,7 @@ void bench_hist_reset(struct bench_hist *h)
 void bench_hist_add(struct bench_hist *h, uint64_t v)
 {
 	h->count++;
-	h->sum += (double)v;
+	h->sum += v;
 	if (v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -90,5 +90,5 @@ uint64_t bench_hist_percentile(const struct bench_hist *h, double p)
 
 double bench_hist_mean(const struct bench_hist *h)
 {
-	return h->count == 0 ? 0 : h->sum / (double)h->count;
+	return h->count == 0 ? 0 : (double)h->sum / (double)h->count;
 }

@@ -18,7 +18,7 @@ struct bench_hist {
 	uint64_t count;
 	uint64_t min;
 	uint64_t max;
-	double sum;
+	uint64_t sum; /* an integer: adding it up costs a frame no floating-point latency */
 	uint64_t bucket[BENCH_HIST_BUCKETS];
 };
 

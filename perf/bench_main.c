@@ -59,6 +59,7 @@ uint64_t next_link_service;
 struct bench_reopen_conf reopen_conf;
 FILE *events;
 double tsc_ns;
+uint64_t tsc_ns_q32;
 double offered_pps; /* rate of the reported measurement, 0 = full speed */
 
 static void on_signal(int sig)
@@ -361,7 +362,7 @@ static void frame_received(uint16_t p, const uint8_t *buf, uint32_t seg_len, uin
 	d->rx_bytes += len + BENCH_FCS_LEN;
 	pods[p].rx++;
 	pods[p].rx_bytes += len + BENCH_FCS_LEN;
-	bench_hist_add(hist, (uint64_t)((double)(now - s.tsc) * tsc_ns));
+	bench_hist_add(hist, ticks_ns(now - s.tsc));
 }
 
 static void memif_pod_recv(uint16_t p, bool count, struct bench_hist *hist)
@@ -647,6 +648,7 @@ int main(int argc, char **argv)
 	 * dead socket (virtio-user's vhost-user messages). */
 	signal(SIGPIPE, SIG_IGN);
 	tsc_ns = 1e9 / (double)rte_get_tsc_hz();
+	tsc_ns_q32 = (uint64_t)(tsc_ns * 4294967296.0 + 0.5);
 
 	npods = (uint16_t)(rte_eth_dev_count_avail() + opt.n_memif);
 	if (npods < 2 || npods > MAX_PODS) {
