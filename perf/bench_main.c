@@ -561,6 +561,9 @@ static int run(void)
 	offered_pps = rate;
 	event("measure", wall_now(), ", \"duration_s\": %g, \"rate_pps\": %.0f", opt.duration,
 	      rate);
+	/* On stderr too: a script may read the switch's counters over just
+	 * the measured window (perf/suite.sh does). */
+	fprintf(stderr, "podwire-bench: measuring for %g s\n", opt.duration);
 	rc = run_trial(rate, opt.duration, t);
 	event("end", wall_now(), ", \"measured_s\": %.6f", t->seconds);
 	if (rc < 0)

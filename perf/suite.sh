@@ -264,6 +264,26 @@ dut_tx_losses() {
 		 dut_tx_retries: ([.ports[].tx_retries] | add)}' || echo '{}'
 }
 
+# dut_busy_share LOG: how much of the measured window podwired's worker
+# spent on turns that moved frames, as a JSON number (null when not read):
+# its counters are read once podwire-bench says in LOG (its stderr) that
+# the window began, and again near the window's end, by a podwirectl on
+# the generator's core. Below 1, the worker waited for frames: the
+# generator, not the forwarder, set the pace.
+dut_busy_share() {
+	local ctl=(taskset -c "$GEN_CPU" "$BUILD/podwirectl" --socket "$T/pw.sock" --json stats) a b
+	wait_for 60 grep -q '^podwire-bench: measuring' "$1" || { echo null; return; }
+	sleep "$(awk -v d="$DURATION" 'BEGIN {print d * 0.05}')"
+	a=$("${ctl[@]}" 2>/dev/null) || { echo null; return; }
+	sleep "$(awk -v d="$DURATION" 'BEGIN {print d * 0.85}')"
+	b=$("${ctl[@]}" 2>/dev/null) || { echo null; return; }
+	jq -n --argjson a "$a" --argjson b "$b" '
+		def sum($s; f): [$s.workers[] | f] | add;
+		(sum($b; .busy_cycles) - sum($a; .busy_cycles)) as $busy
+		| (sum($b; .idle_cycles) - sum($a; .idle_cycles)) as $idle
+		| if $busy + $idle > 0 then $busy / ($busy + $idle) else null end'
+}
+
 # bench IFACE NPODS OUTFILE [podwire-bench options...]: the generator on
 # GEN_CPU, one pod per socket; its JSON goes to OUTFILE.
 bench() {
@@ -337,13 +357,13 @@ one_round() {
 # came up) is tried once more. A forwarder that exits badly leaves its log
 # in logs/.
 one_try() {
-	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses
+	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses busy
 	shift 6
 	VHOST_EXTRA=""
 	[ "$sys" != ovs ] || VHOST_EXTRA=,server=1
 	for try in 1 2; do
 		[ "$try" = 1 ] || echo "suite: $name again: nothing was received" >&2
-		ok=0 cyc=null
+		ok=0 cyc=null busy=null
 		if dut_start "$sys" "$iface" "$n"; then
 			if [ "$sys" = testpmd ] && [[ " $* " != *" --ndr "* ]]; then
 				# testpmd's counters, and so its cycles per frame, are
@@ -353,6 +373,12 @@ one_try() {
 				sleep "$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN {print w + d * 0.9}')"
 				echo "show fwd stats all" >&"$DUT_FD"
 				if wait "$bpid"; then ok=1; fi
+			elif [[ $sys == bridge* || $sys == xconnect* ]] && [[ " $* " != *" --ndr "* ]]; then
+				rm -f "$T/gen.log"
+				bench "$iface" "$n" "$f" "$@" &
+				local gpid=$!
+				busy=$(dut_busy_share "$T/gen.log")
+				if wait "$gpid"; then ok=1; fi
 			elif bench "$iface" "$n" "$f" "$@"; then
 				ok=1
 			fi
@@ -374,8 +400,8 @@ one_try() {
 				"log: $OUT/logs/${name//:/_}-$sys.log" >&2
 		fi
 		[ $ok = 1 ] || return 1
-		jq --argjson r "$round" --argjson c "$cyc" --argjson l "$losses" \
-			'. + {round: $r, dut_cycles_per_frame: $c} + $l' \
+		jq --argjson r "$round" --argjson c "$cyc" --argjson l "$losses" --argjson b "$busy" \
+			'. + {round: $r, dut_cycles_per_frame: $c, dut_busy_share: $b} + $l' \
 			"$f" >"$f.tmp" && mv "$f.tmp" "$f"
 		jq -e '.rx_packets == 0' "$f" >/dev/null || return 0
 	done
@@ -423,13 +449,15 @@ finish_cell() {
 	fi
 	jq -s --arg key "$key" '
 		(sort_by(getpath($key | ltrimstr(".") | split(".")) // 0)) as $s
-		| ([.[].dut_cycles_per_frame | numbers] | sort) as $c
+		| def mid: if length > 0 then .[(length - 1) / 2 | floor] else null end;
+		([.[].dut_cycles_per_frame | numbers] | sort) as $c
+		| ([.[].dut_busy_share | numbers] | sort) as $b
 		| $s[(length - 1) / 2 | floor]
 		+ {rounds: [.[] | {round, rx_mpps, p99_ns: .latency_ns.p99, ndr_pps: .ndr.ndr_pps,
-				   dut_cycles_per_frame, dut_tx_full, dut_tx_retries, placement_ns, attempts}],
-		   median_of: $key,
-		   dut_cycles_per_frame: (if ($c | length) > 0 then $c[($c | length - 1) / 2 | floor]
-					  else null end)}' "${files[@]}" >"$f"
+				   dut_cycles_per_frame, dut_busy_share, dut_tx_full, dut_tx_retries,
+				   placement_ns, attempts}],
+		   median_of: $key, dut_cycles_per_frame: ($c | mid),
+		   dut_busy_share: ($b | mid)}' "${files[@]}" >"$f"
 	rm -f "${files[@]}"
 }
 
@@ -439,6 +467,7 @@ row() {
 		p50_ns: (.latency_ns.p50 // null), p99_ns: (.latency_ns.p99 // null),
 		offered_pps: (.offered_pps // null), ndr: (.ndr // null), error: (.error // null),
 		dut_cycles_per_frame: (.dut_cycles_per_frame // null),
+		dut_busy_share: (.dut_busy_share // null),
 		dut_tx_full: (.dut_tx_full // null), dut_tx_retries: (.dut_tx_retries // null),
 		rounds: (.rounds // [])}' \
 		"$OUT/cells/${1//:/_}.json"
@@ -609,17 +638,19 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	"$RESULTS" >"$OUT/summary.json"
 
 jq -e '.main | length > 0' "$OUT/summary.json" >/dev/null &&
-	printf '\n%-6s %-13s %5s %8s %7s %8s %7s %7s %7s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
-		LOSS P50-US P99-US CYC/FR RATIO EFF
+	printf '\n%-6s %-13s %5s %8s %7s %8s %7s %7s %7s %5s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
+		LOSS P50-US P99-US CYC/FR BUSY RATIO EFF
 jq -r '.main[] | [.iface, .system, .size, (.mpps // "err"), (.gbps // "-"), (.loss // "-"),
 	(.p50_ns // "-"), (.p99_ns // "-"), (.dut_cycles_per_frame // "-"),
+	(if .dut_busy_share then .dut_busy_share * 100 else "-" end),
 	(.ratio_to_testpmd // "-"), (.efficiency_to_testpmd // "-")] | @tsv' "$OUT/summary.json" |
 	awk -F'\t' '
 	# f(value, width, precision, divisor): a number formatted, anything else as is.
 	function f(v, w, p, d) { return v ~ /^-?[0-9]/ ? sprintf("%" w "." p "f", v / d) : sprintf("%" w "s", v) }
-	{ printf "%-6s %-13s %5s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1), f($5, 7, 3, 1),
-		f($6, 8, 5, 1), f($7, 7, 2, 1000), f($8, 7, 2, 1000), f($9, 7, 0, 1), f($10, 6, 2, 1),
-		f($11, 6, 2, 1) }'
+	function pct(v) { return v ~ /^[0-9]/ ? sprintf("%4.0f%%", v) : sprintf("%5s", v) }
+	{ printf "%-6s %-13s %5s %s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1),
+		f($5, 7, 3, 1), f($6, 8, 5, 1), f($7, 7, 2, 1000), f($8, 7, 2, 1000), f($9, 7, 0, 1),
+		pct($10), f($11, 6, 2, 1), f($12, 6, 2, 1) }'
 jq -r '.ovs.bridge_over_ovs[] | "\(.size) \(.ratio // "-") \(.efficiency // "-")"' "$OUT/summary.json" |
 	while read -r a b c; do
 		awk -v a="$a" -v b="$b" -v c="$c" 'function f(v) { return v ~ /^[0-9]/ ? sprintf("%.2f", v) : v }
@@ -684,7 +715,8 @@ if jq -e '.capture | length > 0' "$OUT/summary.json" >/dev/null; then
 fi
 [ -z "$OVS_NOTE" ] || echo "$OVS_NOTE"
 echo "(virtio rings: $VIRTIO; memif generator: $MEMIF_GEN; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"
-echo " CYC/FR: the forwarder's busy cycles per frame; RATIO and EFF: medians of round-by-round"
+echo " CYC/FR: the forwarder's busy cycles per frame; BUSY: the share of the measured window podwired's"
+echo " worker spent moving frames (below 100%: the generator set the pace); RATIO and EFF: medians of round-by-round"
 echo " ratios of MPPS and of testpmd's CYC/FR over this one's, both against testpmd)"
 jq -rs --argjson m "$PLACEMENT_NS" '[.[].rounds[]? | select(.attempts != null)] as $r
 	| "placement: \($r | length) rounds probed, \([$r[] | select(.attempts > 1)] | length) measured again after a probe found the",

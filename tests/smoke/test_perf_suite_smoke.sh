@@ -37,6 +37,11 @@ jq -e '.scaling[0].pods == 2 and (.latency | map(.pct) | sort == [50, 100])' "$S
 jq -e '.main | all(.dut_cycles_per_frame > 0 and (.rounds | length) == 1
 	and .ratio_to_testpmd > 0 and .efficiency_to_testpmd > 0)' "$S" >/dev/null ||
 	fail "main rows lack cycles per frame or paired ratios: $(jq -c .main "$S")"
+# podwired's worker's share of the window spent moving frames; testpmd's
+# is not read.
+jq -e '.main | all(if .system == "bridge" then .dut_busy_share > 0 and .dut_busy_share <= 1
+	else .dut_busy_share == null end)' "$S" >/dev/null ||
+	fail "main rows: podwired's busy share missing or out of range: $(jq -c '[.main[] | {system, dut_busy_share}]' "$S")"
 jq -e '.machine.jitter | length == 2 and all(.stalled_fraction >= 0 and .gaps_over_20us >= 0)' \
 	"$S" >/dev/null || fail "machine.jitter is not two podwire-jitter results: $(jq -c .machine "$S")"
 jq -e '.latency[] | select(.pct == 50) | .testpmd_p99_ns > 0' "$S" >/dev/null ||
