@@ -39,13 +39,15 @@ struct dp_frame {
 	struct dp_seg seg[DP_FRAME_SEGS];
 };
 
-/* Takes the private copy of the frame's first bytes (hdr_len 0 before:
- * a receiving kind leaves it to the worker), from which every decision
- * about the frame is made and which is forwarded in their place. */
+/* Gives the frame its private copy of its first bytes, unless it has one
+ * (a receiving kind leaves it to the worker): every decision about the
+ * frame is made from it, and it is forwarded in their place. */
 static inline void dp_frame_header(struct dp_frame *f)
 {
 	uint32_t want = RTE_MIN(f->len, (uint32_t)DP_FRAME_HDR_MAX), got = 0;
 
+	if (f->hdr_len != 0)
+		return;
 	f->hdr_len = (uint16_t)want;
 	if (likely(f->seg[0].len >= DP_FRAME_HDR_MAX)) {
 		memcpy(f->hdr, f->seg[0].data, DP_FRAME_HDR_MAX); /* a fixed size: inlined */

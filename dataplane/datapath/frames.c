@@ -217,8 +217,7 @@ static void __rte_noinline observe_xconnect(struct worker *w, const struct view 
 	for (uint16_t i = 0; i < n; i++) {
 		/* What is captured and traced is what goes out: the header
 		 * copied now is the one forwarded. */
-		if (f[i]->hdr_len == 0)
-			dp_frame_header(f[i]);
+		dp_frame_header(f[i]);
 		hdr[i] = f[i]->hdr;
 		hlen[i] = f[i]->hdr_len;
 		len[i] = f[i]->len;
@@ -277,8 +276,7 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 	/* The bridge decides from the header: a private copy, taken after
 	 * the port's rx asked for every frame's first line. */
 	for (uint16_t i = 0; i < n; i++) {
-		if (f[i].hdr_len == 0)
-			dp_frame_header(&f[i]);
+		dp_frame_header(&f[i]);
 		hdr[i] = f[i].hdr;
 		hlen[i] = f[i].hdr_len;
 		len[i] = f[i].len;
