@@ -102,9 +102,10 @@ void bench_pkt_fill(uint8_t *buf, size_t size, const struct bench_pkt_tmpl *t,
 /* The stamp is in host byte order: only this program reads it back. */
 void bench_stamp_write(uint8_t *frame, const struct bench_stamp *s)
 {
-	/* Put together first and written as one 16-byte copy: the frame's
-	 * line is often still on its way (the switch read it last), and
-	 * three stores would hold three store-buffer entries until it comes. */
+	/* Put together first, then copied in one go (gcc makes it two 8-byte
+	 * stores, not three): the frame's line is often still on its way
+	 * (the switch read it last), and each store into it holds a
+	 * store-buffer entry until it comes. */
 	uint32_t magic = BENCH_MAGIC;
 	uint8_t v[BENCH_STAMP_LEN];
 
