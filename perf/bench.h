@@ -26,7 +26,9 @@
 
 struct pod {
 	uint16_t port;		   /* an ethdev pod's port */
-	struct bench_memif *memif; /* or a memif pod of our own */
+	struct bench_memif *memif; /* or a memif pod of our own (NULL while re-opened) */
+	bool own_memif;		   /* a --memif pod: devargs is its socket's path */
+	uint32_t memif_buf_size;
 	struct rte_ether_addr mac;
 	struct bench_pkt_tmpl tmpl;
 	/* Where the pod is in its rotation: destinations turn fastest, then
@@ -81,6 +83,8 @@ extern double offered_pps;  /* rate of the reported measurement, 0 = full speed 
 /* bench_main.c */
 /* Configures and starts a pod's port; quiet: a failure is expected. */
 int port_setup(uint16_t port, bool quiet);
+/* Connects --memif pod p to its switch; quiet: a failure is expected. */
+int memif_pod_connect(uint16_t p, bool quiet);
 /* Drops pod p's frames still waiting to be sent. */
 void pod_pending_drop(uint16_t p, bool count);
 

@@ -18,6 +18,7 @@
 #include <rte_ethdev.h>
 
 #include "bench.h"
+#include "bench_memif.h"
 #include "bench_opts.h"
 
 uint64_t ticks_ns(uint64_t ticks)
@@ -109,6 +110,13 @@ static void pod_close(uint16_t p)
 	int rc = -ENODEV;
 
 	pod_pending_drop(p, counting);
+	pd->present = false;
+	if (pd->own_memif) {
+		/* Its memory is its own: unmapped here, between bursts. */
+		bench_memif_close(pd->memif);
+		pd->memif = NULL;
+		return;
+	}
 	rte_eth_dev_stop(pd->port);
 	if (rte_eth_dev_info_get(pd->port, &info) == 0 && info.device != NULL)
 		rc = rte_dev_remove(info.device);
@@ -117,7 +125,6 @@ static void pod_close(uint16_t p)
 			pd->name, rte_strerror(-rc));
 		rte_eth_dev_close(pd->port);
 	}
-	pd->present = false;
 }
 
 /* Probes the pod's device again from the arguments it was first given
@@ -130,6 +137,8 @@ static int pod_open(uint16_t p)
 	uint16_t port;
 	int rc;
 
+	if (pd->own_memif)
+		return memif_pod_connect(p, true);
 	rc = rte_dev_probe(pd->devargs);
 	if (rc < 0)
 		return rc;
@@ -163,8 +172,11 @@ static void pod_watch(uint16_t p, uint64_t now)
 	case BENCH_REOPEN_NOTHING:
 		break;
 	case BENCH_REOPEN_CHECK:
-		up = rte_eth_link_get_nowait(pd->port, &link) == 0 &&
-		     link.link_status == RTE_ETH_LINK_UP;
+		if (pd->own_memif)
+			up = pd->memif != NULL && bench_memif_up(pd->memif);
+		else
+			up = rte_eth_link_get_nowait(pd->port, &link) == 0 &&
+			     link.link_status == RTE_ETH_LINK_UP;
 		ev = bench_reopen_link(r, &reopen_conf, now, up);
 		if (ev == BENCH_REOPEN_WENT_DOWN)
 			event("link_down", wall_now(), ", \"pod\": %u, \"device\": \"%s\"", p,
@@ -199,26 +211,21 @@ void links_service(uint64_t now)
 		pod_watch(p, now);
 }
 
-/* The pod's device name and arguments, for re-opening it; whether its
- * driver reconnects by itself (virtio-user as the vhost-user server);
- * its line in --events. */
-int pod_identify(uint16_t p)
+/* An ethdev pod's device name and arguments, for re-opening it, and
+ * whether its driver reconnects by itself (virtio-user as the vhost-user
+ * server). */
+static int ethdev_identify(struct pod *pd, bool *self)
 {
-	struct pod *pd = &pods[p];
 	const struct rte_devargs *da = NULL;
 	struct rte_eth_dev_info info;
-	bool self = !opt.reconnect;
-	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 	const char *args = "";
 
-	if (!watch_links)
-		return 0;
 	if (rte_eth_dev_get_name_by_port(pd->port, pd->name) != 0 ||
 	    rte_eth_dev_info_get(pd->port, &info) != 0 || info.device == NULL ||
 	    (da = rte_dev_devargs(info.device)) == NULL) {
 		fprintf(stderr,
 			"podwire-bench: port %u: no device arguments to re-open it with; "
-			"--reconnect and --events need pods given as --vdev\n",
+			"--reconnect and --events need pods given as --vdev or --memif\n",
 			pd->port);
 		return -ENODEV;
 	}
@@ -237,10 +244,26 @@ int pod_identify(uint16_t p)
 		for (char *kv = strtok_r(copy, ",", &save); kv != NULL;
 		     kv = strtok_r(NULL, ",", &save))
 			if (strcmp(kv, "server=1") == 0)
-				self = true;
+				*self = true;
 	}
-	bench_reopen_init(&pd->ro, self, rte_rdtsc());
 	rte_eth_macaddr_get(pd->port, &pd->mac);
+	return 0;
+}
+
+/* What re-opening pod p takes (a --memif pod has its name, socket and MAC
+ * already), and its line in --events. */
+int pod_identify(uint16_t p)
+{
+	struct pod *pd = &pods[p];
+	bool self = !opt.reconnect;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	int rc;
+
+	if (!watch_links)
+		return 0;
+	if (!pd->own_memif && (rc = ethdev_identify(pd, &self)) < 0)
+		return rc;
+	bench_reopen_init(&pd->ro, self, rte_rdtsc());
 	mac_str(&pd->mac, mac, sizeof(mac));
 	event("pod", wall_now(),
 	      ", \"pod\": %u, \"device\": \"%s\", \"mac\": \"%s\", \"reconnects_itself\": %s", p,

@@ -11,7 +11,8 @@
  *       [--reconnect] [--events FILE] [--gap-ms MS]
  *
  * With --reconnect the pods outlive their switch: a pod whose link goes
- * down re-opens its device until it is up again (bench_outage.h), and
+ * down re-opens its device (a --memif pod: connects again) until it is
+ * up again (bench_outage.h), and
  * --events logs, as they happen, link changes and every gap in the
  * traffic of each direction, with wall-clock times that a script can set
  * beside its own (a restart of the switch). SIGUSR2 sets a mark (say,
@@ -585,7 +586,7 @@ out:
 static int memif_pod_open(uint16_t p, const char *arg)
 {
 	struct pod *pd = &pods[p];
-	char path[256], err[256];
+	char path[256];
 	const char *mac = strstr(arg, ",mac=");
 	size_t plen = mac != NULL ? (size_t)(mac - arg) : strlen(arg);
 	uint32_t frame = (opt.size == 0 ? 1518u : opt.size) - BENCH_FCS_LEN;
@@ -602,6 +603,12 @@ static int memif_pod_open(uint16_t p, const char *arg)
 	}
 	memcpy(path, arg, plen);
 	path[plen] = '\0';
+	pd->own_memif = true;
+	pd->memif_buf_size = buf_size;
+	pd->devargs = strdup(path);
+	if (pd->devargs == NULL)
+		return -ENOMEM;
+	snprintf(pd->name, sizeof(pd->name), "memif%u", p);
 	if (mac != NULL) {
 		if (rte_ether_unformat_addr(mac + 5, &pd->mac) < 0) {
 			fprintf(stderr,
@@ -614,13 +621,21 @@ static int memif_pod_open(uint16_t p, const char *arg)
 		/* 02:62:65:00:hi:lo: locally administered, one per pod. */
 		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
 	}
-	pd->memif =
-	    bench_memif_open(path, (uint8_t)rte_log2_u32(opt.ring), buf_size, err, sizeof(err));
+	return memif_pod_connect(p, false);
+}
+
+int memif_pod_connect(uint16_t p, bool quiet)
+{
+	struct pod *pd = &pods[p];
+	char err[256];
+
+	pd->memif = bench_memif_open(pd->devargs, (uint8_t)rte_log2_u32(opt.ring),
+				     pd->memif_buf_size, err, sizeof(err));
 	if (pd->memif == NULL) {
-		fprintf(stderr, "podwire-bench: --memif %s: %s\n", path, err);
+		if (!quiet)
+			fprintf(stderr, "podwire-bench: --memif %s: %s\n", pd->devargs, err);
 		return -EIO;
 	}
-	snprintf(pd->name, sizeof(pd->name), "memif%u", p);
 	pd->present = true;
 	return 0;
 }
@@ -659,12 +674,6 @@ int main(int argc, char **argv)
 			"podwire-bench: %u pods: need 2..%d, one per --vdev (e.g. "
 			"--vdev net_virtio_user0,path=SOCK,mac=MAC) or --memif\n",
 			npods, MAX_PODS);
-		rc = -EINVAL;
-		goto out;
-	}
-	if (opt.n_memif > 0 && (opt.reconnect || opt.events != NULL)) {
-		fprintf(stderr, "podwire-bench: --reconnect and --events need pods given as "
-				"--vdev, not --memif\n");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -729,6 +738,9 @@ int main(int argc, char **argv)
 		rc = memif_pod_open((uint16_t)n, opt.memif[i]);
 		if (rc < 0)
 			goto out;
+		rc = pod_identify((uint16_t)n);
+		if (rc < 0)
+			goto out;
 		memcpy(h.src_mac, pods[n].mac.addr_bytes, 6);
 		h.src_ip = bench_pod_ip((uint16_t)n);
 		h.dst_port = BENCH_UDP_DST_PORT;
@@ -740,7 +752,7 @@ int main(int argc, char **argv)
 out:
 	if (pods != NULL)
 		for (uint16_t p = 0; p < npods; p++) {
-			if (pods[p].memif != NULL) {
+			if (pods[p].own_memif) {
 				bench_memif_close(pods[p].memif);
 			} else if (pods[p].present) {
 				rte_eth_dev_stop(pods[p].port);

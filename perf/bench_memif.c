@@ -45,6 +45,7 @@ struct bench_memif {
 	uint16_t m2s_head; /* posted so far */
 	uint16_t m2s_tail; /* as last read: slots the switch has filled */
 	const char *error;
+	bool gone; /* the switch hung up or said DISCONNECT */
 };
 
 /* The offset in mem of slot s's buffer, in the buffers starting at base:
@@ -204,13 +205,14 @@ void bench_memif_close(struct bench_memif *m)
 {
 	if (m == NULL)
 		return;
-	if (m->sock >= 0) {
+	if (m->sock >= 0 && !m->gone) {
 		struct memif_msg msg;
 
 		memif_msg_disconnect(&msg, 0, "podwire-bench is done");
 		memif_msg_send(m->sock, &msg, -1);
-		close(m->sock);
 	}
+	if (m->sock >= 0)
+		close(m->sock);
 	if (m->mem != NULL)
 		munmap(m->mem, m->l.size);
 	for (int i = 0; i < 2; i++)
@@ -326,6 +328,28 @@ void bench_memif_rx_done(struct bench_memif *m)
 		m->m2s_head = (uint16_t)(m->m2s_last + m->ring_size);
 		__atomic_store_n(&m->m2s->head, m->m2s_head, __ATOMIC_RELEASE);
 	}
+}
+
+bool bench_memif_up(struct bench_memif *m)
+{
+	struct pollfd p = {.fd = m->sock, .events = POLLIN};
+	struct memif_msg msg;
+	char why[128];
+	int fd;
+
+	while (!m->gone && poll(&p, 1, 0) == 1) {
+		int rc = p.revents & (POLLHUP | POLLERR)
+			     ? -1
+			     : memif_msg_recv(m->sock, &msg, &fd, why, sizeof(why));
+
+		if (rc == 0)
+			break;
+		if (rc == 1 && fd >= 0)
+			close(fd);
+		if (rc < 0 || msg.type == MEMIF_MSG_DISCONNECT)
+			m->gone = true;
+	}
+	return !m->gone;
 }
 
 const char *bench_memif_error(const struct bench_memif *m)

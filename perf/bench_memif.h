@@ -17,6 +17,7 @@
 #ifndef PODWIRE_BENCH_MEMIF_H
 #define PODWIRE_BENCH_MEMIF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,14 @@ void bench_memif_tx_commit(struct bench_memif *m, const uint16_t *len, uint16_t 
  * bench_memif_error). */
 int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, uint16_t n);
 void bench_memif_rx_done(struct bench_memif *m);
+
+/* Whether the switch is still connected, never blocking: false once it
+ * hung up (killed, say) or said DISCONNECT, and from then on. Whatever
+ * else it sends once connected is read and ignored. The shared memory is
+ * the pod's own: a departed switch leaves it mapped, and the pod is
+ * closed (bench_memif_close) when the caller chooses, from its own
+ * thread, so nothing is unmapped under a burst. */
+bool bench_memif_up(struct bench_memif *m);
 
 /* The first protocol breach seen on the rings, or NULL. */
 const char *bench_memif_error(const struct bench_memif *m);

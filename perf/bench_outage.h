@@ -6,10 +6,11 @@
  *
  * A resilient pod application (VPP, QEMU with reconnect) re-opens an
  * interface whose backend went away. DPDK 22.11's virtio-user as a
- * vhost-user client and net_memif as a client stay down once their
- * server (podwired) dies; the generator models the application by
- * removing the device and probing it again until the link is up. A
- * virtio-user with server=1 reconnects by itself: it is only watched.
+ * vhost-user client stays down once its server (podwired) dies; the
+ * generator models the application by removing the device and probing
+ * it again until the link is up, and closes and connects its own memif
+ * clients (--memif) the same way. A virtio-user with server=1 reconnects
+ * by itself: it is only watched.
  */
 #ifndef PODWIRE_BENCH_OUTAGE_H
 #define PODWIRE_BENCH_OUTAGE_H

@@ -31,7 +31,7 @@ def pct(values, p):
 
 
 def kind_of(pod):
-    if pod["device"].startswith("net_memif"):
+    if pod["device"].startswith(("net_memif", "memif")):
         return "memif"
     return "vhost-server=1" if pod["reconnects_itself"] else "vhost-client"
 

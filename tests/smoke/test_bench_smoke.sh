@@ -102,7 +102,6 @@ done <<EOF2
 mac "zz": expected xx:xx:xx:xx:xx:xx|--memif $T/c.sock,mac=zz --memif $T/d.sock
 --ring 1000: memif rings take a power of two|--ring 1000 --memif $T/c.sock --memif $T/d.sock
 --memif $T/nowhere.sock: connect: No such file|--memif $T/nowhere.sock --memif $T/d.sock
---reconnect and --events need pods given as --vdev|--reconnect --memif $T/c.sock --memif $T/d.sock
 EOF2
 ok "bad --memif arguments refused with the reason"
 
