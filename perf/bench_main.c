@@ -166,9 +166,12 @@ static void rotation_next(struct pod *pd)
  * length without FCS in *out_len): its headers from the pod's template,
  * then the stamp. tag (NULL: none) remembers which headers buf holds: a
  * buffer of our own that already holds this frame's headers (a memif
- * slot, last filled one ring ago) gets only the stamp. */
-static uint16_t frame_write(uint16_t p, uint8_t *buf, uint64_t now, uint16_t *out_len,
-			    uint64_t *tag)
+ * slot, last filled one ring ago) gets only the stamp. Inlined into each
+ * sender, as frame_received into each receiver: as calls, with their
+ * spills, they cost the memif generator 13% of its rate (58-60 -> 66-69
+ * Mpps through one cross-connect). */
+static __rte_always_inline uint16_t frame_write(uint16_t p, uint8_t *buf, uint64_t now,
+						uint16_t *out_len, uint64_t *tag)
 {
 	struct pod *pd = &pods[p];
 	uint16_t len = opt.size ? opt.size : bench_imix_len(pd->imix_i);
@@ -327,8 +330,8 @@ static void pending_drop(bool count)
 
 /* Counts and times one frame that pod p received: len bytes in all (no
  * FCS), the first seg_len of them at buf. */
-static void frame_received(uint16_t p, const uint8_t *buf, uint32_t seg_len, uint32_t len,
-			   uint64_t now, struct bench_hist *hist)
+static __rte_always_inline void frame_received(uint16_t p, const uint8_t *buf, uint32_t seg_len,
+					       uint32_t len, uint64_t now, struct bench_hist *hist)
 {
 	struct bench_stamp s;
 	struct dir *d;
