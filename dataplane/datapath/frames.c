@@ -58,6 +58,40 @@ static void __rte_noinline observe_drop(struct worker *w, const struct dp_port *
 	capture_frames(w->id, p, f, strip, k, CAPTURE_OUT, why);
 }
 
+/* The port's tx_frames, n frames. A ring full for a moment is tried
+ * again, a bounded number of times (OVS's tx-retries), before frames are
+ * dropped; a try that sends nothing ends it (the peer is not draining:
+ * waiting on it would hold up every other port of this worker). Returns
+ * how many went. */
+static inline uint16_t tx_frames_retry(struct port_counters *c, struct dp_port *p,
+				       struct dp_frame *const *f, const uint8_t *strip, uint16_t n)
+{
+	uint16_t sent = p->ops->tx_frames(p, f, strip, n);
+
+	for (uint16_t r = 0; unlikely(sent < n) && r < p->tx_retries; r++) {
+		uint16_t k = p->ops->tx_frames(p, f + sent, strip + sent, n - sent);
+
+		c->tx_retries++;
+		if (k == 0)
+			break;
+		sent += k;
+	}
+	return sent;
+}
+
+/* Counts n frames of bytes bytes handed to a port, of which the first
+ * sent went. A full ring drops the frames it cannot take: the source's
+ * slots are never held for a destination that is slow. */
+static inline void count_sent(struct port_counters *c, struct dp_frame *const *f,
+			      const uint8_t *strip, uint16_t n, uint16_t sent, uint64_t bytes)
+{
+	for (uint16_t i = sent; i < n; i++)
+		bytes -= dp_frame_out_len(f[i], strip[i]);
+	c->drops[DROP_TX_FULL] += n - sent;
+	c->tx_packets += sent;
+	c->tx_bytes += bytes;
+}
+
 /* Sends k frames to port idx: copied by its kind when it takes frames,
  * else through mbufs. Counts everything on idx. */
 static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
@@ -112,32 +146,38 @@ static void send_frames(struct worker *w, const struct view *v, uint16_t idx,
 	}
 	if (p->tx_shared)
 		rte_spinlock_lock(&p->tx_lock);
-	sent = p->ops->tx_frames(p, ok, ok_strip, n);
-	/* A ring full for a moment is tried again, a bounded number of
-	 * times (OVS's tx-retries), before frames are dropped; a try that
-	 * sends nothing ends it (the peer is not draining: waiting on it
-	 * would hold up every other port of this worker). */
-	for (uint16_t r = 0; unlikely(sent < n) && r < p->tx_retries; r++) {
-		uint16_t k = p->ops->tx_frames(p, ok + sent, ok_strip + sent, n - sent);
-
-		c->tx_retries++;
-		if (k == 0)
-			break;
-		sent += k;
-	}
+	sent = tx_frames_retry(c, p, ok, ok_strip, n);
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);
 	if (unlikely(cap)) {
 		capture_mark(rec, sent, n, DROP_TX_FULL);
 		capture_push(w->id, p, rec, n);
 	}
-	/* A full ring drops the frames it cannot take: the source's slots
-	 * are never held for a destination that is slow. */
-	for (uint16_t i = sent; i < n; i++)
-		bytes -= dp_frame_out_len(ok[i], ok_strip[i]);
-	c->drops[DROP_TX_FULL] += n - sent;
-	c->tx_packets += sent;
-	c->tx_bytes += bytes;
+	count_sent(c, ok, ok_strip, n, sent, bytes);
+}
+
+/* The length below which a cross-connected frame fits both ends, when
+ * the peer takes frames, is up and watched by no capture (then every
+ * frame of a burst that fits goes straight to xconnect_frames); 0
+ * otherwise. */
+static inline uint32_t xconnect_lim(const struct dp_port *in, const struct dp_port *peer)
+{
+	if (peer->ops->tx_frames == NULL || !peer->link_up || peer->tx_shared ||
+	    (peer->observe & DP_OBS_CAP_TX))
+		return 0;
+	return RTE_MIN(in->max_frame, peer->max_frame);
+}
+
+/* send_frames for a cross-connected burst xconnect_lim let through: n
+ * frames of bytes bytes in all, none stripped, all fit. */
+static void xconnect_frames(struct worker *w, const struct view *v, uint16_t idx,
+			    struct dp_frame *const *f, const uint8_t *strip, uint16_t n,
+			    uint64_t bytes)
+{
+	struct port_counters *c = &w->ctr[idx];
+	struct dp_port *p = v->ports[idx];
+
+	count_sent(c, f, strip, n, tx_frames_retry(c, p, f, strip, n), bytes);
 }
 
 /* A flood: one copy per destination that takes frames; the others share
@@ -247,9 +287,11 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 	if (net->mode == DP_NET_XCONNECT) {
 		uint16_t peer = v->xc_peer[in->idx];
 		uint64_t bytes = 0;
+		uint32_t longest = 0;
 
 		for (uint16_t i = 0; i < n; i++) {
 			bytes += f[i].len;
+			longest = RTE_MAX(longest, f[i].len);
 			strip[i] = 0;
 			run[i] = &f[i];
 		}
@@ -259,6 +301,10 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 		c->rx_bytes += bytes;
 		if (unlikely(peer == UINT16_MAX)) {
 			c->drops[DROP_NO_ROUTE] += n;
+			return;
+		}
+		if (likely(longest <= xconnect_lim(in, v->ports[peer]))) {
+			xconnect_frames(w, v, peer, run, strip, n, bytes);
 			return;
 		}
 		/* The ingress MTU first; the egress one is send_frames'. */

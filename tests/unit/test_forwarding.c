@@ -888,6 +888,42 @@ static void test_frames_xconnect(void)
 	destroy_net(n);
 }
 
+/* A burst that fits both ends goes out as it is (podwired's fast path):
+ * counted once on each side, what a full ring refuses dropped and counted
+ * as such; a peer whose link is down drops the whole burst. */
+static void test_frames_xconnect_burst(void)
+{
+	struct network *n = dp_net("fxc2", NET_XCONNECT, 0);
+	struct port *a = dp_port("fxc2a", n, "fsink", A), *b = dp_port("fxc2b", n, "fsink", B);
+	static const uint32_t cuts[] = {0};
+	uint8_t buf[3][100];
+	struct dp_frame f[3];
+
+	for (int i = 0; i < 3; i++) {
+		fill_frame(buf[i], 60 + 20 * i, X, A, (uint8_t)i);
+		make_frame(&f[i], buf[i], 60 + 20 * i, cuts);
+	}
+	fsink_of(b)->room = 2;
+	frames_in(a, f, 3);
+	ASSERT_INT_EQ(fsink_of(b)->n, 2);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_INT_EQ(fsink_of(b)->len[i], 60 + 20 * i);
+		CU_ASSERT(memcmp(fsink_of(b)->data[i], buf[i], 60 + 20 * i) == 0);
+	}
+	ASSERT_INT_EQ(dp_counters(a).rx_packets, 3);
+	ASSERT_INT_EQ(dp_counters(a).rx_bytes, 60 + 80 + 100);
+	ASSERT_INT_EQ(dp_counters(b).tx_packets, 2);
+	ASSERT_INT_EQ(dp_counters(b).tx_bytes, 60 + 80);
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_TX_FULL], 1);
+	b->dp.link_up = false;
+	frames_in(a, f, 3);
+	ASSERT_INT_EQ(fsink_of(b)->n, 2);
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_LINK_DOWN], 3);
+	ASSERT_INT_EQ(dp_counters(b).tx_packets, 2);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -908,6 +944,7 @@ int main(void)
 	    {"frames: a jumbo frame into an mbuf chain", test_frame_to_mbuf},
 	    {"frames: bridge, one copy, VLAN off in the copy", test_frames_bridge},
 	    {"frames: cross-connect", test_frames_xconnect},
+	    {"frames: cross-connect, a burst that fits", test_frames_xconnect_burst},
 	    {NULL, NULL},
 	};
 
