@@ -22,7 +22,13 @@
 #include "bench_outage.h"
 #include "bench_pkt.h"
 
-#define BURST 32
+/* Frames a pod moves at a time. An ethdev pod takes testpmd's burst;
+ * podwire-bench's own memif pods, which write and read the shared buffers
+ * themselves, twice that: the forwarder under test still takes its own
+ * bursts, and the generator's cost per frame drops enough that it no
+ * longer sets a fast switch's pace (perf/README.md, 2026-11-27). */
+#define ETH_BURST 32
+#define BURST	  64 /* the most: a memif pod's */
 
 struct pod {
 	uint16_t port;		   /* an ethdev pod's port */
@@ -37,7 +43,7 @@ struct pod {
 	uint32_t mac_i;
 	/* Full speed: frames a full ring refused, sent first next time. */
 	uint16_t npend;
-	struct rte_mbuf *pend[BURST];
+	struct rte_mbuf *pend[ETH_BURST];
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
 	/* --reconnect and --events: the device as the EAL was given it, so
 	 * that it can be probed again, and where its re-opening is. */

@@ -262,7 +262,7 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 {
 	struct rte_mbuf **m;
 	struct pod *pd = &pods[p];
-	uint64_t now = rte_rdtsc();
+	uint64_t now;
 	uint16_t sent, total;
 
 	if (n > BURST)
@@ -270,7 +270,10 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 	if (!pd->present)
 		return n; /* its device is being re-opened: its share is skipped */
 	if (pd->memif != NULL)
-		return memif_pod_send(p, n, count, keep);
+		return memif_pod_send(p, n, count, keep); /* reads the clock itself */
+	if (n > ETH_BURST)
+		n = ETH_BURST;
+	now = rte_rdtsc();
 	if (pd->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
 	if (n > 0) {
@@ -386,7 +389,7 @@ static void memif_pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 
 static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 {
-	struct rte_mbuf *m[BURST];
+	struct rte_mbuf *m[ETH_BURST];
 	uint64_t now;
 	uint16_t n;
 
@@ -396,7 +399,7 @@ static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
 		memif_pod_recv(p, count, hist);
 		return;
 	}
-	n = rte_eth_rx_burst(pods[p].port, 0, m, BURST);
+	n = rte_eth_rx_burst(pods[p].port, 0, m, ETH_BURST);
 	if (n == 0)
 		return;
 	now = rte_rdtsc();
@@ -428,7 +431,8 @@ static void learn(void)
 
 		rotation_reset(&pods[p]);
 		while (n > 0) {
-			unsigned int k = n < BURST ? n : BURST;
+			unsigned int burst = pods[p].own_memif ? BURST : ETH_BURST;
+			unsigned int k = n < burst ? n : burst;
 
 			pod_send(p, k, false, false);
 			n -= k;
