@@ -22,6 +22,19 @@ command -v dockerd >/dev/null || skip "dockerd is not installed (apt-get install
 
 dk() { "$DOCKER_BIN" -H "unix://$DK_SOCK" "$@"; }
 
+# The host interfaces the driver names (pwd/pwc/pwp/pwq + endpoint id).
+# Those already there when this test began are not its own: a test killed
+# by its timeout leaves its own behind, and they must not fail the next
+# test's "left behind" check (they are reported, not removed: another run
+# on this host may own them).
+dk_ifaces() {
+	ip -o link show | { grep -oE ': (pwd|pwc|pwp|pwq)[0-9a-f]{8,12}[@:]' || true; } |
+		tr -d ' :@' | sort -u
+}
+DK_IFACES_BEFORE=$(dk_ifaces)
+[ -z "$DK_IFACES_BEFORE" ] ||
+	log "note: $(echo "$DK_IFACES_BEFORE" | wc -l) driver interface(s) from an earlier run are here; not counted as this test's"
+
 # dockerd_start [dockerd options...]: returns when the API answers.
 dockerd_start() {
 	mkdir -p "$DK_DATA" "$DK_EXEC"
@@ -116,7 +129,7 @@ ct_run() {
 leftovers() {
 	local ports ifs dirs eps
 	ports=$(ctlj pw port list | jq -r '.ports[].name | select(startswith("docker-"))' | wc -l)
-	ifs=$(ip -o link show | grep -cE ': (pwd|pwc|pwp|pwq)[0-9a-f]{8,12}[@:]' || true)
+	ifs=$(comm -13 <(echo "$DK_IFACES_BEFORE") <(dk_ifaces) | grep -c . || true)
 	dirs=$(find "$DK_SOCKDIR" -mindepth 1 2>/dev/null | wc -l)
 	eps=$(jq '.endpoints | length' "$T/dk-state/state.json" 2>/dev/null || echo 0)
 	echo "ports=$ports ifaces=$ifs dirs=$dirs endpoints=$eps"
