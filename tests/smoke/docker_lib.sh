@@ -165,6 +165,9 @@ _docker_cleanup() {
 
 _dk_exit() {
 	local rc=$?
+	# No errexit from here on: a failing command in the dump (no dockerd
+	# log yet, say) must not end the trap before the cleanup below runs.
+	set +e
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		echo "---- podwire-docker log tail"
 		tail -n 40 "$T/driver.log" 2>/dev/null
