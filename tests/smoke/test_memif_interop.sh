@@ -20,6 +20,7 @@ NA=pwi$$a NB=pwi$$b VA=pwi$$a0 VB=pwi$$b0
 NETNS_MADE=()
 _interop_cleanup() {
 	local rc=$? n
+	set +e # or a failed step here, or (exit $rc) below, would skip _cleanup
 	for n in "${!POD_PID[@]}"; do _stop_pid "${POD_PID[$n]}"; done
 	for n in "${!DAEMON_PID[@]}"; do
 		_stop_pid "${DAEMON_PID[$n]}"
