@@ -253,6 +253,12 @@ static unsigned int memif_pod_send(uint16_t p, unsigned int n, bool count, bool 
 	return n;
 }
 
+/* The most frames pod p moves at a time (bench.h). */
+static inline unsigned int pod_burst(const struct pod *pd)
+{
+	return pd->own_memif ? BURST : ETH_BURST;
+}
+
 /* Sends up to n new frames from pod p; returns the number offered. At a
  * set rate (keep = false) what a full ring refuses is dropped and counted
  * as lost: the forwarder did not take the offered load. At full speed
@@ -265,14 +271,12 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 	uint64_t now;
 	uint16_t sent, total;
 
-	if (n > BURST)
-		n = BURST;
+	if (n > pod_burst(pd))
+		n = pod_burst(pd);
 	if (!pd->present)
 		return n; /* its device is being re-opened: its share is skipped */
 	if (pd->memif != NULL)
 		return memif_pod_send(p, n, count, keep); /* reads the clock itself */
-	if (n > ETH_BURST)
-		n = ETH_BURST;
 	now = rte_rdtsc();
 	if (pd->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
@@ -431,8 +435,7 @@ static void learn(void)
 
 		rotation_reset(&pods[p]);
 		while (n > 0) {
-			unsigned int burst = pods[p].own_memif ? BURST : ETH_BURST;
-			unsigned int k = n < burst ? n : burst;
+			unsigned int k = RTE_MIN(n, pod_burst(&pods[p]));
 
 			pod_send(p, k, false, false);
 			n -= k;
