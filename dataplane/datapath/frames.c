@@ -181,10 +181,16 @@ static void xconnect_frames(struct worker *w, const struct view *v, uint16_t idx
 }
 
 /* A flood: one copy per destination that takes frames; the others share
- * one mbuf. */
+ * one mbuf. Each destination is decided once: link_up is written by the
+ * vhost-user and memif control threads meanwhile, and a port that came up
+ * between counting the mbuf's references and handing them out would get
+ * the mbuf without one (freed once too often, then handed out twice); one
+ * that went down would leak it. A port that goes down after the decision
+ * frees its reference in dp_port_send. */
 static void flood_frame(struct worker *w, const struct view *v, const struct dp_port *in,
 			const struct dp_net *net, struct dp_frame *f, uint8_t strip)
 {
+	uint16_t mbuf_dst[PW_MAX_PORTS];
 	struct rte_mbuf *m = NULL;
 	uint16_t mbuf_dsts = 0;
 
@@ -200,32 +206,26 @@ static void flood_frame(struct worker *w, const struct view *v, const struct dp_
 		if (p->ops->tx_frames != NULL || !p->link_up)
 			send_frames(w, v, net->ports[i], &f, &strip, 1);
 		else
-			mbuf_dsts++;
+			mbuf_dst[mbuf_dsts++] = net->ports[i];
 	}
 	if (mbuf_dsts == 0)
 		return;
 	m = dp_frame_to_mbuf(f, strip, w->pool);
 	if (unlikely(m == NULL)) {
-		for (uint16_t i = 0; i < net->n_ports; i++) {
-			const struct dp_port *p = v->ports[net->ports[i]];
+		for (uint16_t i = 0; i < mbuf_dsts; i++) {
+			const struct dp_port *p = v->ports[mbuf_dst[i]];
 
-			if (p != in && p->ops->tx_frames == NULL && p->link_up) {
-				w->ctr[net->ports[i]].drops[DROP_NO_MBUF]++;
-				if (unlikely(p->observe & DP_OBS_CAP_TX))
-					observe_drop(w, p, &f, &strip, 1, DROP_NO_MBUF);
-			}
+			w->ctr[mbuf_dst[i]].drops[DROP_NO_MBUF]++;
+			if (unlikely(p->observe & DP_OBS_CAP_TX))
+				observe_drop(w, p, &f, &strip, 1, DROP_NO_MBUF);
 		}
 		return;
 	}
 	if (mbuf_dsts > 1)
 		for (struct rte_mbuf *s = m; s != NULL; s = s->next)
 			rte_mbuf_refcnt_update(s, (int16_t)(mbuf_dsts - 1));
-	for (uint16_t i = 0; i < net->n_ports; i++) {
-		const struct dp_port *p = v->ports[net->ports[i]];
-
-		if (p != in && p->ops->tx_frames == NULL && p->link_up)
-			txbuf_add(w, v, net->ports[i], m);
-	}
+	for (uint16_t i = 0; i < mbuf_dsts; i++)
+		txbuf_add(w, v, mbuf_dst[i], m);
 }
 
 /* A watched port's burst, decided: captured as received (each frame

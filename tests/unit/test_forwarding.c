@@ -671,11 +671,21 @@ static void fsink_destroy(struct port *p)
 	free(p->dp.priv);
 }
 
+/* When set, the next frame an fsink takes flips this port's link, as the
+ * vhost-user or memif control thread may at any moment. */
+static struct port *fsink_flip;
+static bool fsink_flip_to;
+
 static uint16_t fsink_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
 				uint16_t n)
 {
 	struct fsink *s = p->priv;
 	uint16_t k = 0;
+
+	if (fsink_flip != NULL) {
+		fsink_flip->dp.link_up = fsink_flip_to;
+		fsink_flip = NULL;
+	}
 
 	for (; k < n && s->n < s->room; k++) {
 		s->len[s->n] = dp_frame_out_len(f[k], strip[k]);
@@ -862,6 +872,52 @@ static void test_frames_bridge(void)
 	destroy_net(n);
 }
 
+/* A flood of a frame without an mbuf, while a destination's link flips
+ * in the middle of it (a pod reconnecting after a restart): the mbuf
+ * shared by the mbuf destinations has exactly one reference per port it
+ * was handed to. Before the fix, a port that came up mid-flood got the
+ * mbuf without a reference (a double free, then one mbuf handed out
+ * twice: the crash of test_crash_recovery), and one that went down
+ * leaked it. */
+static void test_frames_flood_link_flip(void)
+{
+	struct network *n = dp_net("ffl", NET_BRIDGE, 0);
+	struct port *in = dp_port("ffl-in", n, "fsink", A), *mb = dp_port("ffl-mb", n, "sink", B),
+		    *trig = dp_port("ffl-trig", n, "fsink", C),
+		    *mb2 = dp_port("ffl-mb2", n, "sink", "02:00:00:00:00:0d");
+	static const uint32_t cuts[] = {0};
+	uint8_t buf[64];
+	struct dp_frame f;
+
+	fill_frame(buf, sizeof(buf), "ff:ff:ff:ff:ff:ff", A, 0);
+	/* mb comes up while the flood runs. */
+	mb->dp.link_up = false;
+	fsink_flip = mb;
+	fsink_flip_to = true;
+	make_frame(&f, buf, sizeof(buf), cuts);
+	frames_in(in, &f, 1);
+	CU_ASSERT(fsink_flip == NULL);
+	ASSERT_INT_EQ(fsink_of(trig)->n, 1);
+	ASSERT_INT_EQ(sink_of(mb2)->n, 1);
+	ASSERT_INT_EQ(sink_of(mb)->n, 0);
+	ASSERT_INT_EQ(dp_counters(mb).drops[DROP_LINK_DOWN], 1);
+	ASSERT_INT_EQ(rte_mbuf_refcnt_read(sink_of(mb2)->got[0]), 1);
+	sink_clear(mb2);
+	/* mb goes down while the flood runs: its reference is freed, not
+	 * leaked on mb2's copy. */
+	fsink_flip = mb;
+	fsink_flip_to = false;
+	make_frame(&f, buf, sizeof(buf), cuts);
+	frames_in(in, &f, 1);
+	ASSERT_INT_EQ(sink_of(mb2)->n, 1);
+	ASSERT_INT_EQ(sink_of(mb)->n, 0);
+	ASSERT_INT_EQ(dp_counters(mb).drops[DROP_LINK_DOWN], 2);
+	ASSERT_INT_EQ(rte_mbuf_refcnt_read(sink_of(mb2)->got[0]), 1);
+	sink_clear(mb2);
+	destroy(in), destroy(mb), destroy(trig), destroy(mb2);
+	destroy_net(n);
+}
+
 static void test_frames_xconnect(void)
 {
 	struct network *n = dp_net("fxc", NET_XCONNECT, 0);
@@ -943,7 +999,8 @@ int main(void)
 	    {"frames: read as forwarded, any segments", test_frame_read},
 	    {"frames: a jumbo frame into an mbuf chain", test_frame_to_mbuf},
 	    {"frames: bridge, one copy, VLAN off in the copy", test_frames_bridge},
-	    {"frames: cross-connect", test_frames_xconnect},
+	    {"frames: a flood while a destination's link flips", test_frames_flood_link_flip},
+    {"frames: cross-connect", test_frames_xconnect},
 	    {"frames: cross-connect, a burst that fits", test_frames_xconnect_burst},
 	    {NULL, NULL},
 	};

@@ -481,11 +481,13 @@ static void copy_mbuf(const void *src, uint8_t strip, uint32_t off, uint8_t *dst
 	const struct rte_mbuf *m = src;
 
 	(void)strip;
-	while (off >= m->data_len) {
+	/* A chain shorter than its pkt_len (a bug elsewhere) is read up to
+	 * its end and no further: the rest of the slot is zeroes. */
+	while (m != NULL && off >= m->data_len) {
 		off -= m->data_len;
 		m = m->next;
 	}
-	while (n != 0) {
+	while (n != 0 && m != NULL) {
 		uint32_t k = RTE_MIN(n, (uint32_t)m->data_len - off);
 
 		memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), k);
@@ -494,6 +496,8 @@ static void copy_mbuf(const void *src, uint8_t strip, uint32_t off, uint8_t *dst
 		off = 0;
 		m = m->next;
 	}
+	if (unlikely(n != 0))
+		memset(dst, 0, n);
 }
 
 uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
