@@ -9,7 +9,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD=${PODWIRE_BUILD:-$ROOT/build}
+BUILD=$(cd "${PODWIRE_BUILD:-$ROOT/build}" 2>/dev/null && pwd || echo "${PODWIRE_BUILD:-$ROOT/build}")
 PODWIRED=$BUILD/podwired
 PODWIRECTL=$BUILD/podwirectl
 TEST_NAME=$(basename "$0" .sh)
@@ -77,11 +77,35 @@ _cleanup() {
 			[ $rc -eq 0 ] && rc=1
 		fi
 	done
+	# A podwired that died of a signal left a core in its directory: the
+	# failure shows where it died, and a crash fails the test even if the
+	# test itself did not notice.
+	if [ -n "$(_cores)" ]; then
+		_backtraces
+		{ [ $rc -eq 0 ] || [ $rc -eq 77 ]; } && rc=1
+	fi
 	rm -f /dev/hugepages/pwt"$$"-* 2>/dev/null
 	rm -rf /var/run/dpdk/pwt"$$"-* 2>/dev/null
 	rm -rf "$T"
 	exit $rc
 }
+# Core files of the daemons this test started (daemon_start runs each in
+# $T/cores.NAME, where the kernel's default core_pattern "core" puts them).
+_cores() { find "$T" -maxdepth 2 -path "$T/cores.*" -name 'core*' -type f 2>/dev/null; }
+
+_backtraces() {
+	local c
+	for c in $(_cores); do
+		echo "---- podwired dumped core ($c): backtrace of every thread"
+		if command -v gdb >/dev/null; then
+			timeout 120 gdb -q -batch -ex 'info threads' -ex 'thread apply all bt 20' \
+				"$PODWIRED" "$c" 2>&1 | grep -vE '^\[New LWP|^warning: |^$' | head -n 200
+		else
+			echo "(gdb is not installed: apt-get install gdb)"
+		fi
+	done
+}
+
 SANITIZER_REPORT='^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )'
 trap _cleanup EXIT
 trap 'exit 130' INT TERM
@@ -109,8 +133,13 @@ command -v jq >/dev/null || fail "jq is not installed"
 daemon_start() {
 	local name=$1
 	shift
-	"$PODWIRED" --main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
-		--socket "$T/$name.sock" --state-dir "$T/$name.state" --cdi-dir "$T/$name.cdi" "$@" \
+	# Started in a directory of its own, with cores allowed: a crash
+	# leaves a core there that _cleanup turns into a backtrace. (A core
+	# without DPDK's shared hugepages: the default coredump_filter.)
+	mkdir -p "$T/cores.$name"
+	(cd "$T/cores.$name" && ulimit -c unlimited && exec "$PODWIRED" \
+		--main-core "$POD_CPU" --worker-cores "$WORKER_CPU" \
+		--socket "$T/$name.sock" --state-dir "$T/$name.state" --cdi-dir "$T/$name.cdi" "$@") \
 		>>"$T/$name.log" 2>&1 &
 	DAEMON_PID[$name]=$!
 	wait_for 30 "podwired $name to answer" ctl "$name" info
