@@ -6,6 +6,8 @@
  * by the destinations that do not. Everything is sent before the worker
  * gives the source's slots back (rx_release), so nothing outlives them.
  */
+#include <rte_ether.h>
+
 #include "datapath/forward.h"
 #include "datapath/frame.h"
 #include "datapath/observe.h"
@@ -261,9 +263,10 @@ static void __rte_noinline observe_xconnect(struct worker *w, const struct view 
 		hdr[i] = f[i]->hdr;
 		hlen[i] = f[i]->hdr_len;
 		len[i] = f[i]->len;
-		why[i] = peer == UINT16_MAX	  ? DROP_NO_ROUTE
-			 : len[i] > in->max_frame ? DROP_MTU
-						  : DROP_MAX;
+		why[i] = peer == UINT16_MAX	      ? DROP_NO_ROUTE
+			 : len[i] < RTE_ETHER_HDR_LEN ? DROP_RUNT
+			 : len[i] > in->max_frame     ? DROP_MTU
+						      : DROP_MAX;
 	}
 	if (in->observe & DP_OBS_CAP_RX)
 		capture_frames(w->id, in, f, NULL, n, CAPTURE_IN, why);
@@ -287,11 +290,13 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 	if (net->mode == DP_NET_XCONNECT) {
 		uint16_t peer = v->xc_peer[in->idx];
 		uint64_t bytes = 0;
-		uint32_t longest = 0;
+		uint32_t longest = 0, lim;
 
+		/* longest: beyond the Ethernet header, where a runt (shorter
+		 * than one) wraps past every limit and leaves the fast path. */
 		for (uint16_t i = 0; i < n; i++) {
 			bytes += f[i].len;
-			longest = RTE_MAX(longest, f[i].len);
+			longest = RTE_MAX(longest, f[i].len - (uint32_t)RTE_ETHER_HDR_LEN);
 			strip[i] = 0;
 			run[i] = &f[i];
 		}
@@ -303,12 +308,18 @@ void frames_input(struct worker *w, const struct view *v, struct dp_port *in,
 			c->drops[DROP_NO_ROUTE] += n;
 			return;
 		}
-		if (likely(longest <= xconnect_lim(in, v->ports[peer]))) {
+		lim = xconnect_lim(in, v->ports[peer]);
+		if (likely(lim != 0 && longest <= lim - (uint32_t)RTE_ETHER_HDR_LEN)) {
 			xconnect_frames(w, v, peer, run, strip, n, bytes);
 			return;
 		}
-		/* The ingress MTU first; the egress one is send_frames'. */
+		/* Runts and the ingress MTU first; the egress MTU is
+		 * send_frames'. */
 		for (uint16_t i = 0; i < n; i++) {
+			if (unlikely(f[i].len < RTE_ETHER_HDR_LEN)) {
+				c->drops[DROP_RUNT]++;
+				continue;
+			}
 			if (unlikely(f[i].len > in->max_frame)) {
 				c->drops[DROP_MTU]++;
 				continue;

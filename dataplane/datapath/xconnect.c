@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-connect: every frame from one port goes to its peer, no lookup. */
+#include <rte_ether.h>
+
 #include "datapath/forward.h"
 #include "datapath/observe.h"
 #include "datapath/worker.h"
@@ -18,9 +20,10 @@ static void __rte_noinline observe_in(struct worker *w, const struct view *v,
 		hdr[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 		hlen[i] = pkts[i]->data_len;
 		len[i] = pkts[i]->pkt_len;
-		why[i] = peer == UINT16_MAX	  ? DROP_NO_ROUTE
-			 : len[i] > in->max_frame ? DROP_MTU
-						  : DROP_MAX;
+		why[i] = peer == UINT16_MAX	      ? DROP_NO_ROUTE
+			 : len[i] < RTE_ETHER_HDR_LEN ? DROP_RUNT
+			 : len[i] > in->max_frame     ? DROP_MTU
+						      : DROP_MAX;
 	}
 	if (in->observe & DP_OBS_CAP_RX)
 		capture_mbufs(w->id, in, pkts, n, CAPTURE_IN, why);
@@ -50,18 +53,25 @@ void xconnect_input(struct worker *w, const struct view *v, struct dp_port *in,
 		return;
 	}
 	/* The whole burst goes to one place: send it as it is, like a wire,
-	 * unless a frame is too large for either end (then keep the others in
-	 * order; the drop counts on the port whose MTU it exceeds). */
-	lim = RTE_MIN(in->max_frame, v->ports[peer]->max_frame);
+	 * unless a frame is too large for either end or shorter than an
+	 * Ethernet header (then keep the others in order; a runt is the
+	 * ingress port's drop, an MTU drop counts on the port whose MTU it
+	 * exceeds). One unsigned compare per frame finds both: a runt's
+	 * length less the header wraps past any limit. NICs take runts for
+	 * a malicious driver: none may reach an uplink. */
+	lim = RTE_MIN(in->max_frame, v->ports[peer]->max_frame) - (uint32_t)RTE_ETHER_HDR_LEN;
 	for (uint16_t i = 0; i < n; i++) {
-		if (unlikely(pkts[i]->pkt_len > lim)) {
+		if (unlikely(pkts[i]->pkt_len - (uint32_t)RTE_ETHER_HDR_LEN > lim)) {
 			uint16_t k = 0;
 
 			for (uint16_t j = 0; j < n; j++) {
-				if (pkts[j]->pkt_len > in->max_frame) {
+				if (pkts[j]->pkt_len < RTE_ETHER_HDR_LEN) {
+					c->drops[DROP_RUNT]++;
+					rte_pktmbuf_free(pkts[j]);
+				} else if (pkts[j]->pkt_len > in->max_frame) {
 					c->drops[DROP_MTU]++;
 					rte_pktmbuf_free(pkts[j]);
-				} else if (pkts[j]->pkt_len > lim) {
+				} else if (pkts[j]->pkt_len - (uint32_t)RTE_ETHER_HDR_LEN > lim) {
 					/* Too large for the peer: its drop. */
 					w->ctr[peer].drops[DROP_MTU]++;
 					capture_drop(w->id, v->ports[peer], &pkts[j], 1,

@@ -355,19 +355,63 @@ static struct rte_mbuf *tag(struct rte_mbuf *m, uint16_t vlan)
 	return t;
 }
 
+/* The shortest frame a NIC sends without a runt, less its CRC. */
+#define UPLINK_MIN_FRAME (RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN)
+
+/* Pads m with zeroes to UPLINK_MIN_FRAME; a frame shared by a flood, or
+ * without room in its last segment, is copied first. NULL when memory is
+ * short (m is then left as it was). */
+static struct rte_mbuf *pad(struct rte_mbuf *m)
+{
+	uint16_t add = (uint16_t)(UPLINK_MIN_FRAME - m->pkt_len);
+	struct rte_mbuf *t = m;
+	char *tail;
+
+	if (rte_mbuf_refcnt_read(m) > 1 || !RTE_MBUF_DIRECT(m) || m->nb_segs > 1 ||
+	    rte_pktmbuf_tailroom(m) < add) {
+		t = rte_pktmbuf_copy(m, pw_mbuf_pool, 0, UINT32_MAX);
+		if (t == NULL)
+			return NULL;
+		if (t->nb_segs > 1 && rte_pktmbuf_linearize(t) != 0) {
+			rte_pktmbuf_free(t);
+			return NULL;
+		}
+	}
+	tail = rte_pktmbuf_append(t, add);
+	if (tail == NULL) {
+		if (t != m)
+			rte_pktmbuf_free(t);
+		return NULL;
+	}
+	memset(tail, 0, add);
+	if (t != m)
+		rte_pktmbuf_free(m);
+	return t;
+}
+
+/* Tags frames with the port's VLAN and pads those shorter than 60 bytes:
+ * Intel VFs take a runt for a malicious driver and disable the VF, for
+ * every network on it. (Frames under 14 bytes never get this far.) */
 uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
 			   struct port_counters *c)
 {
 	const struct uplink_port *u = p->priv;
 	uint16_t k = 0;
 
-	if (u->vlan == 0)
-		return n;
-	/* A frame that cannot be tagged (no mbuf for a copy) is dropped
-	 * here, as no_mbuf; the others keep their order. */
+	/* A frame that cannot be tagged or padded (no mbuf for a copy) is
+	 * dropped here, as no_mbuf; the others keep their order. */
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *t = tag(pkts[i], u->vlan);
+		struct rte_mbuf *t = pkts[i];
 
+		if (u->vlan != 0)
+			t = tag(t, u->vlan);
+		if (unlikely(t != NULL && t->pkt_len < UPLINK_MIN_FRAME)) {
+			struct rte_mbuf *padded = pad(t);
+
+			if (padded == NULL && t != pkts[i])
+				rte_pktmbuf_free(t);
+			t = padded;
+		}
 		if (t != NULL) {
 			pkts[k++] = t;
 		} else {

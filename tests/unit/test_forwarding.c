@@ -511,6 +511,40 @@ static void test_xconnect(void)
 	destroy_net(n);
 }
 
+/* A frame of len bytes (any length, even under a header), filled with
+ * fill. */
+static struct rte_mbuf *raw_frame(uint16_t len, uint8_t fill)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pw_mbuf_pool);
+
+	CU_ASSERT_FATAL(m != NULL);
+	memset(rte_pktmbuf_append(m, len), fill, len);
+	return m;
+}
+
+/* A cross-connect is a wire, but not for frames shorter than an Ethernet
+ * header: those are dropped (runt) on the ingress port, the others keep
+ * their order. */
+static void test_xconnect_runts(void)
+{
+	struct network *n = dp_net("xcr", NET_XCONNECT, 0);
+	struct port *a = dp_port("xra", n, "sink", A), *b = dp_port("xrb", n, "sink", B);
+	struct rte_mbuf *burst[4];
+
+	burst[0] = raw_frame(13, 1);
+	burst[1] = dp_frame(X, A, 0, 60, 2);
+	burst[2] = raw_frame(0, 3);
+	burst[3] = raw_frame(14, 4);
+	dp_harness_input(a, burst, 4);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_RUNT], 2);
+	ASSERT_INT_EQ(sink_of(b)->n, 2);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(sink_of(b)->got[0]), 60);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(sink_of(b)->got[1]), 14);
+	sink_clear(b);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
 /* ---- the uplink demultiplexer and tagger ------------------------------------ */
 
 /* What the uplink device received from "the wire": fed to its rx ring. */
@@ -591,6 +625,57 @@ static void test_uplink_vlans(void)
 
 	sink_clear(pr), sink_clear(pb);
 	destroy(pr), destroy(pb), destroy(ur), destroy(ub);
+	destroy_net(red), destroy_net(blue);
+}
+
+/* Frames under 60 bytes leave an uplink padded with zeroes (a VF takes a
+ * runt for a malicious driver), tagged or not; a flooded frame is padded
+ * in a copy, the pods' copies stay as they were. */
+static void test_uplink_pad(void)
+{
+	struct network *red = dp_net("padr", NET_BRIDGE, 100),
+		       *blue = dp_net("padb", NET_BRIDGE, 0);
+	struct port *ur = uplink_port("pad-up-red", red), *ub = uplink_port("pad-up-blue", blue);
+	struct port *pr = dp_port("pad-red", red, "sink", A),
+		    *pb = dp_port("pad-blue", blue, "sink", B),
+		    *pb2 = dp_port("pad-blue2", blue, "sink", C);
+	struct rte_mbuf *m;
+	uint8_t buf[64];
+	const uint8_t *out;
+
+	CU_ASSERT_FATAL(ur != NULL && ub != NULL);
+	send1(pr, dp_frame(X, A, 0, 42, 0x5a));
+	m = wire_recv();
+	CU_ASSERT_FATAL(m != NULL);
+	ASSERT_INT_EQ(vlan_of(m), 100);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(m), 60);
+	out = rte_pktmbuf_read(m, 0, 60, buf);
+	CU_ASSERT_FATAL(out != NULL);
+	ASSERT_INT_EQ(out[45], 0x5a);
+	ASSERT_INT_EQ(out[46], 0);
+	ASSERT_INT_EQ(out[59], 0);
+	rte_pktmbuf_free(m);
+	/* Flooded (unknown unicast) to the uplink and another pod. */
+	send1(pb, dp_frame(X, B, 0, 42, 0x77));
+	m = wire_recv();
+	CU_ASSERT_FATAL(m != NULL);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(m), 60);
+	out = rte_pktmbuf_read(m, 0, 60, buf);
+	CU_ASSERT_FATAL(out != NULL);
+	ASSERT_INT_EQ(out[41], 0x77);
+	ASSERT_INT_EQ(out[42], 0);
+	rte_pktmbuf_free(m);
+	ASSERT_INT_EQ(sink_of(pb2)->n, 1);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(sink_of(pb2)->got[0]), 42);
+	ASSERT_INT_EQ(rte_mbuf_refcnt_read(sink_of(pb2)->got[0]), 1);
+	/* 60 bytes and more: as they were. */
+	send1(pb, dp_frame(X, B, 0, 61, 1));
+	m = wire_recv();
+	CU_ASSERT_FATAL(m != NULL);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(m), 61);
+	rte_pktmbuf_free(m);
+	sink_clear(pr), sink_clear(pb), sink_clear(pb2);
+	destroy(pr), destroy(pb), destroy(pb2), destroy(ur), destroy(ub);
 	destroy_net(red), destroy_net(blue);
 }
 
@@ -940,6 +1025,14 @@ static void test_frames_xconnect(void)
 	/* Nothing was decided from the header: no private copy was taken,
 	 * the frame went out as its buffer holds it. */
 	ASSERT_INT_EQ(f[0].hdr_len, 0);
+	/* A runt (under an Ethernet header) is dropped on the ingress side,
+	 * even in a burst that would otherwise go out as it is. */
+	make_frame(&f[0], buf, 13, cuts);
+	make_frame(&f[1], buf, 64, cuts);
+	frames_in(a, f, 2);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_RUNT], 1);
+	ASSERT_INT_EQ(fsink_of(b)->n, 2);
+	ASSERT_INT_EQ(fsink_of(b)->len[1], 64);
 	destroy(a), destroy(b);
 	destroy_net(n);
 }
@@ -988,6 +1081,7 @@ int main(void)
 	    {"bridge: VLAN of the network accepted, others dropped", test_bridge_vlan},
 	    {"bridge: networks are isolated", test_bridge_isolation},
 	    {"xconnect: a wire between two ports", test_xconnect},
+	    {"xconnect: runts dropped, the rest in order", test_xconnect_runts},
 	    {"bridge: port security", test_port_security},
 	    {"bridge: learning limit", test_learn_limit},
 	    {"bridge: an uplink cannot crowd out a pod's own MAC", test_no_crowding_out},
@@ -995,12 +1089,13 @@ int main(void)
 	    {"tx retries: bounded, ended by a try that sends nothing", test_tx_retries},
 	    {"uplink: tag on egress, demultiplex on ingress, named drops", test_uplink_vlans},
 	    {"uplink: a frame that cannot be tagged is no_mbuf", test_uplink_tag_no_mbuf},
+	    {"uplink: frames under 60 bytes padded", test_uplink_pad},
 	    {"uplink: one tx lock per burst", test_uplink_one_lock},
 	    {"frames: read as forwarded, any segments", test_frame_read},
 	    {"frames: a jumbo frame into an mbuf chain", test_frame_to_mbuf},
 	    {"frames: bridge, one copy, VLAN off in the copy", test_frames_bridge},
 	    {"frames: a flood while a destination's link flips", test_frames_flood_link_flip},
-    {"frames: cross-connect", test_frames_xconnect},
+	    {"frames: cross-connect", test_frames_xconnect},
 	    {"frames: cross-connect, a burst that fits", test_frames_xconnect_burst},
 	    {NULL, NULL},
 	};
