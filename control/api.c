@@ -190,7 +190,8 @@ static const struct api_field network_results[] = {
     S(API_F_MODE, "bridge or xconnect"),
     I(API_F_VLAN, "VLAN id, 0 for none"),
     I(API_F_MAC_LIMIT, "MACs it may learn"),
-    I(API_F_FLOOD_LIMIT, "flooded frames per second its ports may send by default, 0: no limit"),
+    I(API_F_FLOOD_LIMIT, "copies per second its ports' floods may make beyond one destination, by "
+			 "default; 0: no limit"),
     A(API_R_PORTS, "names of its ports", NULL),
     {NULL}};
 #define NETWORK_CREATE_results network_results
@@ -251,7 +252,8 @@ static const struct api_field port_results[] = {
     B(API_F_PORT_SECURITY, "whether only its MACs are taken as source"),
     OPT(API_T_STRING, API_F_ALLOWED_MACS, "the other source MACs it may use"),
     I(API_F_MAC_LIMIT, "MACs it may have learned"),
-    I(API_F_FLOOD_LIMIT, "flooded frames per second it may send, 0: no limit"),
+    I(API_F_FLOOD_LIMIT,
+      "copies per second its floods may make beyond one destination, 0: no limit"),
     I(API_F_TX_RETRIES, "tries again of a full ring"),
     S(API_F_LINK, "up or down"),
     I(API_F_WORKER, "the core of the worker polling it"),

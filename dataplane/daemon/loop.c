@@ -33,6 +33,8 @@ void housekeeping(void)
 	if (l2_clock != last_age) {
 		last_age = l2_clock;
 		mac_table_age(l2_macs, l2_clock, pw_cfg.mac_aging_sec);
+		TAILQ_FOREACH (p, &port_all, next)
+			port_flood_limit_note(p);
 	}
 	TAILQ_FOREACH (p, &port_all, next)
 		if (p->ops->poll_link != NULL)

@@ -112,12 +112,33 @@ static inline bool src_allowed(const struct dp_port *in, uint64_t src)
 	return false;
 }
 
-/* The flood limit, a token bucket kept in TSC cycles: one flooded frame
- * costs flood_cycles of credit, credit accrues with time (the worker's
- * clock, read once per loop turn) up to flood_burst; a port starts full. */
-static inline bool flood_allowed(struct worker *w, const struct dp_port *in)
+/* The copies a flood from in makes beyond the one a unicast frame would:
+ * the other ports of its network whose link is up, less one. A flood
+ * with a single possible destination (two pods on a network, or two of
+ * five connected: testpmd's io loop with its default peer MACs, whose
+ * frames are all unknown unicast) amplifies nothing. */
+static uint32_t flood_extra_copies(const struct view *v, const struct dp_net *net,
+				   const struct dp_port *in)
+{
+	uint32_t live = 0;
+
+	for (uint16_t i = 0; i < net->n_ports; i++) {
+		const struct dp_port *p = v->ports[net->ports[i]];
+
+		live += p != in && p->link_up;
+	}
+	return live > 1 ? live - 1 : 0;
+}
+
+/* The flood limit, a token bucket kept in TSC cycles: each extra copy a
+ * flood makes costs flood_cycles of credit (a flood costs at most a full
+ * bucket, so that one always passes in time), credit accrues with time
+ * (the worker's clock, read once per loop turn) up to flood_burst; a port
+ * starts full. The limit stops amplification, not forwarding. */
+static inline bool flood_allowed(struct worker *w, const struct dp_port *in, uint32_t extra)
 {
 	struct flood_credit *f = &w->flood[in->idx];
+	uint64_t cost = RTE_MIN(extra * in->flood_cycles, in->flood_burst);
 
 	if (unlikely(f->port != in)) {
 		f->port = in;
@@ -126,9 +147,9 @@ static inline bool flood_allowed(struct worker *w, const struct dp_port *in)
 	}
 	f->credit = RTE_MIN(f->credit + (w->now - f->last), in->flood_burst);
 	f->last = w->now;
-	if (f->credit < in->flood_cycles)
+	if (f->credit < cost)
 		return false;
-	f->credit -= in->flood_cycles;
+	f->credit -= cost;
 	return true;
 }
 
@@ -141,6 +162,7 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 	uint16_t found[PW_BURST];
 	uint8_t slot[PW_BURST], group[PW_BURST];
 	uint64_t bytes = 0, last_src = 0, last_dst = UINT64_MAX;
+	uint32_t extra = UINT32_MAX; /* flood_extra_copies, once a burst floods */
 	uint16_t k = 0, nu = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -200,7 +222,11 @@ uint16_t l2_bridge_decide(struct worker *w, const struct view *v, const struct d
 		o = found[slot[i]];
 		if (group[slot[i]] || o == MAC_TABLE_MISS || v->nets[o] != net) {
 			dst[i] = L2_FLOOD;
-			if (in->flood_cycles != 0 && !flood_allowed(w, in)) {
+			if (in->flood_cycles == 0)
+				continue;
+			if (extra == UINT32_MAX)
+				extra = flood_extra_copies(v, net, in);
+			if (extra != 0 && !flood_allowed(w, in, extra)) {
 				c->drops[DROP_FLOOD_LIMIT]++;
 				dst[i] = L2_DROP_AS(DROP_FLOOD_LIMIT);
 				k--;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The port registry and the lifecycle every kind shares. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -154,6 +155,24 @@ void port_guards_apply(struct port *p, const struct network *net)
 uint32_t port_flood_limit(const struct port *p)
 {
 	return p->conf.flood_limit_set ? p->conf.flood_limit : p->net->flood_limit;
+}
+
+void port_flood_limit_note(struct port *p)
+{
+	struct port_counters c;
+
+	if (p->flood_limit_told)
+		return;
+	stats_port_sum(p->dp.idx, &c);
+	if (c.drops[DROP_FLOOD_LIMIT] == 0)
+		return;
+	p->flood_limit_told = true;
+	PORT_LOG(p, WARNING,
+		 "its flood limit (%u extra copies/s) dropped %" PRIu64
+		 " flooded frames (broadcast, multicast or unknown unicast sent to more than one "
+		 "port); if this traffic is wanted, raise the limit with --flood-limit N on the "
+		 "port or its network (0: no limit); counted as drop flood_limit",
+		 port_flood_limit(p), c.drops[DROP_FLOOD_LIMIT]);
 }
 
 int port_create(const struct port_conf *conf, struct network *net, struct port **out, int *code,

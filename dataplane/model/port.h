@@ -55,6 +55,8 @@ struct port {
 	 * with podwired, so a kind also removes what outlives podwired (a
 	 * veth pair a container uses). */
 	bool deleting;
+	/* Its flood limit dropped frames and the log said so (once). */
+	bool flood_limit_told;
 	TAILQ_ENTRY(port) next;
 	TAILQ_ENTRY(port) net_next;
 } __rte_cache_aligned;
@@ -117,6 +119,9 @@ void port_guards_apply(struct port *p, const struct network *net);
 /* The flood limit in force on p (frames/s, 0: none): its own or its
  * network's. */
 uint32_t port_flood_limit(const struct port *p);
+/* Control thread, now and then: the first time p's flood limit drops
+ * frames, one log line says so and names the option. */
+void port_flood_limit_note(struct port *p);
 /* At shutdown: publishes the empty view, then frees every port. */
 void port_destroy_all(void);
 
