@@ -47,7 +47,7 @@ for kind in vhost memif; do
 	io_pod $kind 2
 	pod_cmd ${kind}1 stop
 	pod_cmd ${kind}1 "start tx_first 16"
-	wait_for 60 "$kind: $WANT frames through each pod" \
+	wait_for 120 "$kind: $WANT frames through each pod" \
 		eval "pod_rx_ge ${kind}1 $WANT && pod_rx_ge ${kind}2 $WANT"
 	expect_eq "$kind: frames dropped by the flood limit" 0 \
 		"$(port_stat pw $kind-1 .drops.flood_limit)"
@@ -64,7 +64,7 @@ fi
 io_pod vhost 3
 pod_cmd vhost1 "start tx_first 16"
 pod_cmd vhost2 start
-wait_for 30 "the flood limit to drop frames on vhost-1" \
+wait_for 60 "the flood limit to drop frames on vhost-1" \
 	port_stat_ge pw vhost-1 .drops.flood_limit 1
 wait_for 10 "the flood limit's log line for vhost-1" \
 	grep -q 'port "vhost-1": its flood limit (10000 extra copies/s) dropped .*--flood-limit' "$T/pw.log"
