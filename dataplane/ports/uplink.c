@@ -401,23 +401,29 @@ uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n
 	/* A frame that cannot be tagged or padded (no mbuf for a copy) is
 	 * dropped here, as no_mbuf; the others keep their order. */
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *t = pkts[i];
+		struct rte_mbuf *t = pkts[i], *padded;
 
-		if (u->vlan != 0)
+		/* tag and pad return the frame to send from here on (the one
+		 * given, or a copy: then the one given is freed), or NULL and
+		 * leave the one given as it was. */
+		if (u->vlan != 0) {
 			t = tag(t, u->vlan);
-		if (unlikely(t != NULL && t->pkt_len < UPLINK_MIN_FRAME)) {
-			struct rte_mbuf *padded = pad(t);
-
-			if (padded == NULL && t != pkts[i])
+			if (unlikely(t == NULL)) {
+				c->drops[DROP_NO_MBUF]++;
+				rte_pktmbuf_free(pkts[i]);
+				continue;
+			}
+		}
+		if (unlikely(t->pkt_len < UPLINK_MIN_FRAME)) {
+			padded = pad(t);
+			if (unlikely(padded == NULL)) {
+				c->drops[DROP_NO_MBUF]++;
 				rte_pktmbuf_free(t);
+				continue;
+			}
 			t = padded;
 		}
-		if (t != NULL) {
-			pkts[k++] = t;
-		} else {
-			c->drops[DROP_NO_MBUF]++;
-			rte_pktmbuf_free(pkts[i]);
-		}
+		pkts[k++] = t;
 	}
 	return k;
 }

@@ -740,6 +740,33 @@ static void test_uplink_tag_no_mbuf(void)
 	destroy_net(red);
 }
 
+/* Nor can a short frame that needs a copy to be padded: no_mbuf on the
+ * uplink, the other destination's reference untouched. */
+static void test_uplink_pad_no_mbuf(void)
+{
+	struct network *blue = dp_net("padnm", NET_BRIDGE, 0);
+	struct port *ub = uplink_port("up-padnm", blue), *pa = dp_port("padnm-a", blue, "sink", A),
+		    *pb = dp_port("padnm-b", blue, "sink", B);
+	struct rte_mbuf *hold[8192], *m;
+	unsigned int n = 0;
+
+	m = dp_frame(BCAST, A, 0, 42, 1);
+	CU_ASSERT_FATAL(m != NULL);
+	while (n < RTE_DIM(hold) && (hold[n] = rte_pktmbuf_alloc(pw_mbuf_pool)) != NULL)
+		n++;
+	send1(pa, m);
+	rte_pktmbuf_free_bulk(hold, n);
+	ASSERT_INT_EQ(dp_counters(ub).drops[DROP_NO_MBUF], 1);
+	ASSERT_INT_EQ(dp_counters(ub).tx_packets, 0);
+	CU_ASSERT(wire_recv() == NULL);
+	ASSERT_INT_EQ(sink_of(pb)->n, 1);
+	ASSERT_INT_EQ(rte_mbuf_refcnt_read(sink_of(pb)->got[0]), 1);
+	ASSERT_INT_EQ(rte_pktmbuf_pkt_len(sink_of(pb)->got[0]), 42);
+	sink_clear(pb);
+	destroy(pa), destroy(pb), destroy(ub);
+	destroy_net(blue);
+}
+
 /* Uplinks lock their device's queue themselves: the datapath takes no
  * second, per-port lock for them (pods on shared ports still get one). */
 static void test_uplink_one_lock(void)
@@ -1124,6 +1151,7 @@ int main(void)
 	    {"uplink: tag on egress, demultiplex on ingress, named drops", test_uplink_vlans},
 	    {"uplink: a frame that cannot be tagged is no_mbuf", test_uplink_tag_no_mbuf},
 	    {"uplink: frames under 60 bytes padded", test_uplink_pad},
+	    {"uplink: a frame that cannot be padded is no_mbuf", test_uplink_pad_no_mbuf},
 	    {"uplink: one tx lock per burst", test_uplink_one_lock},
 	    {"frames: read as forwarded, any segments", test_frame_read},
 	    {"frames: a jumbo frame into an mbuf chain", test_frame_to_mbuf},
