@@ -164,10 +164,7 @@ _docker_cleanup() {
 }
 
 _dk_exit() {
-	local rc=$?
-	# No errexit from here on: a failing command in the dump (no dockerd
-	# log yet, say) must not end the trap before the cleanup below runs.
-	set +e
+	local rc=$1
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		echo "---- podwire-docker log tail"
 		tail -n 40 "$T/driver.log" 2>/dev/null
@@ -181,10 +178,8 @@ _dk_exit() {
 		fi
 	fi
 	_docker_cleanup
-	(exit $rc)
-	_cleanup
 }
-trap _dk_exit EXIT
+on_exit _dk_exit
 
 # docker_setup: podwired "pw", the driver, dockerd, and images (NAME...).
 docker_setup() {

@@ -54,9 +54,22 @@ _stop_pid() {
 	kill -KILL "$pid" 2>/dev/null || true
 }
 
+# on_exit STEP: STEP (a function) runs when the test ends, pass or fail,
+# before the daemons and pods of this library are stopped: steps in the
+# reverse order of their registration, each called with the test's exit
+# status as $1, with errexit off, so that a failing command in one neither
+# ends the cleanup nor changes the test's status. A test registers its own
+# cleanup here instead of replacing the EXIT trap.
+ON_EXIT=()
+on_exit() { ON_EXIT+=("$1"); }
+
 _cleanup() {
-	local rc=$? n
+	local rc=$? n i
 	set +e
+	for ((i = ${#ON_EXIT[@]} - 1; i >= 0; i--)); do
+		"${ON_EXIT[$i]}" "$rc"
+		set +e
+	done
 	# podwired checks every answer against control/api.h and logs a
 	# mismatch: any test that made one fails.
 	for n in "$T"/*.log; do
@@ -99,7 +112,9 @@ _backtraces() {
 		echo "---- podwired dumped core ($c): backtrace of every thread"
 		if command -v gdb >/dev/null; then
 			timeout 120 gdb -q -batch -ex 'info threads' -ex 'thread apply all bt 20' \
-				"$PODWIRED" "$c" 2>&1 | grep -vE '^\[New LWP|^warning: |^$' | head -n 200
+				"$PODWIRED" "$c" 2>&1 |
+				sed -E 's/ ?warning: Section [^ ]+ in core file too small\.//' |
+				grep -vE '^\[New LWP|^warning: |^$' | head -n 200
 		else
 			echo "(gdb is not installed: apt-get install gdb)"
 		fi

@@ -46,8 +46,7 @@ PODMAN=(podman --root "$T/storage" --runroot "$T/run" --storage-driver vfs
 	skip "podman cannot run here: $(tail -n 1 "$T/podman-info.log")"
 CPREFIX=pwt$$
 cdi_exit() {
-	local rc=$? c
-	set +e
+	local c n
 	for c in $("${PODMAN[@]}" ps -a --format '{{.Names}}' 2>/dev/null | grep "^$CPREFIX-"); do
 		"${PODMAN[@]}" rm -f -t 1 "$c" >/dev/null 2>&1
 	done
@@ -56,10 +55,8 @@ cdi_exit() {
 	# A podwired that did not stop cleanly leaves its files: ours, removed.
 	rm -f "$CDI"/podwire.io-port.json "$CDI"/podwire.io-vf.json \
 		"$CDI"/podwire.io-hugepages.json "$CDI"/podwire.io-*.json.tmp.*
-	(exit $rc)
-	_cleanup
 }
-trap cdi_exit EXIT
+on_exit cdi_exit
 
 # ---- the image: busybox, dpdk-testpmd and what it loads, podwire-vdev -------------
 # Hard links to the host's files (the container runs with --read-only, so

@@ -25,8 +25,7 @@ KERNEL_PID=$(bash "$FAKE_SYSFS" start "$SYS")
 # podwired goes before the fake kernel it may still write to; then lib.sh's
 # own cleanup (which also dumps podwired's state on failure).
 _pci_cleanup() {
-	local rc=$? d
-	set +e
+	local rc=$1 d
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		echo "---- vf list"
 		ctl pw vf list 2>&1
@@ -36,10 +35,8 @@ _pci_cleanup() {
 	fi
 	for d in "${!DAEMON_PID[@]}"; do daemon_stop "$d"; done
 	_stop_pid "$KERNEL_PID"
-	(exit $rc)
-	_cleanup
 }
-trap _pci_cleanup EXIT
+on_exit _pci_cleanup
 
 PHYSNETS=physnet2:enp1s0f0,physnet3:enp1s0f1
 pw_start() { daemon_start pw --sysfs-root "$SYS" --physnets "$PHYSNETS"; }

@@ -39,14 +39,7 @@ podman_cleanup() {
 		"${PODMAN[@]}" rm -f -t 1 "$c" >/dev/null 2>&1 || true
 	done
 }
-podman_exit() {
-	local rc=$?
-	set +e
-	podman_cleanup
-	(exit $rc)
-	_cleanup
-}
-trap podman_exit EXIT
+on_exit podman_cleanup
 
 # The network, as an administrator writes it: the pod sees socketDir at
 # /var/run/podwire.

@@ -19,8 +19,7 @@ SECRET=pod-secret-42
 NA=pwi$$a NB=pwi$$b VA=pwi$$a0 VB=pwi$$b0
 NETNS_MADE=()
 _interop_cleanup() {
-	local rc=$? n
-	set +e # or a failed step here, or (exit $rc) below, would skip _cleanup
+	local n
 	for n in "${!POD_PID[@]}"; do _stop_pid "${POD_PID[$n]}"; done
 	for n in "${!DAEMON_PID[@]}"; do
 		_stop_pid "${DAEMON_PID[$n]}"
@@ -29,10 +28,8 @@ _interop_cleanup() {
 	POD_PID=()
 	DAEMON_PID=()
 	for n in "${NETNS_MADE[@]}"; do ip netns del "$n"; done
-	(exit $rc)
-	_cleanup
 }
-trap _interop_cleanup EXIT
+on_exit _interop_cleanup
 
 for n in $NA $NB; do
 	ip netns add "$n" 2>/dev/null || skip "cannot create network namespace $n"

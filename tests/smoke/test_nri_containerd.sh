@@ -60,8 +60,7 @@ bundle_files() {
 	for f in "$TASKS"/*/*/"$1"; do [ -f "$f" ] && echo "$(cat "$f")"; done
 }
 ctd_exit() {
-	local rc=$? s p m d
-	set +e
+	local rc=$1 s p m d
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		echo "---- containerd log tail"
 		tail -n 20 "$T/containerd.log" 2>/dev/null
@@ -93,10 +92,8 @@ ctd_exit() {
 		for _ in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
 	done
 	if [ -e "$T/conf.json.saved" ]; then cp -a "$T/conf.json.saved" "$CONF"; else rm -f "$CONF"; fi
-	(exit $rc)
-	_cleanup
 }
-trap ctd_exit EXIT
+on_exit ctd_exit
 
 # ---- the image (sandbox and container): busybox, imported into containerd -------------
 R=$T/rootfs

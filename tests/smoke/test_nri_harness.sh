@@ -19,18 +19,15 @@ CPUSET=/sys/fs/cgroup/cpuset
 CG=$CPUSET/pwt$$
 SLEEPS=()
 nri_exit() {
-	local rc=$? p d
-	set +e
+	local p d
 	for p in "${SLEEPS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	for p in "${SLEEPS[@]}"; do wait "$p" 2>/dev/null; done
 	# Children first; an emptied cgroup may take a moment to be removable.
 	for d in $(find "$CG" -depth -type d 2>/dev/null); do
 		for _ in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
 	done
-	(exit $rc)
-	_cleanup
 }
-trap nri_exit EXIT
+on_exit nri_exit
 
 # cg_make PATH CPUS: a cpuset cgroup under $CG with these CPUs.
 cg_make() {

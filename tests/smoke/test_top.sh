@@ -8,16 +8,12 @@ command -v tmux >/dev/null || fail "tmux is not installed (apt-get install tmux)
 A=02:00:00:00:0a:01 B=02:00:00:00:0b:01
 TMUX_SOCK=$T/tmux.sock
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
-# The tmux server goes too; the test's own status is what _cleanup sees
-# (a trap that ran tmux first handed it tmux's, and a failure passed).
+# The tmux server goes too (an on_exit step: the test's own status is
+# kept, where a trap that ran tmux first once handed on tmux's).
 top_exit() {
-	local rc=$?
-	set +e
 	tm kill-server 2>/dev/null
-	(exit $rc)
-	_cleanup
 }
-trap top_exit EXIT
+on_exit top_exit
 
 daemon_start pw
 ctl pw network add net1

@@ -41,8 +41,7 @@ CAPTURE_PID=""
 # podwired must be gone before its namespace (and the veth in it) is, and
 # its state must be dumped on failure while it still answers.
 _two_nodes_cleanup() {
-	local rc=$? n h s ns
-	set +e
+	local rc=$1 n h s ns
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		_dump
 		for n in "${!DAEMON_PID[@]}"; do
@@ -71,10 +70,8 @@ print("%08x" % (h & 0xffffffff))' "$T/$n.sock")
 	POD_PID=()
 	DAEMON_PID=()
 	for ns in "${NETNS_MADE[@]}"; do ip netns del "$ns"; done
-	(exit $rc)
-	_cleanup
 }
-trap _two_nodes_cleanup EXIT
+on_exit _two_nodes_cleanup
 
 # ---- the two nodes -----------------------------------------------------------
 for ns in $NA $NB; do

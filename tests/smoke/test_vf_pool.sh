@@ -23,18 +23,15 @@ command -v ip >/dev/null || skip "ip (iproute2) is not installed"
 command -v cc >/dev/null || skip "no C compiler for the fake kernel (tests/sriov/fake_kernel.c)"
 
 _vf_cleanup() {
-	local rc=$?
-	set +e
+	local rc=$1
 	[ -z "$KPID" ] || kill -TERM "$KPID" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	[ $rc -eq 0 ] || [ $rc -eq 77 ] || {
 		echo "---- fake kernel journal"
 		cat "$SYS/fake_kernel.journal" 2>/dev/null
 	}
-	(exit $rc)
-	_cleanup
 }
-trap _vf_cleanup EXIT
+on_exit _vf_cleanup
 
 ip netns add "$NS" || skip "cannot create a network namespace (ip netns add)"
 # podwired in the namespace: `ip netns exec` execs it, so the PID is podwired's.
