@@ -2,15 +2,22 @@
 /*
  * Regression tests for more findings of a review of podwired (issue 21):
  * an API client evicted while an event of its was still to be handled in
- * the same epoll batch. EAL runs without hugepages.
+ * the same epoll batch, and worker_new changing the calling thread's
+ * worker id. EAL runs without hugepages.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <limits.h>
+
+#include <rte_malloc.h>
+
 #include "api/server.h"
+#include "datapath/observe.h"
 #include "dp_harness.h"
 
 /* ---- API server: eviction with the evicted client's event pending ---------- */
@@ -155,10 +162,38 @@ static void test_evicted_client_with_event_pending(void)
 	free(fds);
 }
 
+/* ---- worker_new and the calling thread's worker id ---------------------------- */
+
+static void *thread_worker_id(void *arg)
+{
+	*(unsigned int *)arg = RTE_PER_LCORE(dp_worker_id);
+	return NULL;
+}
+
+/* Making a worker's state says nothing about the thread that makes it:
+ * podwired's main thread made every worker and was left with the last
+ * one's id (and a port kind's drops it captured went to that worker's
+ * single-producer ring). */
+static void test_worker_new_keeps_callers_id(void)
+{
+	unsigned int before = RTE_PER_LCORE(dp_worker_id), other = 0;
+	struct worker *w = worker_new(3, 0, pw_mbuf_pool);
+	pthread_t t;
+
+	CU_ASSERT_FATAL(w != NULL);
+	ASSERT_INT_EQ(RTE_PER_LCORE(dp_worker_id), before);
+	rte_free(w);
+	/* A thread that is no worker has no worker's id. */
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, thread_worker_id, &other) == 0);
+	pthread_join(t, NULL);
+	ASSERT_INT_EQ(other, DP_NO_WORKER);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 	    {"API client evicted with an event pending", test_evicted_client_with_event_pending},
+	    {"worker_new keeps the caller's worker id", test_worker_new_keeps_callers_id},
 	    {NULL, NULL},
 	};
 	int rc;
