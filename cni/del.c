@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cni.h"
+#include "devinfo.h"
 #include "ipam.h"
 #include "podwired_client.h"
 #include "vf.h"
@@ -37,8 +38,7 @@ int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_cli
 				a->iftype == IFTYPE_PCI ? "the VF of" : "port",
 				a->iftype == IFTYPE_PCI ? owner : a->port, perr.msg);
 	}
-	if (a->devinfo[0] != '\0')
-		unlink(a->devinfo);
+	devinfo_remove(a);
 	if (attach_dir_remove(a->dir) != 0)
 		fprintf(stderr, "podwire: %s holds files podwire did not make; left in place\n",
 			a->dir);
@@ -117,8 +117,8 @@ int cmd_del(const struct cni_call *call, struct cni_error *err)
 			rc = ipam_exec(&ic, NULL, err);
 		}
 	}
-	if (c->devinfo_file[0] != '\0')
-		unlink(c->devinfo_file);
+	/* No record, no file of podwire's: the DEL's CNIDeviceInfoFile is
+	 * someone else's (or podwire's, removed with its record above). */
 	pw_client_close(pw);
 	return rc;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "devinfo.h"
 #include "files.h"
@@ -103,4 +105,53 @@ int devinfo_write(const char *path, const cJSON *info, struct cni_error *err)
 					dir, strerror(-rc));
 	}
 	return cni_write_json(path, info, 0644, (gid_t)-1, err);
+}
+
+/* Every entry of want is in have with the same value. */
+static bool entries_within(const cJSON *want, const cJSON *have)
+{
+	const cJSON *w;
+
+	if (!cJSON_IsObject(want) || !cJSON_IsObject(have))
+		return false;
+	cJSON_ArrayForEach (w, want) {
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(have, w->string);
+
+		if (h == NULL || !cJSON_Compare(w, h, true))
+			return false;
+	}
+	return true;
+}
+
+int devinfo_remove(const struct attach *a)
+{
+	cJSON *want, *have = NULL;
+	const char *type;
+	char msg[PATH_MAX + 64];
+	struct stat st;
+	bool ours;
+	int rc;
+
+	if (a->devinfo[0] == '\0')
+		return 0;
+	rc = lstat(a->devinfo, &st);
+	if (rc != 0 && errno == ENOENT)
+		return 0;
+	want = devinfo_build(a);
+	type = api_get_str(want, "type", "");
+	ours = rc == 0 && S_ISREG(st.st_mode) &&
+	       json_file_read(a->devinfo, 1 << 20, &have, msg, sizeof(msg)) == 0 &&
+	       strcmp(api_get_str(have, "type", ""), type) == 0 &&
+	       entries_within(cJSON_GetObjectItemCaseSensitive(want, type),
+			      cJSON_GetObjectItemCaseSensitive(have, type));
+	cJSON_Delete(want);
+	cJSON_Delete(have);
+	if (ours && (unlink(a->devinfo) == 0 || errno == ENOENT))
+		return 0;
+	fprintf(stderr,
+		"podwire: %s/%s: device-info file %s is not the one podwire wrote (%s); left "
+		"in place\n",
+		a->containerid, a->ifname, a->devinfo,
+		ours ? strerror(errno) : "another device's, or changed since");
+	return 1;
 }

@@ -28,4 +28,12 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 /* Writes the device-info file, creating its directory. */
 int devinfo_write(const char *path, const cJSON *info, struct cni_error *err);
 
+/* Removes a's device-info file if it is the one podwire wrote for a: a
+ * regular file (not a symlink) of a's type whose entries for the device
+ * are devinfo_build(a)'s (more entries are allowed). The path comes
+ * from the runtime (Multus), and a device plugin or another CNI plugin
+ * may have written there since: what is not podwire's is left, and
+ * said so on stderr. 0: removed or already gone; 1: left. */
+int devinfo_remove(const struct attach *a);
+
 #endif

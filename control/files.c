@@ -167,7 +167,24 @@ static int write_via(const char *path, const char *tmp, const cJSON *doc, mode_t
 		snprintf(msg, len, "cannot write %s: out of memory", path);
 		return -ENOMEM;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* tmp is created here, never an existing file opened: a symlink
+	 * planted at tmp (the directory may be shared, with a pod for
+	 * podwire.json) is not followed, and a file there is not written
+	 * through. What a crash left at tmp is removed (a symlink itself,
+	 * not what it points to) and tmp made anew; anything still there
+	 * after that is an error. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0 && (errno == EEXIST || errno == EISDIR)) {
+		rc = -errno;
+		snprintf(msg, len,
+			 "cannot write %s: its temporary file %s cannot be made (%s); remove what "
+			 "is there",
+			 path, tmp, strerror(-rc));
+		free(text);
+		return rc;
+	}
 	if (fd < 0) {
 		rc = -errno;
 		goto fail;

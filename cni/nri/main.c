@@ -17,8 +17,9 @@
  * create/update: the container's cpuset.cpus becomes the CPUs its parent
  * cgroup (and its own resources.cpu.cpus, when set) allow, minus the
  * worker cores podwired reports (system.info); a container annotated
- * podwire.io/cores=LIST gets LIST if no worker core is in it. Never an
- * empty set: that is refused with the reason. What it wrote is recorded in
+ * podwire.io/cores=LIST gets LIST if no worker core is in it and LIST is
+ * within its parent's CPUs and its own resources.cpu.cpus (when set).
+ * Never an empty set: that is refused with the reason. What it wrote is recorded in
  * stateDir/<id>.json; delete removes the record. conf (in
  * /etc/nri/conf.json): podwiredSocket, stateDir, cgroupRoot, procRoot.
  */
@@ -108,7 +109,7 @@ static void record_path(const struct nri_req *r, char *buf, size_t len)
 
 static int apply(const struct nri_req *r)
 {
-	struct cpuset workers, parent, allowed, own, target, overlap;
+	struct cpuset workers, parent, allowed, own, asked, target, overlap;
 	char msg[16384], why[8192], list[4096], wl[1024], pl[4096], path[4096];
 	const char *cores = api_get_str(r->annotations, ANNOTATION_CORES, NULL);
 	struct nri_cgroup cg;
@@ -121,12 +122,14 @@ static int apply(const struct nri_req *r)
 			      "request has no \"pid\": the container's process is needed to find "
 			      "its cgroup",
 			      NULL);
-	if (cores != NULL && cpuset_parse(cores, &own, why, sizeof(why)) != 0) {
+	if (cores != NULL && cpuset_parse(cores, &target, why, sizeof(why)) != 0) {
 		snprintf(msg, sizeof(msg), "container %s: annotation %s: %s", r->id,
 			 ANNOTATION_CORES, why);
 		return answer(r, msg, NULL);
 	}
-	if (nri_request_cpus(r, &own, &own_set, why, sizeof(why)) != 0 && cores == NULL) {
+	/* The container's own CPUs bound the annotation too: unreadable,
+	 * they bound nothing, so that is refused with or without it. */
+	if (nri_request_cpus(r, &asked, &own_set, why, sizeof(why)) != 0) {
 		snprintf(msg, sizeof(msg), "container %s: %s", r->id, why);
 		return answer(r, msg, NULL);
 	}
@@ -148,7 +151,6 @@ static int apply(const struct nri_req *r)
 	if (cores != NULL) {
 		/* A DPDK pod that asked for dedicated cores: those, if no
 		 * worker polls one and its parent has them all. */
-		cpuset_parse(cores, &target, why, sizeof(why));
 		cpuset_and(&target, &workers, &overlap);
 		if (cpuset_empty(&target) || !cpuset_empty(&overlap) ||
 		    !cpuset_subset(&target, &parent)) {
@@ -167,10 +169,24 @@ static int apply(const struct nri_req *r)
 					 list);
 			return answer(r, msg, NULL);
 		}
+		/* The parent is the whole pod's (kubepods, for a Guaranteed
+		 * pod the node's shared pool and more): within it, only the
+		 * container's own CPUs are its to ask for, not another pod's
+		 * exclusive ones. */
+		if (own_set && !cpuset_subset(&target, &asked)) {
+			cpuset_format(&asked, list, sizeof(list));
+			snprintf(msg, sizeof(msg),
+				 "container %s: annotation %s=\"%s\" is not within the container's "
+				 "own CPUs (spec.resources.cpu.cpus \"%s\"); ask for cores of %s "
+				 "other than podwired's workers (%s), or give the container the "
+				 "cores it names",
+				 r->id, ANNOTATION_CORES, cores, list, list, wl);
+			return answer(r, msg, NULL);
+		}
 	} else {
 		allowed = parent;
 		if (own_set)
-			cpuset_and(&own, &parent, &allowed);
+			cpuset_and(&asked, &parent, &allowed);
 		cpuset_minus(&allowed, &workers, &target);
 		if (cpuset_empty(&target)) {
 			cpuset_format(&allowed, list, sizeof(list));

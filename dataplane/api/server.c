@@ -25,10 +25,6 @@
 
 PW_LOG_TYPE("api");
 
-/* Clients beyond this many: the one idle longest makes room for a new
- * one (an idle connection holds nothing), so idle connections cannot shut
- * others out. The API socket is root's and its group's only. */
-#define CLIENTS_MAX 4096
 /* A request begun and not ended by a newline within this long is refused. */
 #define PARTIAL_TIMEOUT_MS 10000
 #define CLIENT_MAGIC	   0x70776370u
@@ -45,7 +41,8 @@ struct client {
 	uint64_t partial_since;	  /* when the unfinished request in `in` began */
 	api_takeover_fn takeover; /* set by the handler being run */
 	void *takeover_arg;
-	TAILQ_ENTRY(client) next;
+	bool dead;		  /* closed; freed once the epoll batch is done */
+	TAILQ_ENTRY(client) next; /* in srv.clients, or in srv.dead when dead */
 };
 
 /* The client whose request is being handled, for a takeover. */
@@ -56,8 +53,11 @@ static struct {
 	int epfd;
 	char path[108];
 	TAILQ_HEAD(, client) clients;
+	TAILQ_HEAD(, client) dead;
 	unsigned int n_clients;
-} srv = {.fd = -1, .clients = TAILQ_HEAD_INITIALIZER(srv.clients)};
+} srv = {.fd = -1,
+	 .clients = TAILQ_HEAD_INITIALIZER(srv.clients),
+	 .dead = TAILQ_HEAD_INITIALIZER(srv.dead)};
 
 static uint64_t now_ms(void)
 {
@@ -143,16 +143,34 @@ out:
 	return text;
 }
 
+/* Closes c now and frees it once the epoll batch being handled is done:
+ * a client evicted to make room for a new one may have an event of its
+ * own later in the same batch, which must find it (dead, ignored), not
+ * freed memory or the new client allocated there. */
 static void client_close(struct client *c)
 {
 	TAILQ_REMOVE(&srv.clients, c, next);
 	srv.n_clients--;
 	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
+	c->fd = -1;
 	free(c->in);
 	free(c->out);
-	c->magic = 0;
-	free(c);
+	c->in = c->out = NULL;
+	c->dead = true;
+	TAILQ_INSERT_TAIL(&srv.dead, c, next);
+}
+
+/* Frees the clients closed since the last call: after an epoll batch. */
+static void clients_reap(void)
+{
+	struct client *c;
+
+	while ((c = TAILQ_FIRST(&srv.dead)) != NULL) {
+		TAILQ_REMOVE(&srv.dead, c, next);
+		c->magic = 0;
+		free(c);
+	}
 }
 
 static void client_queue(struct client *c, const char *text)
@@ -309,7 +327,7 @@ static void accept_clients(void)
 
 		if (fd < 0)
 			return;
-		if (srv.n_clients >= CLIENTS_MAX) {
+		if (srv.n_clients >= API_SERVER_CLIENTS_MAX) {
 			c = longest_idle();
 			if (c == NULL) {
 				LOG(WARNING, "%u API clients, all busy; refusing one",
@@ -377,6 +395,8 @@ int api_server_event(void *ptr, uint32_t events)
 	}
 	if (c == NULL || c->magic != CLIENT_MAGIC)
 		return 0;
+	if (c->dead) /* closed earlier in this batch */
+		return 1;
 	if ((events & EPOLLIN) && !client_read(c)) {
 		client_close(c);
 		return 1;
@@ -395,6 +415,8 @@ void api_server_housekeeping(void)
 	uint64_t now = now_ms();
 	struct client *c, *tmp;
 
+	/* The batch is done: no event of a closed client is left. */
+	clients_reap();
 	for (c = TAILQ_FIRST(&srv.clients); c != NULL; c = tmp) {
 		tmp = TAILQ_NEXT(c, next);
 		if (c->partial_since == 0 || now - c->partial_since < PARTIAL_TIMEOUT_MS)
@@ -431,6 +453,7 @@ void api_server_close(void)
 {
 	while (!TAILQ_EMPTY(&srv.clients))
 		client_close(TAILQ_FIRST(&srv.clients));
+	clients_reap();
 	if (srv.fd >= 0) {
 		close(srv.fd);
 		unlink(srv.path);

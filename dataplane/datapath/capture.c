@@ -8,7 +8,7 @@
 
 #include "datapath/observe.h"
 
-RTE_DEFINE_PER_LCORE(unsigned int, dp_worker_id);
+RTE_DEFINE_PER_LCORE(unsigned int, dp_worker_id) = DP_NO_WORKER;
 
 /* The filter's verdict on an mbuf: 0 is "not taken". */
 static inline uint64_t filter_mbuf(const struct dp_capture *c, struct rte_mbuf *m)

@@ -2,9 +2,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <rte_common.h>
 #include <rte_prefetch.h>
+#include <rte_random.h>
 #include <rte_spinlock.h>
 
 #include "mac_table.h"
@@ -27,6 +29,12 @@ struct mac_bucket {
 
 struct mac_table {
 	struct mac_bucket *buckets;
+	/* The bucket hash's multipliers (odd), drawn per table: with fixed
+	 * ones a pod could compute MACs that fill a victim's (the gateway's)
+	 * two buckets and keep it from ever being learned. Multiply-shift
+	 * with a random odd multiplier makes two given keys collide with
+	 * probability at most 2/buckets, whatever they are. */
+	uint64_t mul[2];
 	uint32_t mask;
 	uint32_t bits;
 	uint32_t count;
@@ -53,19 +61,43 @@ static inline void key_mac(uint64_t key, uint8_t m[6])
 
 static inline void bucket_pair(const struct mac_table *t, uint64_t key, uint32_t b[2])
 {
-	b[0] = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - t->bits));
-	b[1] = (uint32_t)((key * 0xC2B2AE3D27D4EB4Full) >> (64 - t->bits));
+	b[0] = (uint32_t)((key * t->mul[0]) >> (64 - t->bits));
+	b[1] = (uint32_t)((key * t->mul[1]) >> (64 - t->bits));
 	if (b[1] == b[0])
 		b[1] ^= 1;
 }
 
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
 struct mac_table *mac_table_create(uint32_t capacity)
+{
+	uint64_t seed;
+
+	/* The kernel's randomness: a pod cannot guess it from the start time
+	 * (rte_rand's own seed is the TSC); rte_rand when it is not there. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+		seed = rte_rand();
+	return mac_table_create_seeded(capacity, seed);
+}
+
+struct mac_table *mac_table_create_seeded(uint32_t capacity, uint64_t seed)
 {
 	struct mac_table *t = calloc(1, sizeof(*t));
 	uint32_t nb = 2;
 
 	if (t == NULL)
 		return NULL;
+	t->mul[0] = splitmix64(&seed) | 1;
+	do
+		t->mul[1] = splitmix64(&seed) | 1;
+	while (t->mul[1] == t->mul[0]);
 	while (nb * ENTRIES_PER_BUCKET < capacity && nb < (1u << 24))
 		nb <<= 1;
 	t->bits = (uint32_t)__builtin_ctz(nb);
@@ -277,6 +309,11 @@ enum mac_learn_result mac_table_learn_own(struct mac_table *t, uint16_t net, con
 					  uint16_t port, uint32_t now)
 {
 	return learn(t, net, mac, port, now, 0, 0, true);
+}
+
+void mac_table_buckets(const struct mac_table *t, uint16_t net, const uint8_t mac[6], uint32_t b[2])
+{
+	bucket_pair(t, mac_key(net, mac), b);
 }
 
 void mac_table_lookup_bulk(const struct mac_table *t, uint16_t net, const uint8_t *const macs[],

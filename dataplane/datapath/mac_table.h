@@ -19,8 +19,15 @@
 
 struct mac_table;
 
-/* capacity: entries wanted; rounded up. Returns NULL on allocation failure. */
+/* capacity: entries wanted; rounded up. Returns NULL on allocation failure.
+ * The bucket hash is seeded from the kernel's randomness, per table: where
+ * a MAC lands differs from one start of podwired to the next. */
 struct mac_table *mac_table_create(uint32_t capacity);
+/* The same with a given seed: the same seed, the same placement (tests). */
+struct mac_table *mac_table_create_seeded(uint32_t capacity, uint64_t seed);
+/* The two buckets mac of net may live in (tests, diagnostics). */
+void mac_table_buckets(const struct mac_table *t, uint16_t net, const uint8_t mac[6],
+		       uint32_t b[2]);
 void mac_table_free(struct mac_table *t);
 
 enum mac_learn_result {

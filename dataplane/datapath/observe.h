@@ -18,6 +18,7 @@
 #ifndef PODWIRE_DATAPATH_OBSERVE_H
 #define PODWIRE_DATAPATH_OBSERVE_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -73,7 +74,8 @@ static inline struct capture_meta *capture_meta(struct rte_mbuf *m)
 }
 
 /* The worker id of the calling lcore, for code that is not handed its
- * worker (a port kind's rx). */
+ * worker (a port kind's rx); DP_NO_WORKER on every other thread. */
+#define DP_NO_WORKER UINT_MAX
 RTE_DECLARE_PER_LCORE(unsigned int, dp_worker_id);
 
 /* Copies of n mbufs at port p into rec[] (NULL where the filter did not
@@ -125,7 +127,12 @@ static inline void capture_drop(unsigned int wid, const struct dp_port *p,
 static inline void capture_dropped(const struct dp_port *p, struct rte_mbuf *m,
 				   enum capture_dir dir, enum drop_reason reason)
 {
-	capture_drop(RTE_PER_LCORE(dp_worker_id), p, &m, 1, dir, reason);
+	unsigned int wid = RTE_PER_LCORE(dp_worker_id);
+
+	/* Capture rings have one producer, their worker: another thread
+	 * must not push onto one. */
+	if (wid != DP_NO_WORKER)
+		capture_drop(wid, p, &m, 1, dir, reason);
 }
 
 /* ---- trace ------------------------------------------------------------------ */

@@ -98,8 +98,9 @@ struct worker *worker_new(unsigned int id, unsigned int lcore, struct rte_mempoo
 	w->lcore = lcore;
 	w->ctr = stats_ports[id];
 	w->pool = pool;
-	/* A test drives this worker on the calling thread. */
-	RTE_PER_LCORE(dp_worker_id) = id;
+	/* The caller's own worker id is its own business (worker_main, or a
+	 * test driving a worker by hand, sets it): podwired's main thread,
+	 * which makes every worker, is none of them. */
 	return w;
 }
 

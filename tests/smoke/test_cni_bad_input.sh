@@ -4,7 +4,8 @@
 # (no port, directory, record or IP) and leaves podwired serving. Also:
 # podwired down (ADD: code 11; DEL still succeeds and the port goes once
 # podwired is back), IPAM missing or failing, and a failure after IPAM
-# (the address is released in the rollback).
+# (the address is released in the rollback). DEL removes a device-info
+# file only when podwire wrote it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 
@@ -129,6 +130,32 @@ cni_ok "DEL pod2 whose port is gone"
 cni CHECK pod2 net1 "$T/pod2.json"
 cni_err "CHECK after DEL" 103 "no record of pod2/net1"
 still_clean "after CHECK and DEL"
+
+# ---- DEL removes only the files podwire wrote --------------------------------------
+# The device-info path is the runtime's: with no record of the attachment,
+# or after another plugin wrote over podwire's file, DEL leaves the file.
+mkdir -p "$T/devinfo"
+OTHER='{"type":"pci","version":"1.1.0","pci":{"pci-address":"0000:01:02.2"}}'
+echo "$OTHER" >"$T/devinfo/sriov-device.json"
+cni_conf ".runtimeConfig = {CNIDeviceInfoFile: \"$T/devinfo/sriov-device.json\"}" >"$T/di.json"
+cni DEL pod5 net1 "$T/di.json"
+cni_ok "DEL of an attachment podwire never made"
+expect_eq "DEL with no record left the device-info file" "$OTHER" "$(cat "$T/devinfo/sriov-device.json")"
+cni_conf ".runtimeConfig = {CNIDeviceInfoFile: \"$T/devinfo/pod5-device.json\"}" >"$T/di5.json"
+cni ADD pod5 net1 "$T/di5.json"
+cni_ok "ADD pod5 with a device-info file"
+echo "$OTHER" >"$T/devinfo/pod5-device.json"
+cni DEL pod5 net1 "$T/di5.json"
+cni_ok "DEL pod5 after another plugin wrote over its device-info file"
+expect_eq "DEL left the other plugin's file" "$OTHER" "$(cat "$T/devinfo/pod5-device.json")"
+grep -qF "is not the one podwire wrote" "$T/cni.err" || fail "DEL did not say why: $(cat "$T/cni.err")"
+cni ADD pod5 net1 "$T/di5.json"
+cni_ok "ADD pod5 again"
+cni DEL pod5 net1 "$T/di5.json"
+cni_ok "DEL pod5"
+[ ! -e "$T/devinfo/pod5-device.json" ] || fail "DEL left podwire's own device-info file"
+rm -r "$T/devinfo"
+still_clean "after DELs with device-info files"
 
 # ---- podwired down ---------------------------------------------------------------
 cni ADD pod3 net1 "$T/good.json"

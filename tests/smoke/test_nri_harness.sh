@@ -3,7 +3,8 @@
 # (tests/nri/invoke.py: the host configuration, PATH + /opt/nri/bin, the
 # argument "invoke", the request JSON, the result JSON), on the real cgroup
 # v1 cpuset of processes this test starts: containers lose podwired's
-# worker core; podwire.io/cores is honoured unless it takes a worker core;
+# worker core; podwire.io/cores is honoured unless it takes a worker core
+# or a CPU outside the container's own resources.cpu.cpus;
 # nothing is left empty; update keeps the rule; delete forgets; podwired
 # not running changes nothing; every bad request is an error result that
 # changes nothing. cgroup v2 (which this host's cpuset controller is not
@@ -143,7 +144,18 @@ invoke_err "cores that are no list" 'annotation podwire.io/cores: "two" is not a
 	create d1 "$PID_d1" "$(spec "$PID_d1" "" '{"podwire.io/cores":"two"}')"
 invoke_err "cores outside the cgroup" 'is not within its cgroup'"'"'s CPUs' \
 	create d1 "$PID_d1" "$(spec "$PID_d1" "" '{"podwire.io/cores":"1000"}')"
+# Within the pod's cgroup, only the container's own CPUs (its
+# resources.cpu.cpus, e.g. a Guaranteed pod's exclusive ones) are its to
+# ask for: not a CPU of another pod's.
+invoke_err "cores outside the container's own cpus" \
+	"annotation podwire.io/cores=\"$POD_CPU\" is not within the container's own CPUs (spec.resources.cpu.cpus \"$WORKER_CPU\"); ask for cores of $WORKER_CPU other than podwired's workers ($WORKER_CPU), or give the container the cores it names" \
+	create d1 "$PID_d1" "$(spec "$PID_d1" "" "{\"podwire.io/cores\":\"$POD_CPU\"}" "{\"cpu\":{\"cpus\":\"$WORKER_CPU\"}}")"
+invoke_err "cores with unreadable resources.cpu.cpus" 'spec.resources.cpu.cpus: ' \
+	create d1 "$PID_d1" "$(spec "$PID_d1" "" "{\"podwire.io/cores\":\"$POD_CPU\"}" '{"cpu":{"cpus":"x"}}')"
 expect_eq "refused requests left d1 alone" "$ALL" "$(cpus_of pod/d1)"
+invoke_ok "cores within the container's own cpus" create d1 "$PID_d1" \
+	"$(spec "$PID_d1" "" "{\"podwire.io/cores\":\"$POD_CPU\"}" "{\"cpu\":{\"cpus\":\"$ALL\"}}")"
+expect_eq "d1's cpuset.cpus" "$POD_CPU" "$(cpus_of pod/d1)"
 
 # ---- never empty ---------------------------------------------------------------------
 cg_make tight "$WORKER_CPU"

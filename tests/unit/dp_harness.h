@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "datapath/forward.h"
+#include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 #include "model/network.h"
@@ -58,6 +59,8 @@ static inline void dp_harness_init(unsigned int nw)
 	for (unsigned int i = 0; i < nw; i++)
 		workers[i] = worker_new(i, 0, pw_mbuf_pool);
 	n_workers = nw;
+	/* This thread drives workers[0] (dp_harness_input). */
+	RTE_PER_LCORE(dp_worker_id) = 0;
 	/* The test thread reports quiescence itself (see dp_harness_burst);
 	 * unregistered, it is not waited for by view_publish. */
 }

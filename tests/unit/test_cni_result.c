@@ -275,6 +275,67 @@ static void test_devinfo(void)
 	cJSON_Delete(d);
 }
 
+/* DEL removes the device-info file only when it is podwire's for the
+ * attachment: the path is the runtime's, and a device plugin or another
+ * CNI plugin may have written there. */
+static void test_devinfo_remove(void)
+{
+	char dir[64], other[128], text[256];
+	struct cni_error err;
+	struct attach a;
+	cJSON *d;
+	FILE *f;
+
+	CU_ASSERT_FATAL(unit_tmpdir(dir, sizeof(dir)));
+	attach_for(&a, IFTYPE_VHOST, "client");
+	snprintf(a.devinfo, sizeof(a.devinfo), "%s/cni/pod-net1-device.json", dir);
+	/* Podwire's own file: removed; gone already: fine. */
+	d = devinfo_build(&a);
+	ASSERT_INT_EQ(devinfo_write(a.devinfo, d, &err), 0);
+	cJSON_Delete(d);
+	ASSERT_INT_EQ(devinfo_remove(&a), 0);
+	CU_ASSERT(access(a.devinfo, F_OK) != 0);
+	ASSERT_INT_EQ(devinfo_remove(&a), 0);
+	/* Podwire's with entries added (a later version's): still podwire's. */
+	d = devinfo_build(&a);
+	cJSON_AddStringToObject(cJSON_GetObjectItem(d, "vhost-user"), "secret", "s3");
+	ASSERT_INT_EQ(devinfo_write(a.devinfo, d, &err), 0);
+	cJSON_Delete(d);
+	ASSERT_INT_EQ(devinfo_remove(&a), 0);
+	CU_ASSERT(access(a.devinfo, F_OK) != 0);
+	/* Another device's at the same path (a device plugin's VF, another
+	 * socket, not JSON): left as it is. */
+	static const char *const foreign[] = {
+	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:01:02.2\"}}\n",
+	    "{\"type\":\"vhost-user\",\"version\":\"1.1.0\",\"vhost-user\":{\"mode\":\"client\","
+	    "\"path\":\"/var/run/other/vhost.sock\"}}\n",
+	    "written by someone else\n",
+	};
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		f = fopen(a.devinfo, "w");
+		CU_ASSERT_FATAL(f != NULL);
+		fputs(foreign[i], f);
+		fclose(f);
+		ASSERT_INT_EQ(devinfo_remove(&a), 1);
+		f = fopen(a.devinfo, "r");
+		CU_ASSERT_FATAL(f != NULL);
+		text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+		fclose(f);
+		ASSERT_STR_EQ(text, foreign[i]);
+	}
+	unlink(a.devinfo);
+	/* A symlink to a file like podwire's: neither is removed. */
+	snprintf(other, sizeof(other), "%s/elsewhere.json", dir);
+	d = devinfo_build(&a);
+	ASSERT_INT_EQ(devinfo_write(other, d, &err), 0);
+	cJSON_Delete(d);
+	CU_ASSERT_FATAL(symlink(other, a.devinfo) == 0);
+	ASSERT_INT_EQ(devinfo_remove(&a), 1);
+	CU_ASSERT(access(other, F_OK) == 0);
+	CU_ASSERT(access(a.devinfo, F_OK) == 0);
+	unit_rmtree(dir);
+}
+
 static void test_podwire_json(void)
 {
 	cJSON *m = merged(), *pj;
@@ -397,6 +458,7 @@ int main(void)
 	    {"merge: prevResult chaining and layer 2", test_merge_prev},
 	    {"error object", test_error_object},
 	    {"device-info and vdev strings", test_devinfo},
+	    {"device-info removed only when podwire's", test_devinfo_remove},
 	    {"podwire.json", test_podwire_json},
 	    {"device-info of a VF (type pci)", test_devinfo_pci},
 	    {"result and podwire.json of a VF: pciID, no socket", test_result_pci},

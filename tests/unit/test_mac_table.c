@@ -746,6 +746,99 @@ static void test_concurrent_evictions(void)
 	mac_table_free(r.t);
 }
 
+/* ---- the hash is seeded: placement differs per table ------------------------ */
+
+static unsigned int same_placement(const struct mac_table *a, const struct mac_table *b,
+				   unsigned int n)
+{
+	unsigned int same = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t mac[6];
+		uint32_t ba[2], bb[2];
+
+		make_mac(i, mac);
+		mac_table_buckets(a, 7, mac, ba);
+		mac_table_buckets(b, 7, mac, bb);
+		same += ba[0] == bb[0] && ba[1] == bb[1];
+	}
+	return same;
+}
+
+static void test_seeded_placement(void)
+{
+	struct mac_table *a = mac_table_create_seeded(4096, 1);
+	struct mac_table *a2 = mac_table_create_seeded(4096, 1);
+	struct mac_table *b = mac_table_create_seeded(4096, 2);
+	struct mac_table *r1 = mac_table_create(4096), *r2 = mac_table_create(4096);
+
+	CU_ASSERT_FATAL(a != NULL && a2 != NULL && b != NULL && r1 != NULL && r2 != NULL);
+	/* 2048 buckets: by chance a MAC keeps its pair 1 time in 4 million. */
+	ASSERT_INT_EQ(same_placement(a, a2, 1000), 1000);
+	CU_ASSERT(same_placement(a, b, 1000) < 10);
+	CU_ASSERT(same_placement(r1, r2, 1000) < 10);
+	mac_table_free(a), mac_table_free(a2), mac_table_free(b);
+	mac_table_free(r1), mac_table_free(r2);
+}
+
+/* MACs that fill both buckets of victim in t, the way a pod without port
+ * security would pick them: three whose first bucket is the victim's
+ * first, three whose first is its second. */
+static unsigned int colliding_set(const struct mac_table *t, const uint8_t victim[6],
+				  uint8_t out[6][6])
+{
+	uint32_t vb[2];
+	unsigned int got[2] = {0, 0}, n = 0;
+
+	mac_table_buckets(t, 0, victim, vb);
+	for (uint32_t i = 1; i < 1000000 && n < 6; i++) {
+		uint8_t mac[6];
+		uint32_t b[2];
+
+		make_mac(i, mac);
+		mac[0] = 0x06;
+		mac_table_buckets(t, 0, mac, b);
+		for (int j = 0; j < 2; j++)
+			if (b[0] == vb[j] && got[j] < 3) {
+				got[j]++;
+				memcpy(out[n++], mac, 6);
+			}
+	}
+	return n;
+}
+
+/* A set of MACs computed to keep the gateway out of one table keeps it out
+ * of no other: the next start of podwired draws another hash. */
+static void test_precomputed_collisions_do_not_carry(void)
+{
+	static const uint8_t gw[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+	struct mac_table *t = mac_table_create_seeded(64, 11);
+	uint8_t set[6][6];
+	unsigned int missed = 0;
+
+	CU_ASSERT_FATAL(t != NULL);
+	ASSERT_INT_EQ(colliding_set(t, gw, set), 6);
+	/* In the table it was computed for, it works: the gateway's buckets
+	 * are full of the attacker's entries, and it is not learned. */
+	for (int i = 0; i < 6; i++)
+		ASSERT_INT_EQ(mac_table_learn(t, 0, set[i], 1, 100, 0, 0), MAC_LEARN_NEW);
+	ASSERT_INT_EQ(mac_table_learn(t, 0, gw, 2, 100, 0, 0), MAC_LEARN_LIMIT);
+	ASSERT_INT_EQ(lookup1(t, 0, gw), MAC_TABLE_MISS);
+	mac_table_free(t);
+	/* In tables with other seeds, the same set does not. */
+	for (uint64_t seed = 12; seed < 12 + 20; seed++) {
+		t = mac_table_create_seeded(64, seed);
+		CU_ASSERT_FATAL(t != NULL);
+		for (int i = 0; i < 6; i++)
+			mac_table_learn(t, 0, set[i], 1, 100, 0, 0);
+		if (mac_table_learn(t, 0, gw, 2, 100, 0, 0) == MAC_LEARN_LIMIT ||
+		    lookup1(t, 0, gw) != 2)
+			missed++;
+		mac_table_free(t);
+	}
+	ASSERT_INT_EQ(missed, 0);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -763,6 +856,9 @@ int main(void)
 	    {"fill past capacity", test_fill_past_capacity},
 	    {"concurrent moves and bulk lookups", test_concurrent_moves},
 	    {"concurrent evictions and bulk lookups", test_concurrent_evictions},
+	    {"the hash is seeded per table", test_seeded_placement},
+	    {"precomputed collisions do not carry to another seed",
+	     test_precomputed_collisions_do_not_carry},
 	    {NULL, NULL},
 	};
 
