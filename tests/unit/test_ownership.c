@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Regression tests for more findings of a review of podwired (issue 21):
- * an API client evicted while an event of its was still to be handled in
- * the same epoll batch, and worker_new changing the calling thread's
- * worker id. EAL runs without hugepages.
+ * What belongs to whom across threads and event batches: an API client
+ * evicted while an event of its is still to be handled in the same
+ * epoll batch is freed only after the batch, and making a worker's state
+ * leaves the calling thread's worker id alone. EAL runs without
+ * hugepages.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -199,7 +200,7 @@ int main(void)
 	int rc;
 
 	dp_harness_init(1);
-	rc = unit_run("findings", tests);
+	rc = unit_run("ownership", tests);
 	dp_harness_fini();
 	return rc;
 }

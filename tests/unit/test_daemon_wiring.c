@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Regression tests for the defects a review of podwired found: a port
- * freed while the published view still held it, --config=FILE ignored,
- * a method without a handler, the log level checked only after EAL, and
- * the registries that silently dropped what did not fit. EAL runs without
- * hugepages.
+ * How podwired's parts are wired together: a model change that cannot
+ * publish its view leaves nothing freed under the workers, options and
+ * config keys (--config=FILE, --log-level checked before EAL), and the
+ * registries (every API method one handler, results as api.h declares
+ * them, port kinds that do not fit) that refuse to start rather than drop
+ * what does not fit. EAL runs without hugepages.
  */
 #include <errno.h>
 #include <sched.h>
@@ -234,10 +235,10 @@ static void test_registry_catches_gaps_and_doubles(void)
 		}                                                                                  \
 	} while (0)
 
-		api_register(API_M_PORT_LIST, h_other, "test_review.c");
+		api_register(API_M_PORT_LIST, h_other, "test_daemon_wiring.c");
 		CHECK(api_registry_check(msg, sizeof(msg)) == -EINVAL);
 		CHECK(strstr(msg, "port.list has 2 handlers") != NULL);
-		CHECK(strstr(msg, "test_review.c") != NULL);
+		CHECK(strstr(msg, "test_daemon_wiring.c") != NULL);
 		CHECK(api_handler(API_M_PORT_LIST) == NULL);
 		resp = api_server_handle_line(
 		    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"port.list\"}", 47);
@@ -348,7 +349,7 @@ int main(void)
 		return 2;
 	dp_harness_init(1);
 	state_set_dir(tmp);
-	rc = unit_run("review", tests);
+	rc = unit_run("daemon_wiring", tests);
 	dp_harness_fini();
 	unit_rmtree(tmp);
 	return rc;
