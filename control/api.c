@@ -253,8 +253,11 @@ static const struct api_field port_results[] = {
     I(API_F_MAC_LIMIT, "MACs it may have learned"),
     I(API_F_FLOOD_LIMIT, "flooded frames per second it may send, 0: no limit"),
     I(API_F_TX_RETRIES, "tries again of a full ring"),
-    S(API_F_LINK, "up or down"),
-    I(API_F_WORKER, "the core of the worker polling it"),
+    S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
+    OPT(API_T_STRING, API_R_REASON,
+	"failed ports: why, and the fix; podwired tries again at its next start, `port del` "
+	"deletes it"),
+    OPT(API_T_INT, API_F_WORKER, "the core of the worker polling it (none when failed)"),
     {API_R_UPLINK, API_T_OBJECT, false, "uplinks: the device", uplink_results},
     {API_R_MEMIF, API_T_OBJECT, false, "memif: the connection", memif_results},
     {API_R_VETH, API_T_OBJECT, false, "veth: the pair", veth_results},

@@ -322,11 +322,24 @@ static void print_deleted(const struct reply *r)
 	       str(r->params, API_F_NAME));
 }
 
+/* port list: the table, then why each failed port failed. */
+static void print_port_list(const struct reply *r)
+{
+	const cJSON *p, *ports = member(r->result, API_R_PORTS);
+
+	print_table(ports, port_cols);
+	cJSON_ArrayForEach (p, ports)
+		if (member(p, API_R_REASON) != NULL)
+			printf("  %s failed: %s\n", str(p, API_F_NAME), str(p, API_R_REASON));
+}
+
 static void print_port(const struct reply *r)
 {
 	const cJSON *stats = member(r->result, API_R_STATS);
 
 	print_fields(r->result, port_cols);
+	if (member(r->result, API_R_REASON) != NULL)
+		printf("%-13s %s\n", "reason:", str(r->result, API_R_REASON));
 	if (member(r->result, API_R_UPLINK) != NULL)
 		print_fields(member(r->result, API_R_UPLINK), uplink_fields);
 	print_fields(r->result, guard_fields);
@@ -648,8 +661,7 @@ static const struct command commands[] = {
      "           (`kinds` lists the kinds podwired offers and which options each takes)",
      API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
     {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
-    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL,
-     API_R_PORTS, port_cols},
+    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, print_port_list},
     {"port show", "NAME", API_M_PORT_GET, API_F_NAME, true, no_opts, print_port},
     {"stats clear", "[PORT]", API_M_STATS_CLEAR, API_F_PORT, false, no_opts, print_cleared},
     {"stats", "[PORT]", API_M_STATS_GET, API_F_PORT, false, no_opts, print_stats},

@@ -19,6 +19,7 @@
 #include "datapath/worker.h"
 #include "model/network.h"
 #include "model/port.h"
+#include "model/port_failed.h"
 #include "model/publish.h"
 
 PW_LOG_TYPE("port");
@@ -160,6 +161,7 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 		char *msg, size_t len)
 {
 	const struct port_ops *ops = port_kind_find(conf->type);
+	const struct port_failed *failed;
 	struct view *v;
 	struct port *p, *other;
 	int idx = -1, rc;
@@ -176,6 +178,23 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 			 "port \"%s\" already exists; delete it first or pick another "
 			 "name",
 			 conf->name);
+		return -EEXIST;
+	}
+	failed = port_failed_find(conf->name);
+	if (failed == NULL && conf->socket[0] != '\0')
+		failed = port_failed_by_socket(conf->socket);
+	if (failed != NULL) {
+		/* Both would be in the state file: one would fail at the next
+		 * start, or take the other's place. */
+		*code = API_ERR_EXISTS;
+		snprintf(
+		    msg, len,
+		    "port \"%s\": %s already used by port \"%s\", which failed to "
+		    "restore (%s); delete it first (podwirectl port del %s) or pick another %s",
+		    conf->name,
+		    strcmp(failed->conf.name, conf->name) == 0 ? "the name is" : "its socket is",
+		    failed->conf.name, failed->reason, failed->conf.name,
+		    strcmp(failed->conf.name, conf->name) == 0 ? "name" : "path");
 		return -EEXIST;
 	}
 	other = conf->socket[0] ? port_by_socket(conf->socket) : NULL;
@@ -301,4 +320,5 @@ void port_destroy_all(void)
 	view_publish_empty();
 	while ((p = TAILQ_FIRST(&port_all)) != NULL)
 		port_free(p);
+	port_failed_delete_all();
 }
