@@ -208,7 +208,8 @@ static const struct api_field uplink_results[] = {
     {NULL}};
 
 static const struct api_field memif_results[] = {
-    S(API_R_STATE, "listening, connecting, handshake or connected"),
+    S(API_R_STATE, "listening, backing-off (a server not taking connections for backoff_ms), "
+		   "connecting, handshake or connected"),
     S(API_R_PEER, "the peer's name, \"\" when none"),
     I(API_R_QUEUE_PAIRS, "queue pairs in use"),
     I(API_R_RING_SIZE, "slots per ring"),
@@ -217,6 +218,9 @@ static const struct api_field memif_results[] = {
     N(API_R_CONNECTS, "connections since the port was made"),
     N(API_R_DISCONNECTS, "disconnections since"),
     S(API_R_LAST_DISCONNECT, "why the last connection ended or failed"),
+    N(API_R_REFUSED, "peers turned away since the port was made: it had one already"),
+    I(API_R_FLAPS, "connections in a row that ended before they were up or within 1 s"),
+    I(API_R_BACKOFF_MS, "after flaps: how long podwired waits to take or make the next"),
     {NULL}};
 
 static const struct api_field veth_results[] = {

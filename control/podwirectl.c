@@ -214,6 +214,17 @@ static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
 
 static const struct column reasons_col[] = {{"DROP-REASONS", API_R_DROPS, COL_REASONS}, {NULL}};
 
+static const struct column memif_fields[] = {{"MEMIF", API_R_STATE, COL_STR},
+					     {"PEER", API_R_PEER, COL_STR},
+					     {"MAPPED-BYTES", API_R_MAPPED_BYTES, COL_U64},
+					     {"CONNECTS", API_R_CONNECTS, COL_U64},
+					     {"DISCONNECTS", API_R_DISCONNECTS, COL_U64},
+					     {"REFUSED", API_R_REFUSED, COL_U64},
+					     {"FLAPS", API_R_FLAPS, COL_U64},
+					     {"BACKOFF-MS", API_R_BACKOFF_MS, COL_U64},
+					     {"LAST-REASON", API_R_LAST_DISCONNECT, COL_STR},
+					     {NULL}};
+
 /* Port security and limits, in port show. */
 static const struct column guard_fields[] = {
     {"PORT-SECURITY", API_F_PORT_SECURITY, COL_BOOL}, {"ALLOWED-MACS", API_F_ALLOWED_MACS, COL_STR},
@@ -342,6 +353,8 @@ static void print_port(const struct reply *r)
 		printf("%-13s %s\n", "reason:", str(r->result, API_R_REASON));
 	if (member(r->result, API_R_UPLINK) != NULL)
 		print_fields(member(r->result, API_R_UPLINK), uplink_fields);
+	if (member(r->result, API_R_MEMIF) != NULL)
+		print_fields(member(r->result, API_R_MEMIF), memif_fields);
 	print_fields(r->result, guard_fields);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */

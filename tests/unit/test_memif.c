@@ -305,6 +305,21 @@ static void test_client_order(void)
 
 /* ---- rings ------------------------------------------------------------------------------ */
 
+static void test_flap_backoff(void)
+{
+	ASSERT_INT_EQ(memif_flap_backoff_ms(0, 100, 5000), 0);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(1, 100, 5000), 100);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(2, 100, 5000), 200);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(6, 100, 5000), 3200);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(7, 100, 5000), 5000);
+	/* However long the streak: no overflow past the cap. */
+	ASSERT_INT_EQ(memif_flap_backoff_ms(40, 100, 5000), 5000);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(4000000000u, 100, 5000), 5000);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(3, 0, 0), 0);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(4000000000u, 0, 5000), 0);
+	ASSERT_INT_EQ(memif_flap_backoff_ms(3, 20, 20), 20);
+}
+
 static void test_ring_count(void)
 {
 	ASSERT_INT_EQ(memif_ring_count(10, 10, 1024), 0);
@@ -682,6 +697,7 @@ int main(void)
 	    {"connect and hello", test_connect_and_hello},
 	    {"server: message order", test_server_order},
 	    {"client: message order", test_client_order},
+	    {"flap back-off: doubled, capped", test_flap_backoff},
 	    {"ring counts across wrap-around", test_ring_count},
 	    {"descriptors read once, written whole", test_desc_access},
 	    {"rx: every bad descriptor field drops its frame only", test_rx_checks},

@@ -293,3 +293,13 @@ void memif_msg_disconnect(struct memif_msg *m, uint32_t code, const char *reason
 	m->disconnect.code = code;
 	put_str(m->disconnect.reason, sizeof(m->disconnect.reason) - 1, reason);
 }
+
+unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms)
+{
+	uint64_t ms = min_ms;
+
+	/* Doubling stops at the cap: no shift past the width. */
+	for (unsigned int i = 1; i < n && ms != 0 && ms < max_ms; i++)
+		ms *= 2;
+	return n == 0 ? 0 : (unsigned int)(ms < max_ms ? ms : max_ms);
+}

@@ -75,6 +75,10 @@ int memif_check_connect(const struct memif_offer *o, char *why, size_t len);
 int memif_check_hello(const struct memif_msg_hello *m, uint8_t want_log2, uint8_t *log2, char *why,
 		      size_t len);
 
+/* How long a port waits after the n-th flap in a row (n >= 1):
+ * min_ms doubled for each flap after the first, at most max_ms. */
+unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms);
+
 /* Records an accepted ADD_REGION / ADD_RING in o. */
 void memif_offer_add_region(struct memif_offer *o, const struct memif_msg_add_region *m);
 void memif_offer_add_ring(struct memif_offer *o, const struct memif_msg_add_ring *m);
