@@ -174,6 +174,7 @@ int main(int argc, char **argv)
 	/* options_parse checked the name: this cannot fail. */
 	pw_log_set_level(pw_cfg.log_level);
 	memif_cfg.backoff_max_ms = pw_cfg.memif_backoff_max_ms;
+	port_set_socket_group(pw_cfg.socket_gid);
 	pw_start_time = time(NULL);
 	if (datapath_start() != 0) {
 		rte_eal_cleanup();

@@ -129,6 +129,54 @@ int port_clear_stale_socket(const struct port *p, char *msg, size_t len)
 	return 0;
 }
 
+static gid_t socket_gid;
+
+void port_set_socket_group(gid_t gid)
+{
+	socket_gid = gid == (gid_t)-1 ? 0 : gid;
+}
+
+int port_check_client_socket(const struct port *p, int fd, char *msg, size_t len)
+{
+	const char *path = p->conf.socket;
+	struct stat st;
+
+	if ((fd >= 0 ? fstat(fd, &st) : lstat(path, &st)) != 0) {
+		int e = errno;
+
+		snprintf(msg, len, "cannot connect to %s: %s", path, strerror(e));
+		return e == ENOENT ? -ENOENT : -EACCES;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(msg, len,
+			 "%s is a symbolic link; podwired connects only to a socket "
+			 "the pod made there itself (a link could lead to another port's socket "
+			 "and join two networks): remove the link",
+			 path);
+		return -EACCES;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(msg, len, "%s is not a socket; the pod creates its socket there", path);
+		return -EACCES;
+	}
+	if (st.st_nlink != 1) {
+		snprintf(msg, len,
+			 "%s has %lu hard links; podwired connects only to a socket "
+			 "with one (a link could be another port's socket): remove the link",
+			 path, (unsigned long)st.st_nlink);
+		return -EACCES;
+	}
+	if (st.st_uid != 0 && st.st_gid != socket_gid) {
+		snprintf(msg, len,
+			 "%s belongs to uid %u, gid %u; podwired connects only to a "
+			 "socket owned by root or by its socket group (gid %u, --socket-group)",
+			 path, (unsigned int)st.st_uid, (unsigned int)st.st_gid,
+			 (unsigned int)socket_gid);
+		return -EACCES;
+	}
+	return 0;
+}
+
 static void port_free(struct port *p);
 
 /* Port security and the limits, as workers read them (see dp_port). */

@@ -605,25 +605,56 @@ static int client_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 	}
 }
 
+/* Whether the server at the other end of fd is podwired itself. */
+static bool peer_is_self(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == getpid();
+}
+
 void memif_client_try(struct memif_port *mp)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	const struct port *p = mp->port;
-	char why[160];
-	int fd;
+	char why[320];
+	int fd = -1, pfd, rc;
 
 	if (mp->cur != NULL || memif_now_ms() < mp->next_try_ms)
 		return;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->conf.socket);
+	/* The pod's directory is the pod's: what is at the path is checked,
+	 * and connected to through the descriptor checked, so that it cannot
+	 * be swapped in between. */
+	pfd = open(p->conf.socket, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket,
+			 strerror(errno));
+		goto fail;
+	}
+	if (port_check_client_socket(p, pfd, why, sizeof(why)) != 0) {
+		close(pfd);
+		goto fail;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pfd);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    conn_new(mp, fd, false) != NULL) {
+	rc = fd >= 0 ? connect(fd, (struct sockaddr *)&sa, sizeof(sa)) : -1;
+	snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket, strerror(errno));
+	close(pfd);
+	if (rc == 0 && peer_is_self(fd)) {
+		snprintf(why, sizeof(why),
+			 "%s leads to podwired itself (another port's socket); podwired connects "
+			 "only to the pod's",
+			 p->conf.socket);
+		rc = -1;
+	}
+	if (rc == 0 && conn_new(mp, fd, false) != NULL) {
 		mp->cur->cli = MEMIF_CLI_WAIT_HELLO;
 		return;
 	}
-	snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket, strerror(errno));
 	if (fd >= 0)
 		close(fd);
+fail:
 	/* Said once, not every try. */
 	if (strcmp(why, mp->last_reason) != 0) {
 		PORT_LOG(p, INFO, "%s; trying again", why);

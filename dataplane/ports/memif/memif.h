@@ -143,7 +143,7 @@ struct memif_port {
 	/* For port show. */
 	uint64_t connects, disconnects;
 	uint64_t refused; /* second peers turned away */
-	char last_reason[160];
+	char last_reason[320];
 	/* Rate limits of log lines (MEMIF_LOG_INTERVAL_MS). */
 	struct memif_log_gate {
 		uint64_t next_ms;
