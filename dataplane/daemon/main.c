@@ -174,6 +174,8 @@ int main(int argc, char **argv)
 	/* options_parse checked the name: this cannot fail. */
 	pw_log_set_level(pw_cfg.log_level);
 	memif_cfg.backoff_max_ms = pw_cfg.memif_backoff_max_ms;
+	memif_cfg.peer_max_bytes = (uint64_t)pw_cfg.memif_peer_memory_mb << 20;
+	memif_cfg.total_max_bytes = (uint64_t)pw_cfg.memif_total_memory_mb << 20;
 	port_set_socket_group(pw_cfg.socket_gid);
 	pw_start_time = time(NULL);
 	if (datapath_start() != 0) {

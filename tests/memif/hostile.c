@@ -13,6 +13,7 @@
  * killed or --wait passes). Every other mode breaks one rule (see
  * run_client and run_server; "hangupK" and "srv-hangupK" leave after the
  * K-th step of the handshake; "flap" connects and leaves in a loop;
+ * "mem-peer" and "mem-total" hand over more memory than podwired's caps;
  * "seconds" connects in a loop to a port another peer holds).
  * The tool then waits up to --wait ms (default 8000) for podwired to end
  * the connection and prints what it saw: "disconnected: REASON" (podwired
@@ -642,6 +643,34 @@ static int seconds(const char *path)
 	return refused == tries ? 0 : 1;
 }
 
+/* "mem-peer": two regions of 10 MiB (past a 16 MiB cap per peer);
+ * "mem-total": one of 15 MiB (past a 20 MiB cap of all peers when
+ * others hold more than 5). Real, sealed memfds of that size: the cap,
+ * not a file check, must be what refuses them. */
+static int memory(struct peer *p, const char *path, const char *mode)
+{
+	bool two = strcmp(mode, "mem-peer") == 0;
+	uint64_t size = (two ? 10ull : 15ull) << 20;
+	struct memif_msg m;
+
+	p->fd = connect_to(path);
+	if (recv_msg(p->fd, &m, 2000, NULL) != 1)
+		return 2;
+	memif_msg_init(&m, 0, secret, "hostile");
+	send1(p->fd, &m, -1);
+	for (uint16_t i = 0; i < (two ? 2 : 1); i++) {
+		int fd = memfd_create("hostile-big", MFD_ALLOW_SEALING);
+
+		if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
+			die("memfd");
+		fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
+		memif_msg_add_region(&m, i, size);
+		send1(p->fd, &m, fd);
+		close(fd);
+	}
+	return outcome(p->fd, true);
+}
+
 /* Whether word is one of the space-separated words of list. */
 static bool in_list(const char *word, const char *list)
 {
@@ -670,6 +699,8 @@ static int run_client(const char *path, const char *mode)
 	if (strncmp(mode, "region-", 7) == 0 || strncmp(mode, "ring-", 5) == 0 ||
 	    strcmp(mode, "connect-norings") == 0 || strcmp(mode, "bad-cookie") == 0)
 		return setup(&p, path, mode);
+	if (strncmp(mode, "mem-", 4) == 0)
+		return memory(&p, path, mode);
 	if (strcmp(mode, "flap") == 0)
 		return flap(path);
 	if (strcmp(mode, "seconds") == 0)

@@ -5,7 +5,8 @@
 # step; as a client of podwired's server port and as a server of its
 # client port. After each: podwired is alive, that port is down with a log
 # line naming the reason, the other pods' traffic goes on, and a
-# well-behaved peer connects to the same port.
+# well-behaved peer connects to the same port. podwired runs with small
+# memif memory caps: a peer handing over more is refused, naming the cap.
 . "$(dirname "$0")/lib.sh"
 
 HOSTILE=$BUILD/memif-hostile
@@ -13,7 +14,9 @@ HOSTILE=$BUILD/memif-hostile
 MAC_A=02:00:00:00:0a:01
 MAC_B=02:00:00:00:0b:01
 
-daemon_start pw
+# Small memory caps, so that a peer can pass them with a few memfds (the
+# pods a and b map about 4 MiB each, a hostile peer 1 MiB).
+daemon_start pw --memif-peer-memory-mb 16 --memif-total-memory-mb 20
 ctl pw network add net1 >/dev/null
 ctl pw port add pa --network net1 --type memif --socket "$T/a.sock" --mac $MAC_A >/dev/null
 ctl pw port add pb --network net1 --type memif --socket "$T/b.sock" --mac $MAC_B >/dev/null
@@ -101,6 +104,8 @@ attack hx "$T/hx.sock" long-msg "not 128 bytes"
 attack hx "$T/hx.sock" init-fd "init message carried an fd"
 attack hx "$T/hx.sock" two-fds "more than one fd"
 attack hx "$T/hx.sock" region-big "1024 MiB"
+attack hx "$T/hx.sock" mem-peer "the 16 MiB a peer may map (podwired --memif-peer-memory-mb)"
+attack hx "$T/hx.sock" mem-total "the 20 MiB all peers may map (podwired --memif-total-memory-mb)"
 attack hx "$T/hx.sock" region-index "region 5 added where region 0 was due"
 attack hx "$T/hx.sock" region-nofd "came without its fd"
 attack hx "$T/hx.sock" region-notmem "not a memfd"

@@ -172,7 +172,7 @@ static void test_add_region(void)
 	ASSERT_INT_EQ(memif_check_add_region(&r, &o, why, sizeof(why)), 0);
 	memif_offer_add_region(&o, &r);
 	r = region(2, MEMIF_MAX_REGION_BYTES);
-	REFUSED(memif_check_add_region(&r, &o, why, sizeof(why)), -EPROTO, "per peer");
+	ASSERT_INT_EQ(memif_check_add_region(&r, &o, why, sizeof(why)), 0);
 	/* Past the count: region 16 of a peer that sent 16 small ones. */
 	memset(&o, 0, sizeof(o));
 	for (uint16_t i = 0; i < MEMIF_MAX_REGIONS; i++) {
@@ -182,6 +182,29 @@ static void test_add_region(void)
 	}
 	r = region(MEMIF_MAX_REGIONS, 4096);
 	REFUSED(memif_check_add_region(&r, &o, why, sizeof(why)), -EPROTO, "at most 16 regions");
+}
+
+static void test_memory_caps(void)
+{
+	const uint64_t mib = 1 << 20;
+
+	ASSERT_INT_EQ(memif_check_memory(0, 16 * mib, 0, 16 * mib, 0, 20 * mib, why, sizeof(why)),
+		      0);
+	REFUSED(memif_check_memory(1, 10 * mib, 10 * mib, 16 * mib, 10 * mib, 20 * mib, why,
+				   sizeof(why)),
+		-ENOMEM,
+		"region 1: 20 MiB would pass the 16 MiB a peer may map (podwired "
+		"--memif-peer-memory-mb)");
+	REFUSED(memif_check_memory(0, 15 * mib, 0, 16 * mib, 8 * mib, 20 * mib, why, sizeof(why)),
+		-ENOMEM,
+		"15 MiB more would pass the 20 MiB all peers may map (podwired "
+		"--memif-total-memory-mb)");
+	/* Up to the byte, and no wrap-around near the top. */
+	ASSERT_INT_EQ(memif_check_memory(0, 4 * mib, 16 * mib, 20 * mib, 16 * mib, 20 * mib, why,
+					 sizeof(why)),
+		      0);
+	REFUSED(memif_check_memory(0, 1, 20 * mib, 20 * mib, 0, UINT64_MAX / 2, why, sizeof(why)),
+		-ENOMEM, "a peer may map");
 }
 
 static void test_add_ring(void)
@@ -693,6 +716,7 @@ int main(void)
 	    {"message builders", test_builders},
 	    {"init: version, id, mode, secret", test_init},
 	    {"add-region: index, size, totals", test_add_region},
+	    {"memory: one peer's and all peers' caps", test_memory_caps},
 	    {"add-ring: every field", test_add_ring},
 	    {"connect and hello", test_connect_and_hello},
 	    {"server: message order", test_server_order},

@@ -44,7 +44,13 @@ PW_LOG_TYPE("memif");
 
 struct memif_config memif_cfg = {
     .backoff_max_ms = 5000,
+    .peer_max_bytes = 512ull << 20,
+    .total_max_bytes = 4096ull << 20,
 };
+
+/* What every peer's regions take of podwired's address space, as mapped
+ * (a client-role port's own memory is podwired's, not a peer's). */
+static uint64_t memif_mapped_total;
 
 uint64_t memif_now_ms(void)
 {
@@ -125,6 +131,8 @@ static void conn_free(struct memif_conn *c)
 		if (c->region[i].base != NULL) {
 			memif_guard_del(c->region[i].base);
 			munmap(c->region[i].base, c->region[i].mapped_len);
+			if (c->server)
+				memif_mapped_total -= c->region[i].mapped_len;
 		}
 		if (c->region[i].fd >= 0)
 			close(c->region[i].fd);
@@ -239,6 +247,7 @@ static bool fd_is_eventfd(int fd)
 static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint16_t index,
 		      uint64_t size, char *why, size_t len)
 {
+	uint64_t mapped_len, peer_mapped = 0;
 	struct statfs sfs;
 	struct stat st;
 	int seals;
@@ -270,14 +279,21 @@ static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint
 		return -EINVAL;
 	}
 	/* hugetlbfs maps and unmaps whole huge pages only. */
-	r->mapped_len = RTE_ALIGN_CEIL(size, (uint64_t)sfs.f_bsize);
-	r->base = mmap(NULL, r->mapped_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	mapped_len = RTE_ALIGN_CEIL(size, (uint64_t)sfs.f_bsize);
+	for (unsigned int i = 0; i < index; i++)
+		peer_mapped += c->region[i].mapped_len;
+	if (memif_check_memory(index, mapped_len, peer_mapped, memif_cfg.peer_max_bytes,
+			       memif_mapped_total, memif_cfg.total_max_bytes, why, len) != 0)
+		return -ENOMEM;
+	r->base = mmap(NULL, mapped_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
 		snprintf(why, len, "region %u: cannot map %llu bytes: %s", index,
 			 (unsigned long long)size, strerror(errno));
 		return -EINVAL;
 	}
+	r->mapped_len = mapped_len;
+	memif_mapped_total += mapped_len;
 	r->size = size;
 	r->fd = fd;
 	if (memif_guard_add(r->base, r->mapped_len, c) != 0) {
