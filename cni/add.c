@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +41,22 @@ static int make_dir(const struct netconf *c, const struct attach *a, struct cni_
 		return cni_fail(err, PW_ERR_FILES, "cannot set owner root:%u and mode %o on %s: %s",
 				(unsigned int)c->socket_gid, (unsigned int)mode, a->dir,
 				strerror(errno));
+	return 0;
+}
+
+/* memif: a secret of its own for each attachment, which podwired asks
+ * of the pod (its INIT) and the pod learns from podwire.json or its
+ * device-info: another pod that reaches the socket cannot take the port.
+ * 20 hex digits (80 bits): DPDK's net_memif keeps 23 bytes of secret=. */
+static int make_secret(struct attach *a, struct cni_error *err)
+{
+	uint8_t r[10];
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		return cni_fail(err, CNI_ERR_IO, "cannot make the memif secret: %s",
+				strerror(errno));
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(a->secret + 2 * i, sizeof(a->secret) - 2 * i, "%02x", r[i]);
 	return 0;
 }
 
@@ -120,7 +137,8 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 		 * owner anyway, but CHECK and people want the address. */
 		if (vf_alloc(pw, c, &a, mac, err) != 0 || record_write(c->data_dir, &a, err) != 0)
 			goto rollback;
-	} else if (podwired_port_create(pw, c, &a, mac, err) != 0) {
+	} else if ((c->iftype == IFTYPE_MEMIF && make_secret(&a, err) != 0) ||
+		   podwired_port_create(pw, c, &a, mac, err) != 0) {
 		goto rollback;
 	}
 	if (c->ipam != NULL) {

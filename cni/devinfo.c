@@ -14,7 +14,7 @@ cJSON *devinfo_build(const struct attach *a)
 {
 	if (a->iftype == IFTYPE_PCI)
 		return devinfo_pci(a->pci, a->pf_pci);
-	return devinfo_socket(a->iftype == IFTYPE_MEMIF, a->mode, a->pod_socket);
+	return devinfo_socket(a->iftype == IFTYPE_MEMIF, a->mode, a->pod_socket, a->secret);
 }
 
 cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, const cJSON *result)
@@ -52,6 +52,8 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 		cJSON_AddStringToObject(o, a->iftype == IFTYPE_MEMIF ? "role" : "mode", a->mode);
 		cJSON_AddStringToObject(o, "socket", a->pod_socket);
 		cJSON_AddStringToObject(o, "hostSocket", a->socket);
+		if (a->secret[0] != '\0')
+			cJSON_AddStringToObject(o, "secret", a->secret);
 		cJSON_AddStringToObject(o, "mac", mac);
 		cJSON_AddNumberToObject(o, "mtu", (double)mtu);
 	}
@@ -104,7 +106,14 @@ int devinfo_write(const char *path, const cJSON *info, struct cni_error *err)
 					"(runtimeConfig.CNIDeviceInfoFile): %s",
 					dir, strerror(-rc));
 	}
-	return cni_write_json(path, info, 0644, (gid_t)-1, err);
+	/* A memif secret is for root (Multus) and the pod, not every host
+	 * user. */
+	return cni_write_json(
+	    path, info,
+	    api_get_str(cJSON_GetObjectItemCaseSensitive(info, "memif"), "secret", NULL) != NULL
+		? 0600
+		: 0644,
+	    (gid_t)-1, err);
 }
 
 /* Every entry of want is in have with the same value. */

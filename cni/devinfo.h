@@ -25,7 +25,8 @@ cJSON *devinfo_build(const struct attach *a);
  * internal (1.1.0-shaped) result, for IPs, routes and DNS. */
 cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, const cJSON *result);
 
-/* Writes the device-info file, creating its directory. */
+/* Writes the device-info file, creating its directory: 0644, or 0600
+ * when it holds a memif secret. */
 int devinfo_write(const char *path, const cJSON *info, struct cni_error *err);
 
 /* Removes a's device-info file if it is the one podwire wrote for a: a

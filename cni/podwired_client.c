@@ -134,6 +134,8 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 				a->pod_creates_socket ? API_ROLE_CLIENT : API_ROLE_SERVER);
 	if (mac[0] != '\0')
 		cJSON_AddStringToObject(p, API_F_MAC, mac);
+	if (a->secret[0] != '\0')
+		cJSON_AddStringToObject(p, API_F_SECRET, a->secret);
 	cJSON_AddNumberToObject(p, API_F_MTU, (double)conf->mtu);
 	cJSON_AddBoolToObject(p, API_F_PORT_SECURITY, conf->port_security);
 	if (conf->allowed_macs[0] != '\0')

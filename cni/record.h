@@ -45,6 +45,8 @@ struct attach {
 	char devinfo[PATH_MAX];			  /* "" when none was asked for */
 	enum cni_iftype iftype;
 	char mode[8];
+	/* memif: what the pod must present (INIT), made per ADD; "" else. */
+	char secret[API_SECRET_MAX + 1];
 	bool pod_creates_socket;
 	char ipam_type[256]; /* "" without IPAM */
 	cJSON *conf;	     /* the ADD's config, for IPAM DEL from GC; owned */

@@ -209,7 +209,8 @@ static const struct api_field uplink_results[] = {
     {NULL}};
 
 static const struct api_field memif_results[] = {
-    S(API_R_STATE, "listening, connecting, handshake or connected"),
+    S(API_R_STATE, "listening, backing-off (a server not taking connections for backoff_ms), "
+		   "connecting, handshake or connected"),
     S(API_R_PEER, "the peer's name, \"\" when none"),
     I(API_R_QUEUE_PAIRS, "queue pairs in use"),
     I(API_R_RING_SIZE, "slots per ring"),
@@ -218,6 +219,9 @@ static const struct api_field memif_results[] = {
     N(API_R_CONNECTS, "connections since the port was made"),
     N(API_R_DISCONNECTS, "disconnections since"),
     S(API_R_LAST_DISCONNECT, "why the last connection ended or failed"),
+    N(API_R_REFUSED, "peers turned away since the port was made: it had one already"),
+    I(API_R_FLAPS, "connections in a row that ended before they were up or within 1 s"),
+    I(API_R_BACKOFF_MS, "after flaps: how long podwired waits to take or make the next"),
     {NULL}};
 
 static const struct api_field veth_results[] = {
@@ -255,8 +259,11 @@ static const struct api_field port_results[] = {
     I(API_F_FLOOD_LIMIT,
       "copies per second its floods may make beyond one destination, 0: no limit"),
     I(API_F_TX_RETRIES, "tries again of a full ring"),
-    S(API_F_LINK, "up or down"),
-    I(API_F_WORKER, "the core of the worker polling it"),
+    S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
+    OPT(API_T_STRING, API_R_REASON,
+	"failed ports: why, and the fix; podwired tries again at its next start, `port del` "
+	"deletes it"),
+    OPT(API_T_INT, API_F_WORKER, "the core of the worker polling it (none when failed)"),
     {API_R_UPLINK, API_T_OBJECT, false, "uplinks: the device", uplink_results},
     {API_R_MEMIF, API_T_OBJECT, false, "memif: the connection", memif_results},
     {API_R_VETH, API_T_OBJECT, false, "veth: the pair", veth_results},

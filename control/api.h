@@ -197,6 +197,9 @@ enum api_method {
 #define API_R_CONNECTS	      "connects"
 #define API_R_DISCONNECTS     "disconnects"
 #define API_R_LAST_DISCONNECT "last_disconnect"
+#define API_R_REFUSED	      "refused"	   /* memif: second peers turned away */
+#define API_R_FLAPS	      "flaps"	   /* memif: short connections in a row */
+#define API_R_BACKOFF_MS      "backoff_ms" /* memif: wait before the next connection */
 #define API_R_LEARN_LIMIT     "learn_limit"
 #define API_R_MACS_LEARNED    "macs_learned"
 #define API_R_DIR	      "dir"	/* cdi.list: the CDI directory, "" when none */

@@ -214,6 +214,17 @@ static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
 
 static const struct column reasons_col[] = {{"DROP-REASONS", API_R_DROPS, COL_REASONS}, {NULL}};
 
+static const struct column memif_fields[] = {{"MEMIF", API_R_STATE, COL_STR},
+					     {"PEER", API_R_PEER, COL_STR},
+					     {"MAPPED-BYTES", API_R_MAPPED_BYTES, COL_U64},
+					     {"CONNECTS", API_R_CONNECTS, COL_U64},
+					     {"DISCONNECTS", API_R_DISCONNECTS, COL_U64},
+					     {"REFUSED", API_R_REFUSED, COL_U64},
+					     {"FLAPS", API_R_FLAPS, COL_U64},
+					     {"BACKOFF-MS", API_R_BACKOFF_MS, COL_U64},
+					     {"LAST-REASON", API_R_LAST_DISCONNECT, COL_STR},
+					     {NULL}};
+
 /* Port security and limits, in port show. */
 static const struct column guard_fields[] = {
     {"PORT-SECURITY", API_F_PORT_SECURITY, COL_BOOL}, {"ALLOWED-MACS", API_F_ALLOWED_MACS, COL_STR},
@@ -322,13 +333,28 @@ static void print_deleted(const struct reply *r)
 	       str(r->params, API_F_NAME));
 }
 
+/* port list: the table, then why each failed port failed. */
+static void print_port_list(const struct reply *r)
+{
+	const cJSON *p, *ports = member(r->result, API_R_PORTS);
+
+	print_table(ports, port_cols);
+	cJSON_ArrayForEach (p, ports)
+		if (member(p, API_R_REASON) != NULL)
+			printf("  %s failed: %s\n", str(p, API_F_NAME), str(p, API_R_REASON));
+}
+
 static void print_port(const struct reply *r)
 {
 	const cJSON *stats = member(r->result, API_R_STATS);
 
 	print_fields(r->result, port_cols);
+	if (member(r->result, API_R_REASON) != NULL)
+		printf("%-13s %s\n", "reason:", str(r->result, API_R_REASON));
 	if (member(r->result, API_R_UPLINK) != NULL)
 		print_fields(member(r->result, API_R_UPLINK), uplink_fields);
+	if (member(r->result, API_R_MEMIF) != NULL)
+		print_fields(member(r->result, API_R_MEMIF), memif_fields);
 	print_fields(r->result, guard_fields);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */
@@ -648,8 +674,7 @@ static const struct command commands[] = {
      "           (`kinds` lists the kinds podwired offers and which options each takes)",
      API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
     {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
-    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, NULL,
-     API_R_PORTS, port_cols},
+    {"port list", "[--network NET]", API_M_PORT_LIST, NULL, false, port_list_opts, print_port_list},
     {"port show", "NAME", API_M_PORT_GET, API_F_NAME, true, no_opts, print_port},
     {"stats clear", "[PORT]", API_M_STATS_CLEAR, API_F_PORT, false, no_opts, print_cleared},
     {"stats", "[PORT]", API_M_STATS_GET, API_F_PORT, false, no_opts, print_stats},

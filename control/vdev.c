@@ -7,7 +7,7 @@
 #include "api.h"
 #include "vdev.h"
 
-cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path)
+cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path, const char *secret)
 {
 	const char *type = memif ? "memif" : "vhost-user";
 	cJSON *o = cJSON_CreateObject(), *d;
@@ -19,6 +19,8 @@ cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path)
 	cJSON_AddStringToObject(d, "path", path);
 	if (memif)
 		cJSON_AddStringToObject(d, "mode", "ethernet");
+	if (memif && secret != NULL && secret[0] != '\0')
+		cJSON_AddStringToObject(d, "secret", secret);
 	return o;
 }
 
@@ -77,6 +79,8 @@ int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *b
 	} else {
 		const char *role = api_get_str(d, "role", "");
 		const char *mode = api_get_str(d, "mode", "ethernet");
+		const char *secret = api_get_str(d, "secret", NULL);
+		char secretarg[48] = "";
 
 		if (strcmp(role, "slave") != 0 && strcmp(role, "master") != 0) {
 			snprintf(msg, msglen,
@@ -92,9 +96,21 @@ int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *b
 				 mode);
 			return -1;
 		}
+		/* net_memif keeps at most 23 bytes of secret=, and a devarg ends
+		 * at ',' or '='. */
+		if (secret != NULL &&
+		    (secret[0] == '\0' || strlen(secret) > 23 || strpbrk(secret, ",= ") != NULL)) {
+			snprintf(msg, msglen,
+				 "memif \"secret\" must be 1-23 characters without ',', '=' or "
+				 "spaces (DPDK's net_memif takes no other)");
+			return -1;
+		}
+		if (secret != NULL)
+			snprintf(secretarg, sizeof(secretarg), ",secret=%s", secret);
 		/* DPDK 22.11 calls the memif master "server" and the slave "client". */
-		n = snprintf(buf, len, "net_memif%u,role=%s,socket=%s,socket-abstract=no%s", index,
-			     strcmp(role, "master") == 0 ? "server" : "client", path, macarg);
+		n = snprintf(buf, len, "net_memif%u,role=%s,socket=%s,socket-abstract=no%s%s",
+			     index, strcmp(role, "master") == 0 ? "server" : "client", path, macarg,
+			     secretarg);
 	}
 	if (n < 0 || (size_t)n >= len) {
 		snprintf(msg, msglen, "the vdev argument for %s is too long", path);

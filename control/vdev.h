@@ -21,9 +21,11 @@
  * a socket as the pod sees it: {"type":"vhost-user","version":"1.1.0",
  * "vhost-user":{"mode":M,"path":P}} or {"type":"memif",...,"memif":
  * {"role":R,"path":P,"mode":"ethernet"}}. pod_mode is the pod's side:
- * vhost-user "client" or "server", memif "slave" or "master".
+ * vhost-user "client" or "server", memif "slave" or "master". secret
+ * (memif; NULL or "": none) goes into the memif object as "secret", a
+ * podwire extension: the pod's app must present it (net_memif secret=).
  */
-cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path);
+cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path, const char *secret);
 
 /* {"type":"pci","version":"1.1.0","pci":{"pci-address":VF,"pf-pci-address":PF}}
  * for a VF (pf_pci may be NULL or ""). */
@@ -31,9 +33,9 @@ cJSON *devinfo_pci(const char *pci, const char *pf_pci);
 
 /*
  * The EAL --vdev value for a device-info object: net_virtio_user<index> or
- * net_memif<index> with the socket, the pod's side and mac (may be NULL or
- * ""). Returns 0, or -1 with a message in msg when info is not a
- * vhost-user or memif device-info object.
+ * net_memif<index> with the socket, the pod's side, mac (may be NULL or
+ * "") and the memif secret if the object has one. Returns 0, or -1 with a message in msg when info
+ * is not a vhost-user or memif device-info object.
  */
 int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *buf, size_t len,
 		 char *msg, size_t msglen);

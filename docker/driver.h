@@ -64,8 +64,11 @@ struct dk_endpoint {
 	/* The interface handed to dockerd: the container end of a veth, or
 	 * the placeholder (a dummy) of a DPDK container. */
 	char iface[16];
-	char host_iface[16];	   /* kernel: the veth's host end podwired keeps */
-	char dir[DK_PATH_MAX];	   /* DPDK: the socket directory on the host */
+	char host_iface[16];   /* kernel: the veth's host end podwired keeps */
+	char dir[DK_PATH_MAX]; /* DPDK: the socket directory on the host */
+	/* memif: the secret podwired asks of the container (podwire.json);
+	 * made with the endpoint, not kept in the driver's state. */
+	char secret[API_SECRET_MAX + 1];
 	char sandbox[DK_PATH_MAX]; /* set by Join: the container's netns path */
 	/* The sandbox file was seen: dockerd makes it after Join (its OCI
 	 * hook), so only a sandbox once seen is gone when missing. */

@@ -99,6 +99,19 @@ static int random_mac(char out[18])
 	return 0;
 }
 
+/* memif: the container's own secret, which podwired asks of it; 20 hex
+ * digits (DPDK's net_memif keeps 23 bytes of secret=). */
+static int random_secret(char *out, size_t len)
+{
+	uint8_t r[10];
+
+	if (len < 2 * sizeof(r) + 1 || getrandom(r, sizeof(r), 0) != sizeof(r))
+		return -1;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(out + 2 * i, len - 2 * i, "%02x", r[i]);
+	return 0;
+}
+
 static cJSON *port_params(const struct dk_network *n, const struct dk_endpoint *e)
 {
 	cJSON *p = cJSON_CreateObject();
@@ -115,6 +128,8 @@ static cJSON *port_params(const struct dk_network *n, const struct dk_endpoint *
 		snprintf(sock, sizeof(sock), "%s/%s", e->dir, dpdk_socket_name(e->iftype));
 		cJSON_AddStringToObject(p, API_F_TYPE, dk_iftype_name(e->iftype));
 		cJSON_AddStringToObject(p, API_F_SOCKET, sock);
+		if (e->secret[0] != '\0')
+			cJSON_AddStringToObject(p, API_F_SECRET, e->secret);
 	}
 	return p;
 }
@@ -146,6 +161,8 @@ cJSON *h_create_endpoint(const cJSON *req, struct dk_err *err)
 	snprintf(e.port, sizeof(e.port), "docker-%.12s", id);
 	e.iftype = n->iftype;
 	e.created = time(NULL);
+	if (e.iftype == DK_IF_MEMIF && random_secret(e.secret, sizeof(e.secret)) != 0)
+		return dk_fail(err, 500, "endpoint %.12s: cannot make a memif secret", id);
 	if (e.iftype == DK_IF_KERNEL) {
 		snprintf(e.host_iface, sizeof(e.host_iface), "pwd%.12s", id);
 	} else {

@@ -22,6 +22,7 @@
 #include "files.h"
 #include "link.h"
 #include "validate.h"
+#include "vdev.h"
 
 #define PODWIRE_JSON "podwire.json"
 #define ALIAS_PREFIX "podwire-docker:"
@@ -32,21 +33,13 @@ const char *dpdk_socket_name(enum dk_iftype t)
 }
 
 /* The device-info object (NPWG Device Information Specification 1.1.0)
- * of the container's side, with the path the container sees. */
+ * of the container's side, with the path the container sees: podwired
+ * serves the socket, the container is the client (slave). */
 static cJSON *device_info(const struct dk_endpoint *e, const char *path)
 {
-	cJSON *o = cJSON_CreateObject(), *d;
 	bool memif = e->iftype == DK_IF_MEMIF;
 
-	cJSON_AddStringToObject(o, "type", dk_iftype_name(e->iftype));
-	cJSON_AddStringToObject(o, "version", "1.1.0");
-	d = cJSON_AddObjectToObject(o, dk_iftype_name(e->iftype));
-	/* podwired serves the socket: the container is the client (slave). */
-	cJSON_AddStringToObject(d, memif ? "role" : "mode", memif ? "slave" : "client");
-	cJSON_AddStringToObject(d, "path", path);
-	if (memif)
-		cJSON_AddStringToObject(d, "mode", "ethernet");
-	return o;
+	return devinfo_socket(memif, memif ? "slave" : "client", path, e->secret);
 }
 
 int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const cJSON *port,
@@ -71,6 +64,8 @@ int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const
 		cJSON_AddItemToArray(ips, cJSON_CreateString(e->addr6));
 	cJSON_AddNumberToObject(doc, "mtu", n->mtu);
 	cJSON_AddStringToObject(doc, "socket", path);
+	if (e->secret[0] != '\0')
+		cJSON_AddStringToObject(doc, "secret", e->secret);
 	cJSON_AddItemToObject(doc, "deviceInfo", device_info(e, path));
 	snprintf(file, sizeof(file), "%s/" PODWIRE_JSON, e->dir);
 	rc = json_file_write(file, doc, 0640, (gid_t)-1, msg, sizeof(msg));

@@ -198,7 +198,8 @@ static void port_device(cJSON *devices, const struct cdi_port *p)
 	snprintf(ctr_sock, sizeof(ctr_sock), "%s/%s", ctr_dir, base);
 	/* The pod's side, in device-info terms. */
 	mode = p->memif ? (p->server ? "slave" : "master") : (p->server ? "client" : "server");
-	info = devinfo_socket(p->memif, mode, ctr_sock);
+	/* No secret: spec files are world-readable. */
+	info = devinfo_socket(p->memif, mode, ctr_sock, NULL);
 	device_new(devices, p->name, &env, &mounts);
 	env_add(env, "PODWIRE_PORT", p->name);
 	env_add(env, "PODWIRE_SOCKET", ctr_sock);

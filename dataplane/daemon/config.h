@@ -27,6 +27,9 @@ struct pw_config {
 	char cdi_dir[256];    /* CDI spec files; "" writes none */
 	char dev_root[256];   /* where device nodes are (CDI hostPath) */
 	char metrics[64];     /* Prometheus /metrics on ADDR:PORT; "" for none */
+	uint32_t memif_backoff_max_ms;
+	uint32_t memif_peer_memory_mb;	/* memif: what one peer may have podwired map */
+	uint32_t memif_total_memory_mb; /* and all peers together */
 };
 
 extern struct pw_config pw_cfg;

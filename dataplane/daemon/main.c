@@ -28,6 +28,7 @@
 #include "model/port.h"
 #include "model/state.h"
 #include "observe/metrics.h"
+#include "ports/memif/config.h"
 #include "sriov/vf_api.h"
 
 /* The DPDK file prefix follows the socket, so instances never collide. */
@@ -172,6 +173,10 @@ int main(int argc, char **argv)
 		return 1;
 	/* options_parse checked the name: this cannot fail. */
 	pw_log_set_level(pw_cfg.log_level);
+	memif_cfg.backoff_max_ms = pw_cfg.memif_backoff_max_ms;
+	memif_cfg.peer_max_bytes = (uint64_t)pw_cfg.memif_peer_memory_mb << 20;
+	memif_cfg.total_max_bytes = (uint64_t)pw_cfg.memif_total_memory_mb << 20;
+	port_set_socket_group(pw_cfg.socket_gid);
 	pw_start_time = time(NULL);
 	if (datapath_start() != 0) {
 		rte_eal_cleanup();

@@ -83,6 +83,16 @@ static const struct opt_desc opts[] = {
     {"metrics", "ADDR:PORT", OPT_STR, AT(metrics), 0, 0,
      "serve Prometheus metrics at http://ADDR:PORT/metrics\n"
      "                         (default: off), e.g. 127.0.0.1:9469"},
+    {"memif-backoff-max-ms", "N", OPT_U32, AT(memif_backoff_max_ms), 0, 600000,
+     "longest wait before podwired takes or makes the next connection\n"
+     "                         of a memif port whose peer keeps connecting and\n"
+     "                         dropping (default 5000; 0: no back-off)"},
+    {"memif-peer-memory-mb", "N", OPT_U32, AT(memif_peer_memory_mb), 1, 1 << 20,
+     "MiB of shared memory one memif peer may have podwired\n"
+     "                         map (default 512)"},
+    {"memif-total-memory-mb", "N", OPT_U32, AT(memif_total_memory_mb), 1, 1 << 24,
+     "MiB all memif peers together may have podwired map\n"
+     "                         (default 4096)"},
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, "this text", true},
     {"version", NULL, OPT_VERSION, 0, 0, 0, 0, "podwired's version", true},
 };
@@ -485,6 +495,9 @@ static void set_defaults(struct pw_config *c)
 	c->mac_capacity = 65536;
 	c->mac_aging_sec = 300;
 	c->mbufs = 32768;
+	c->memif_backoff_max_ms = 5000;
+	c->memif_peer_memory_mb = 512;
+	c->memif_total_memory_mb = 4096;
 	for (long i = 0; i < ncpu && c->n_worker_cores < PW_MAX_WORKERS; i++)
 		c->worker_cores[c->n_worker_cores++] = (unsigned int)i;
 	for (size_t i = 0; i < N_OPTS; i++)

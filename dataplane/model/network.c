@@ -7,6 +7,7 @@
 #include "daemon/log.h"
 #include "datapath/forward.h"
 #include "model/network.h"
+#include "model/port_failed.h"
 #include "validate.h"
 
 PW_LOG_TYPE("network");
@@ -148,6 +149,8 @@ int network_create(const struct net_conf *c, struct network **out, int *code, ch
 
 int network_delete(struct network *n, int *code, char *msg, size_t len)
 {
+	const struct port_failed *failed;
+
 	if (n->n_ports != 0) {
 		struct port *p = TAILQ_FIRST(&n->ports);
 
@@ -156,6 +159,15 @@ int network_delete(struct network *n, int *code, char *msg, size_t len)
 			 "network \"%s\" still has %u port(s) (\"%s\"%s); delete them "
 			 "first",
 			 n->name, n->n_ports, p->conf.name, n->n_ports > 1 ? ", ..." : "");
+		return -EBUSY;
+	}
+	failed = port_failed_on(n->name);
+	if (failed != NULL) {
+		*code = API_ERR_IN_USE;
+		snprintf(msg, len,
+			 "network \"%s\" still has port \"%s\", which failed to restore (%s); "
+			 "delete it first",
+			 n->name, failed->conf.name, failed->reason);
 		return -EBUSY;
 	}
 	TAILQ_REMOVE(&network_all, n, next);

@@ -20,6 +20,7 @@
 #include "datapath/worker.h"
 #include "model/network.h"
 #include "model/port.h"
+#include "model/port_failed.h"
 #include "model/publish.h"
 
 PW_LOG_TYPE("port");
@@ -129,6 +130,54 @@ int port_clear_stale_socket(const struct port *p, char *msg, size_t len)
 	return 0;
 }
 
+static gid_t socket_gid;
+
+void port_set_socket_group(gid_t gid)
+{
+	socket_gid = gid == (gid_t)-1 ? 0 : gid;
+}
+
+int port_check_client_socket(const struct port *p, int fd, char *msg, size_t len)
+{
+	const char *path = p->conf.socket;
+	struct stat st;
+
+	if ((fd >= 0 ? fstat(fd, &st) : lstat(path, &st)) != 0) {
+		int e = errno;
+
+		snprintf(msg, len, "cannot connect to %s: %s", path, strerror(e));
+		return e == ENOENT ? -ENOENT : -EACCES;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(msg, len,
+			 "%s is a symbolic link; podwired connects only to a socket "
+			 "the pod made there itself (a link could lead to another port's socket "
+			 "and join two networks): remove the link",
+			 path);
+		return -EACCES;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(msg, len, "%s is not a socket; the pod creates its socket there", path);
+		return -EACCES;
+	}
+	if (st.st_nlink != 1) {
+		snprintf(msg, len,
+			 "%s has %lu hard links; podwired connects only to a socket "
+			 "with one (a link could be another port's socket): remove the link",
+			 path, (unsigned long)st.st_nlink);
+		return -EACCES;
+	}
+	if (st.st_uid != 0 && st.st_gid != socket_gid) {
+		snprintf(msg, len,
+			 "%s belongs to uid %u, gid %u; podwired connects only to a "
+			 "socket owned by root or by its socket group (gid %u, --socket-group)",
+			 path, (unsigned int)st.st_uid, (unsigned int)st.st_gid,
+			 (unsigned int)socket_gid);
+		return -EACCES;
+	}
+	return 0;
+}
+
 static void port_free(struct port *p);
 
 /* Port security and the limits, as workers read them (see dp_port). */
@@ -179,6 +228,7 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 		char *msg, size_t len)
 {
 	const struct port_ops *ops = port_kind_find(conf->type);
+	const struct port_failed *failed;
 	struct view *v;
 	struct port *p, *other;
 	int idx = -1, rc;
@@ -195,6 +245,23 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 			 "port \"%s\" already exists; delete it first or pick another "
 			 "name",
 			 conf->name);
+		return -EEXIST;
+	}
+	failed = port_failed_find(conf->name);
+	if (failed == NULL && conf->socket[0] != '\0')
+		failed = port_failed_by_socket(conf->socket);
+	if (failed != NULL) {
+		/* Both would be in the state file: one would fail at the next
+		 * start, or take the other's place. */
+		*code = API_ERR_EXISTS;
+		snprintf(
+		    msg, len,
+		    "port \"%s\": %s already used by port \"%s\", which failed to "
+		    "restore (%s); delete it first (podwirectl port del %s) or pick another %s",
+		    conf->name,
+		    strcmp(failed->conf.name, conf->name) == 0 ? "the name is" : "its socket is",
+		    failed->conf.name, failed->reason, failed->conf.name,
+		    strcmp(failed->conf.name, conf->name) == 0 ? "name" : "path");
 		return -EEXIST;
 	}
 	other = conf->socket[0] ? port_by_socket(conf->socket) : NULL;
@@ -320,4 +387,5 @@ void port_destroy_all(void)
 	view_publish_empty();
 	while ((p = TAILQ_FIRST(&port_all)) != NULL)
 		port_free(p);
+	port_failed_delete_all();
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 #include <rte_common.h>
@@ -128,6 +129,18 @@ void port_destroy_all(void);
 /* Server role: removes a socket file no process listens on (left by a
  * podwired that died); fails when it is not a socket or is live. */
 int port_clear_stale_socket(const struct port *p, char *msg, size_t len);
+
+/* Client role: whether the file at p's socket path is one podwired may
+ * connect to: a socket (not a symbolic link: a pod could point one at
+ * another port's socket and join two networks), with one link (not a
+ * hard link to another's), owned by root or by the socket group. fd: an
+ * O_PATH|O_NOFOLLOW descriptor of the path (connecting through it makes
+ * the file checked the file connected to), or -1 to lstat the path.
+ * 0; -ENOENT when nothing is there yet; -EACCES; msg says why, without
+ * the port's name. */
+int port_check_client_socket(const struct port *p, int fd, char *msg, size_t len);
+/* The group a pod's socket may belong to (--socket-group; -1: root's). */
+void port_set_socket_group(gid_t gid);
 
 /* Shared mbuf pool (made at start-up). */
 extern struct rte_mempool *pw_mbuf_pool;

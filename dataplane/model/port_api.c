@@ -8,6 +8,7 @@
 #include "model/json.h"
 #include "model/network.h"
 #include "model/port_conf.h"
+#include "model/port_failed.h"
 #include "model/state.h"
 
 static struct port *need_port(const char *name, struct api_err *err, const char *field)
@@ -64,11 +65,28 @@ static cJSON *h_port_create(const cJSON *params, struct api_err *err)
 	return port_json(p, false);
 }
 
-static cJSON *h_port_delete(const cJSON *params, struct api_err *err)
+/* A port that failed to restore goes from the state file; nothing of it
+ * runs. */
+static cJSON *delete_failed(struct port_failed *f, struct api_err *err)
 {
-	struct port *p = need_port(api_get_str(params, API_F_NAME, ""), err, API_F_NAME);
 	char smsg[512];
 
+	port_failed_delete(f);
+	if (state_save(smsg, sizeof(smsg)) != 0)
+		return api_fail(err, API_ERR_INTERNAL, NULL, "port deleted, but %s", smsg);
+	return cJSON_CreateObject();
+}
+
+static cJSON *h_port_delete(const cJSON *params, struct api_err *err)
+{
+	const char *name = api_get_str(params, API_F_NAME, "");
+	struct port_failed *f = port_failed_find(name);
+	struct port *p;
+	char smsg[512];
+
+	if (f != NULL)
+		return delete_failed(f, err);
+	p = need_port(name, err, API_F_NAME);
 	if (p == NULL)
 		return NULL;
 	if (port_destroy(p, err->msg, sizeof(err->msg)) != 0)
@@ -80,14 +98,20 @@ static cJSON *h_port_delete(const cJSON *params, struct api_err *err)
 
 static cJSON *h_port_get(const cJSON *params, struct api_err *err)
 {
-	struct port *p = need_port(api_get_str(params, API_F_NAME, ""), err, API_F_NAME);
+	const char *name = api_get_str(params, API_F_NAME, "");
+	const struct port_failed *f = port_failed_find(name);
+	struct port *p;
 
+	if (f != NULL)
+		return port_failed_json(f);
+	p = need_port(name, err, API_F_NAME);
 	return p == NULL ? NULL : port_json(p, true);
 }
 
 static cJSON *h_port_list(const cJSON *params, struct api_err *err)
 {
 	const char *net = api_get_str(params, API_F_NETWORK, NULL);
+	const struct port_failed *f;
 	cJSON *o, *a;
 	struct port *p;
 
@@ -98,6 +122,9 @@ static cJSON *h_port_list(const cJSON *params, struct api_err *err)
 	TAILQ_FOREACH (p, &port_all, next)
 		if (net == NULL || strcmp(p->conf.network, net) == 0)
 			cJSON_AddItemToArray(a, port_json(p, false));
+	TAILQ_FOREACH (f, &port_failed_all, next)
+		if (net == NULL || strcmp(f->conf.network, net) == 0)
+			cJSON_AddItemToArray(a, port_failed_json(f));
 	return o;
 }
 

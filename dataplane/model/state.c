@@ -10,6 +10,7 @@
 #include "files.h"
 #include "model/network.h"
 #include "model/port_conf.h"
+#include "model/port_failed.h"
 #include "model/state.h"
 
 PW_LOG_TYPE("state");
@@ -38,6 +39,7 @@ void state_set_dir(const char *dir)
 int state_save(char *msg, size_t len)
 {
 	cJSON *doc = cJSON_CreateObject(), *nets, *ports;
+	struct port_failed *f;
 	struct network *n;
 	struct port *p;
 	int rc;
@@ -49,6 +51,10 @@ int state_save(char *msg, size_t len)
 	ports = cJSON_AddArrayToObject(doc, "ports");
 	TAILQ_FOREACH (p, &port_all, next)
 		cJSON_AddItemToArray(ports, port_conf_to_json(&p->conf, true));
+	/* Ports that could not be restored stay until an operator deletes
+	 * them: the next start tries them again. */
+	TAILQ_FOREACH (f, &port_failed_all, next)
+		cJSON_AddItemReferenceToArray(ports, f->saved);
 	rc = state_file_write(state_dir, STATE_FILE, doc, msg, len);
 	if (rc != 0)
 		LOG(ERR, "%s", msg);
@@ -131,22 +137,31 @@ int state_restore(void)
 		struct port_conf conf;
 		struct network *n;
 		struct port *p;
+		bool parsed;
 
-		if (port_conf_parse(item, false, &conf, msg, sizeof(msg), &field) != 0) {
-			LOG(ERR, "restoring a port: %s", msg);
-			failed++;
-			continue;
+		parsed = port_conf_parse(item, false, &conf, msg, sizeof(msg), &field) == 0;
+		if (parsed) {
+			n = network_find(conf.network);
+			if (conf.role == PORT_ROLE_SERVER && conf.socket[0] != '\0')
+				ensure_socket_dir(conf.socket);
+			if (n == NULL)
+				snprintf(msg, sizeof(msg),
+					 "port \"%s\": its network \"%s\" is gone; create the "
+					 "network, or delete the port",
+					 conf.name, conf.network);
+			else if (port_create(&conf, n, &p, &code, msg, sizeof(msg)) == 0) {
+				ok++;
+				continue;
+			}
 		}
-		n = network_find(conf.network);
-		if (conf.role == PORT_ROLE_SERVER && conf.socket[0] != '\0')
-			ensure_socket_dir(conf.socket);
-		if (n == NULL || port_create(&conf, n, &p, &code, msg, sizeof(msg)) != 0) {
-			LOG(ERR, "restoring port \"%s\": %s", conf.name,
-			    n ? msg : "its network is gone");
-			failed++;
-			continue;
-		}
-		ok++;
+		LOG(ERR,
+		    "restoring a port: %s; it is kept as failed (podwirectl port list shows it) "
+		    "and tried again at the next start: fix the cause and restart podwired, or "
+		    "delete it with podwirectl port del",
+		    msg);
+		if (port_failed_add(item, parsed ? &conf : NULL, msg) != 0)
+			LOG(ERR, "out of memory keeping the failed port; it may be lost");
+		failed++;
 	}
 	LOG(NOTICE, "restored %u network(s) and %d port(s) from %s/%s%s", network_count(), ok,
 	    state_dir, STATE_FILE, failed ? " (some failed, see above)" : "");

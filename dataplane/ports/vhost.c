@@ -116,6 +116,15 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 		if (rc != 0)
 			return rc;
 	} else {
+		char why[320];
+
+		/* librte_vhost connects (and reconnects) by path itself: what is
+		 * there is checked now, and only now. */
+		rc = port_check_client_socket(p, -1, why, sizeof(why));
+		if (rc != 0 && rc != -ENOENT) {
+			snprintf(msg, len, "port \"%s\": %s", p->conf.name, why);
+			return rc;
+		}
 		flags |= RTE_VHOST_USER_CLIENT;
 	}
 	v = calloc(1, sizeof(*v));

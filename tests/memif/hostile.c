@@ -12,7 +12,9 @@
  * podwired has taken it and prints "connected" ("hold" then stays until
  * killed or --wait passes). Every other mode breaks one rule (see
  * run_client and run_server; "hangupK" and "srv-hangupK" leave after the
- * K-th step of the handshake).
+ * K-th step of the handshake; "flap" connects and leaves in a loop;
+ * "mem-peer" and "mem-total" hand over more memory than podwired's caps;
+ * "seconds" connects in a loop to a port another peer holds).
  * The tool then waits up to --wait ms (default 8000) for podwired to end
  * the connection and prints what it saw: "disconnected: REASON" (podwired
  * said why), "closed" (podwired hung up), or "still connected". It exits
@@ -575,6 +577,100 @@ static int setup(struct peer *p, const char *path, const char *mode)
 	return outcome(p->fd, true);
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "flap": for --wait ms, connects and leaves at once (after the hello,
+ * if podwired says it within 20 ms), again and again. Prints how many
+ * tries there were, how many podwired greeted (a handshake it began) and
+ * how many the kernel refused (the backlog was full: podwired was not
+ * taking connections). */
+static int flap(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	long end = now_ms() + wait_ms, tries = 0, greeted = 0, refused = 0;
+	struct memif_msg m;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	while (now_ms() < end) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+
+		if (fd < 0)
+			die("socket");
+		tries++;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+			if (errno != EAGAIN)
+				die("connect");
+			refused++;
+		} else if (recv_msg(fd, &m, 20, NULL) == 1 && m.type == MEMIF_MSG_HELLO) {
+			greeted++;
+		}
+		close(fd);
+		usleep(2000);
+	}
+	printf("flap: %ld tries, %ld greeted, %ld refused by the kernel\n", tries, greeted,
+	       refused);
+	return 0;
+}
+
+/* "seconds": for --wait ms, connects again and again while another peer
+ * holds the port; each must be told, first thing, that the port is
+ * taken. Prints "refused N of N: REASON" (the last reason). */
+static int seconds(const char *path)
+{
+	long end = now_ms() + wait_ms, tries = 0, refused = 0;
+	char reason[MEMIF_REASON_LEN + 1] = "";
+	struct memif_msg m;
+
+	while (now_ms() < end) {
+		int fd = connect_to(path);
+
+		tries++;
+		if (recv_msg(fd, &m, 2000, NULL) == 1 && m.type == MEMIF_MSG_DISCONNECT) {
+			memif_field_str(m.disconnect.reason, sizeof(m.disconnect.reason), reason,
+					sizeof(reason));
+			refused++;
+		}
+		close(fd);
+		usleep(5000);
+	}
+	printf("refused %ld of %ld: %s\n", refused, tries, reason);
+	return refused == tries ? 0 : 1;
+}
+
+/* "mem-peer": two regions of 10 MiB (past a 16 MiB cap per peer);
+ * "mem-total": one of 15 MiB (past a 20 MiB cap of all peers when
+ * others hold more than 5). Real, sealed memfds of that size: the cap,
+ * not a file check, must be what refuses them. */
+static int memory(struct peer *p, const char *path, const char *mode)
+{
+	bool two = strcmp(mode, "mem-peer") == 0;
+	uint64_t size = (two ? 10ull : 15ull) << 20;
+	struct memif_msg m;
+
+	p->fd = connect_to(path);
+	if (recv_msg(p->fd, &m, 2000, NULL) != 1)
+		return 2;
+	memif_msg_init(&m, 0, secret, "hostile");
+	send1(p->fd, &m, -1);
+	for (uint16_t i = 0; i < (two ? 2 : 1); i++) {
+		int fd = memfd_create("hostile-big", MFD_ALLOW_SEALING);
+
+		if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
+			die("memfd");
+		fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
+		memif_msg_add_region(&m, i, size);
+		send1(p->fd, &m, fd);
+		close(fd);
+	}
+	return outcome(p->fd, true);
+}
+
 /* Whether word is one of the space-separated words of list. */
 static bool in_list(const char *word, const char *list)
 {
@@ -603,6 +699,12 @@ static int run_client(const char *path, const char *mode)
 	if (strncmp(mode, "region-", 7) == 0 || strncmp(mode, "ring-", 5) == 0 ||
 	    strcmp(mode, "connect-norings") == 0 || strcmp(mode, "bad-cookie") == 0)
 		return setup(&p, path, mode);
+	if (strncmp(mode, "mem-", 4) == 0)
+		return memory(&p, path, mode);
+	if (strcmp(mode, "flap") == 0)
+		return flap(path);
+	if (strcmp(mode, "seconds") == 0)
+		return seconds(path);
 	if (strcmp(mode, "silent") == 0) {
 		p.fd = connect_to(path);
 		return outcome(p.fd, true);

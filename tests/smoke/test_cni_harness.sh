@@ -83,6 +83,16 @@ expect_eq "memif role" slave "$(jq -r .memif.role "$DEVINFO/podb-net1-device.jso
 PATH_B=$(jq -r .memif.path "$DEVINFO/podb-net1-device.json")
 [ -S "$PATH_B" ] || fail "memif socket $PATH_B is missing"
 PORT_B=$(jq -r .port "$(dirname "$PATH_B")/podwire.json")
+# A secret of its own: in the device-info file (for root and Multus only),
+# in podwire.json, and in podwired's port (its state file keeps it).
+SECRET_B=$(jq -r .memif.secret "$DEVINFO/podb-net1-device.json")
+[[ "$SECRET_B" =~ ^[0-9a-f]{20}$ ]] || fail "pod b's memif secret: \"$SECRET_B\""
+expect_eq "device-info file mode (it holds a secret)" 600 "$(stat -c %a "$DEVINFO/podb-net1-device.json")"
+expect_eq "podwire.json secret" "$SECRET_B" "$(jq -r .secret "$(dirname "$PATH_B")/podwire.json")"
+expect_eq "podwire.json deviceInfo secret" "$SECRET_B" \
+	"$(jq -r .deviceInfo.memif.secret "$(dirname "$PATH_B")/podwire.json")"
+expect_eq "podwired port's secret" "$SECRET_B" \
+	"$(jq -r --arg p "$PORT_B" '.ports[] | select(.name == $p) | .secret' "$T/pw.state/state.json")"
 expect_eq "memif port mtu" 9000 "$(ctlj pw port show "$PORT_B" | jq -r .mtu)"
 expect_eq "memif port guards (portSecurity, macLimit, floodLimit)" "false 300 0" \
 	"$(ctlj pw port show "$PORT_B" | jq -r '[.port_security, .mac_limit, .flood_limit] | join(" ")')"
@@ -113,9 +123,9 @@ printf 'kubernetes.io/config.seen="x"\nk8s.v1.cni.cncf.io/network-status=%s\n' \
 ARGS_B=$("$PODWIRE_VDEV" --interface net1 "$T/annotations")
 log "podwire-vdev annotations: $ARGS_B"
 VDEV_B=${ARGS_B#--vdev=}
-expect_eq "vdev of pod b" "net_memif0,role=client,socket=$PATH_B,socket-abstract=no,mac=02:00:00:77:00:0b" "$VDEV_B"
+expect_eq "vdev of pod b" "net_memif0,role=client,socket=$PATH_B,socket-abstract=no,mac=02:00:00:77:00:0b,secret=$SECRET_B" "$VDEV_B"
 expect_eq "device-info file alone gives the same socket" \
-	"--vdev=net_memif0,role=client,socket=$PATH_B,socket-abstract=no" \
+	"--vdev=net_memif0,role=client,socket=$PATH_B,socket-abstract=no,secret=$SECRET_B" \
 	"$("$PODWIRE_VDEV" "$DEVINFO/podb-net1-device.json")"
 
 pod_up pw "$PORT_A" a "$VDEV_A" --eth-peer=0,02:00:00:77:00:0b
@@ -130,6 +140,17 @@ expect_eq "podwired $PORT_A rx" 256 "$(port_stat pw "$PORT_A" .rx_packets)"
 expect_eq "podwired $PORT_B rx" 32 "$(port_stat pw "$PORT_B" .rx_packets)"
 pod_stop a
 pod_stop b
+# Without the secret, or with another, a peer is refused; with it, taken.
+HOSTILE=$BUILD/memif-hostile
+out=$("$HOSTILE" --wait 500 "$PATH_B" good) && fail "a peer without pod b's secret connected: $out"
+grep -q "peer sent no secret; the port has one" "$T/pw.log" || fail "podwired did not say why"
+out=$("$HOSTILE" --wait 500 --secret 0123456789abcdef0123 "$PATH_B" good) &&
+	fail "a peer with another secret connected: $out"
+grep -q "peer sent the wrong secret" "$T/pw.log" || fail "podwired did not say why"
+listening() { [ "$(ctlj pw port show "$PORT_B" | jq -r .memif.state)" = listening ]; }
+wait_for 10 "the back-off of $PORT_B to end" listening
+out=$("$HOSTILE" --wait 700 --secret "$SECRET_B" "$PATH_B" good) || fail "pod b's secret refused: $out"
+ok "pod b's port takes only its secret"
 
 # ---- pod C: chained after another plugin, pod creates its socket, VLAN --------
 jq -n '{cniVersion: "1.0.0", interfaces: [{name: "eth0", sandbox: "/var/run/netns/podc"}],

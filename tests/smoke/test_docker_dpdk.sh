@@ -49,6 +49,15 @@ for c in d1:dnet d2:dnet m1:mnet; do
 done
 [ "$(dk exec d1 podwire-vdev --docker)" != "$(dk exec d2 podwire-vdev --docker)" ] ||
 	fail "d1 and d2 got the same EAL arguments"
+# memif: the endpoint's own secret, in its podwire.json and podwired's
+# port; net_memif was given it (m1 is connected: podwired took it).
+ep=$(dk inspect -f '{{(index .NetworkSettings.Networks "mnet").EndpointID}}' m1 | cut -c1-12)
+secret=$(jq -r .secret "$DK_SOCKDIR/$ep/podwire.json")
+[[ "$secret" =~ ^[0-9a-f]{20}$ ]] || fail "m1's memif secret: \"$secret\""
+expect_eq "m1's port secret in podwired's state" "$secret" \
+	"$(jq -r --arg p "docker-$ep" '.ports[] | select(.name == $p) | .secret' "$T/pw.state/state.json")"
+dk logs m1 2>&1 | grep '^vdev: ' | grep -q ",secret=$secret" || fail "m1's vdev lacks its secret"
+ok "m1 has a memif secret of its own, and presented it"
 
 # A testpmd pod attached by the CNI plugin to the same podwired network.
 cni_conf '.network = "shared" | .ipam.subnet = "10.86.0.0/24"' >"$T/cni.json"

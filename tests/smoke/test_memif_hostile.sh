@@ -5,7 +5,8 @@
 # step; as a client of podwired's server port and as a server of its
 # client port. After each: podwired is alive, that port is down with a log
 # line naming the reason, the other pods' traffic goes on, and a
-# well-behaved peer connects to the same port.
+# well-behaved peer connects to the same port. podwired runs with small
+# memif memory caps: a peer handing over more is refused, naming the cap.
 . "$(dirname "$0")/lib.sh"
 
 HOSTILE=$BUILD/memif-hostile
@@ -13,7 +14,9 @@ HOSTILE=$BUILD/memif-hostile
 MAC_A=02:00:00:00:0a:01
 MAC_B=02:00:00:00:0b:01
 
-daemon_start pw
+# Small memory caps, so that a peer can pass them with a few memfds (the
+# pods a and b map about 4 MiB each, a hostile peer 1 MiB).
+daemon_start pw --memif-peer-memory-mb 16 --memif-total-memory-mb 20
 ctl pw network add net1 >/dev/null
 ctl pw port add pa --network net1 --type memif --socket "$T/a.sock" --mac $MAC_A >/dev/null
 ctl pw port add pb --network net1 --type memif --socket "$T/b.sock" --mac $MAC_B >/dev/null
@@ -45,7 +48,9 @@ good_peer() {
 	local port=$1 sock=$2 mode=good rx out
 	[ "${3:-}" = --server ] && mode=srv-good
 	rx=$(port_stat pw "$port" .rx_packets)
-	out=$("$HOSTILE" --wait 300 ${3:-} "$sock" $mode) || fail "good peer on $port: $out"
+	# It stays longer than a flap (MEMIF_FLAP_MS): the port's back-off
+	# starts over after it.
+	out=$("$HOSTILE" --wait 700 ${3:-} "$sock" $mode) || fail "good peer on $port: $out"
 	grep -q '^connected' <<<"$out" || fail "good peer on $port: $out"
 	wait_for 10 "$port to count the good peer's frame" port_stat_ge pw "$port" .rx_packets $((rx + 1))
 	wait_link pw "$port" down
@@ -99,6 +104,8 @@ attack hx "$T/hx.sock" long-msg "not 128 bytes"
 attack hx "$T/hx.sock" init-fd "init message carried an fd"
 attack hx "$T/hx.sock" two-fds "more than one fd"
 attack hx "$T/hx.sock" region-big "1024 MiB"
+attack hx "$T/hx.sock" mem-peer "the 16 MiB a peer may map (podwired --memif-peer-memory-mb)"
+attack hx "$T/hx.sock" mem-total "the 20 MiB all peers may map (podwired --memif-total-memory-mb)"
 attack hx "$T/hx.sock" region-index "region 5 added where region 0 was due"
 attack hx "$T/hx.sock" region-nofd "came without its fd"
 attack hx "$T/hx.sock" region-notmem "not a memfd"
@@ -140,6 +147,55 @@ grep -q "^truncate" <<<"$out" || fail "truncate: $out"
 grep -q "worked" <<<"$out" && fail "a peer could shrink the region podwired mapped: $out"
 ok "a second peer is turned away, and a region cannot be shrunk ($out)"
 daemon_alive pw || fail "podwired died"
+
+# memif_show PORT JQ: one field of the port's memif object.
+memif_show() { ctlj pw port show "$1" | jq -r ".memif$2"; }
+memif_state_is() { [ "$(memif_show "$1" .state)" = "$2" ]; }
+# log_count WORDS: lines of podwired's log with WORDS.
+log_count() { grep -cF -- "$1" "$T/pw.log" || true; }
+
+# Second peers, again and again, on pod a's socket while a sends to b: each
+# is told first thing that the port has a peer, and counted; a's link and
+# traffic never stop; the log says so once per 10 s, not once per peer.
+refused0=$(memif_show pa .refused)
+lines0=$(log_count 'port "pa": a second peer was turned away')
+"$HOSTILE" --wait 3000 "$T/a.sock" seconds >"$T/seconds.out" 2>&1 &
+SEC=$!
+for i in 1 2 3; do traffic_goes_on "second peers on a's socket ($i)"; done
+wait "$SEC" || fail "second peers: $(cat "$T/seconds.out")"
+out=$(cat "$T/seconds.out")
+grep -q "already has a peer" <<<"$out" || fail "second peers were not told why: $out"
+n=$(sed -n 's/^refused \([0-9]*\) of .*/\1/p' <<<"$out")
+[ "$n" -ge 50 ] || fail "only $n second peers tried: $out"
+expect_eq "pa: second peers counted as refused" $((refused0 + n)) "$(memif_show pa .refused)"
+link_is pw pa up || fail "pod a lost its link to the second peers"
+lines=$(($(log_count 'port "pa": a second peer was turned away') - lines0))
+[ "$lines" -le 2 ] || fail "$lines log lines for $n second peers"
+ok "$n second peers turned away ($out), $lines log line(s), pod a's traffic went on"
+
+# A peer that connects and leaves in a loop: the port backs off (it stops
+# taking connections for 100 ms, doubled each time, at most 5 s), so
+# podwired greets a few of its thousands of tries; the log says so a few
+# times; the other pods' traffic goes on; then a good peer connects.
+lines0=$(log_count 'port "hx":')
+"$HOSTILE" --wait 4000 "$T/hx.sock" flap >"$T/flap.out" 2>&1 &
+FLAP=$!
+traffic_goes_on "a peer flapping on hx"
+wait "$FLAP" || fail "flap: $(cat "$T/flap.out")"
+out=$(cat "$T/flap.out")
+read -r tries greeted <<<"$(sed -n 's/^flap: \([0-9]*\) tries, \([0-9]*\) greeted.*/\1 \2/p' <<<"$out")"
+[ "$tries" -ge 200 ] || fail "the flapping peer tried only $tries times: $out"
+[ "$greeted" -le 12 ] || fail "podwired greeted $greeted of the flapping peer's tries: $out"
+flaps=$(memif_show hx .flaps)
+[ "$flaps" -ge 3 ] || fail "hx counts $flaps flaps: $out"
+lines=$(($(log_count 'port "hx":') - lines0))
+[ "$lines" -le 6 ] || fail "$lines log lines about hx for $greeted short connections"
+ok "flapping peer: $out; hx counts $flaps flaps, backoff $(memif_show hx .backoff_ms) ms, $lines log line(s)"
+grep -F 'port "hx":' "$T/pw.log" | tail -n "$lines" | sed 's/^/    /'
+daemon_alive pw || fail "podwired died"
+wait_for 15 "hx to take connections again" memif_state_is hx listening
+good_peer hx "$T/hx.sock"
+expect_eq "hx flaps after a good peer" 0 "$(memif_show hx .flaps)"
 
 # ---- podwired as client: the pod is the server -------------------------------
 attack hc "$T/hc.sock" srv-version "versions 1.0 to 1.0" --server

@@ -16,7 +16,10 @@ HOSTILE=$BUILD/memif-hostile
 
 # No per-thread malloc caches: chunks a thread caches count as in use in
 # mallinfo2, which would blur the heap figure compared below.
-GLIBC_TUNABLES=glibc.malloc.tcache_count=0 daemon_start pw
+# Each peer is killed soon after it connected, as a peer in a connect-and-
+# drop loop: a short back-off keeps the cycles quick and still takes the
+# paths of one.
+GLIBC_TUNABLES=glibc.malloc.tcache_count=0 daemon_start pw --memif-backoff-max-ms 20
 ctl pw network add net1
 
 memory() { daemon_memory pw; }

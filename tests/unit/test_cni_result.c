@@ -263,6 +263,26 @@ static void test_devinfo(void)
 	ASSERT_CONTAINS(vdev, "net_memif0,role=server,");
 	cJSON_Delete(d);
 
+	/* A memif secret goes into the device-info and the vdev. */
+	attach_for(&a, IFTYPE_MEMIF, "slave");
+	snprintf(a.secret, sizeof(a.secret), "0123456789abcdef0123");
+	d = devinfo_build(&a);
+	ASSERT_STR_EQ(str_at(d, "memif.secret"), "0123456789abcdef0123");
+	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), 0);
+	ASSERT_STR_EQ(vdev, "net_memif0,role=client,socket=/var/run/podwire/1a2b3c4d/memif.sock,"
+			    "socket-abstract=no,secret=0123456789abcdef0123");
+	cJSON_Delete(d);
+	/* One net_memif cannot take (too long; a ',' would end the devarg). */
+	d = parse("{\"type\":\"memif\",\"memif\":{\"role\":\"slave\",\"path\":\"/x\","
+		  "\"secret\":\"a,b\"}}");
+	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), -1);
+	ASSERT_CONTAINS(msg, "memif \"secret\" must be 1-23 characters");
+	cJSON_Delete(d);
+	d = parse("{\"type\":\"memif\",\"memif\":{\"role\":\"slave\",\"path\":\"/x\","
+		  "\"secret\":\"123456789012345678901234\"}}");
+	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), -1);
+	cJSON_Delete(d);
+
 	d = parse(
 	    "{\"type\":\"pci\",\"version\":\"1.1.0\",\"pci\":{\"pci-address\":\"0000:01:02.2\"}}");
 	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), -1);

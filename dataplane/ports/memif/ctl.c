@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,16 @@ PW_LOG_TYPE("memif");
 /* podwired's interface id on every port (net_memif's default, id=0). */
 #define MEMIF_ID 0
 
+struct memif_config memif_cfg = {
+    .backoff_max_ms = 5000,
+    .peer_max_bytes = 512ull << 20,
+    .total_max_bytes = 4096ull << 20,
+};
+
+/* What every peer's regions take of podwired's address space, as mapped
+ * (a client-role port's own memory is podwired's, not a peer's). */
+static uint64_t memif_mapped_total;
+
 uint64_t memif_now_ms(void)
 {
 	struct timespec ts;
@@ -48,6 +59,37 @@ uint64_t memif_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+
+/* ---- log lines a peer could make without end ---------------------------------- */
+
+/* Whether a line may go out now (one per MEMIF_LOG_INTERVAL_MS); *note
+ * then says how many were left out since the last. */
+static bool log_gate(struct memif_log_gate *g, char *note, size_t len)
+{
+	uint64_t now = memif_now_ms();
+
+	note[0] = '\0';
+	if (now < g->next_ms) {
+		g->left_out++;
+		return false;
+	}
+	if (g->left_out != 0)
+		snprintf(note, len, " (%llu similar line(s) left out in the last %d s)",
+			 (unsigned long long)g->left_out, MEMIF_LOG_INTERVAL_MS / 1000);
+	g->left_out = 0;
+	g->next_ms = now + MEMIF_LOG_INTERVAL_MS;
+	return true;
+}
+
+/* A line about a connection of a port whose peer may be flapping: said
+ * every time until MEMIF_FLAP_QUIET flaps in a row, then rate-limited. */
+#define CONN_LOG(mp, level, fmt, ...)                                                              \
+	do {                                                                                       \
+		char note_[96] = "";                                                               \
+		if ((mp)->flaps < MEMIF_FLAP_QUIET ||                                              \
+		    log_gate(&(mp)->flap_log, note_, sizeof(note_)))                               \
+			PORT_LOG((mp)->port, level, fmt "%s", ##__VA_ARGS__, note_);               \
+	} while (0)
 
 /* ---- connections ------------------------------------------------------------- */
 
@@ -89,6 +131,8 @@ static void conn_free(struct memif_conn *c)
 		if (c->region[i].base != NULL) {
 			memif_guard_del(c->region[i].base);
 			munmap(c->region[i].base, c->region[i].mapped_len);
+			if (c->server)
+				memif_mapped_total -= c->region[i].mapped_len;
 		}
 		if (c->region[i].fd >= 0)
 			close(c->region[i].fd);
@@ -106,7 +150,9 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 {
 	struct memif_conn *c = mp->cur;
 	struct port *p = mp->port;
-	bool was_up;
+	char backoff[128] = "";
+	bool was_up, flapped;
+	uint64_t now;
 
 	if (c == NULL)
 		return;
@@ -117,6 +163,20 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 		memif_msg_disconnect(&m, 1, why);
 		memif_msg_send(c->fd, &m, -1);
 	}
+	now = memif_now_ms();
+	/* A connection that lasted is the end of a streak; one that did not
+	 * (refused, broken, gone within MEMIF_FLAP_MS) adds to it. */
+	flapped = !was_up || now - c->up_ms < MEMIF_FLAP_MS;
+	mp->flaps = flapped ? mp->flaps + 1 : 0;
+	mp->backoff_ms = memif_flap_backoff_ms(
+	    mp->flaps, RTE_MIN((unsigned int)MEMIF_BACKOFF_MIN_MS, memif_cfg.backoff_max_ms),
+	    memif_cfg.backoff_max_ms);
+	mp->next_try_ms = now + mp->backoff_ms;
+	if (mp->backoff_ms != 0)
+		snprintf(backoff, sizeof(backoff),
+			 "; %u connection(s) in a row ended within %d ms: the next is %s in %u ms",
+			 mp->flaps, MEMIF_FLAP_MS,
+			 p->conf.role == PORT_ROLE_SERVER ? "taken" : "made", mp->backoff_ms);
 	if (was_up) {
 		/* Workers stop at the link; after a grace period none is inside
 		 * the rings, and only then does the memory go. */
@@ -125,23 +185,22 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 		mp->conn = NULL;
 		memif_kick_del(c);
 		mp->disconnects++;
-		PORT_LOG(p, INFO, "peer \"%s\" disconnected, link down: %s", c->peer, why);
+		CONN_LOG(mp, INFO, "peer \"%s\" disconnected, link down: %s%s", c->peer, why,
+			 backoff);
 	} else {
-		PORT_LOG(p, NOTICE, "connection with %s closed before it was up: %s",
-			 c->peer[0] ? c->peer : "a peer", why);
+		CONN_LOG(mp, NOTICE, "connection with %s closed before it was up: %s%s",
+			 c->peer[0] ? c->peer : "a peer", why, backoff);
 	}
 	snprintf(mp->last_reason, sizeof(mp->last_reason), "%s", why);
 	mp->cur = NULL;
 	conn_free(c);
-	if (p->conf.role == PORT_ROLE_CLIENT) {
-		/* Straight back after a connection that worked; slower after
-		 * one that did not. */
-		mp->backoff_ms =
-		    was_up ? MEMIF_BACKOFF_MIN_MS
-		    : mp->backoff_ms == 0
-			? MEMIF_BACKOFF_MIN_MS
-			: RTE_MIN(2 * mp->backoff_ms, (unsigned int)MEMIF_BACKOFF_MAX_MS);
-		mp->next_try_ms = memif_now_ms() + (was_up ? 0 : mp->backoff_ms);
+	/* A server backs off by not taking connections: a peer's connect
+	 * waits in the listening socket's backlog until then (and past the
+	 * backlog, the kernel refuses it), so a peer in a loop costs podwired
+	 * one handshake per back-off, not one per try. */
+	if (p->conf.role == PORT_ROLE_SERVER && mp->backoff_ms != 0 && mp->listen_watch != NULL) {
+		loop_watch_del(mp->listen_watch);
+		mp->listen_watch = NULL;
 	}
 }
 
@@ -157,13 +216,12 @@ static int conn_up(struct memif_conn *c, char *why, size_t len)
 		return -1;
 	}
 	c->state = MEMIF_CONN_UP;
-	mp->backoff_ms = 0;
+	c->up_ms = memif_now_ms();
 	mp->connects++;
 	__atomic_store_n(&mp->conn, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&mp->port->dp.link_up, true, __ATOMIC_RELEASE);
-	PORT_LOG(mp->port, INFO,
-		 "peer \"%s\" connected as %s, %u queue pair(s), rings of %u, link up", c->peer,
-		 c->server ? "client" : "server", c->n_rx, c->rx[0].size);
+	CONN_LOG(mp, INFO, "peer \"%s\" connected as %s, %u queue pair(s), rings of %u, link up",
+		 c->peer, c->server ? "client" : "server", c->n_rx, c->rx[0].size);
 	return 0;
 }
 
@@ -189,6 +247,7 @@ static bool fd_is_eventfd(int fd)
 static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint16_t index,
 		      uint64_t size, char *why, size_t len)
 {
+	uint64_t mapped_len, peer_mapped = 0;
 	struct statfs sfs;
 	struct stat st;
 	int seals;
@@ -220,14 +279,21 @@ static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint
 		return -EINVAL;
 	}
 	/* hugetlbfs maps and unmaps whole huge pages only. */
-	r->mapped_len = RTE_ALIGN_CEIL(size, (uint64_t)sfs.f_bsize);
-	r->base = mmap(NULL, r->mapped_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	mapped_len = RTE_ALIGN_CEIL(size, (uint64_t)sfs.f_bsize);
+	for (unsigned int i = 0; i < index; i++)
+		peer_mapped += c->region[i].mapped_len;
+	if (memif_check_memory(index, mapped_len, peer_mapped, memif_cfg.peer_max_bytes,
+			       memif_mapped_total, memif_cfg.total_max_bytes, why, len) != 0)
+		return -ENOMEM;
+	r->base = mmap(NULL, mapped_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
 		snprintf(why, len, "region %u: cannot map %llu bytes: %s", index,
 			 (unsigned long long)size, strerror(errno));
 		return -EINVAL;
 	}
+	r->mapped_len = mapped_len;
+	memif_mapped_total += mapped_len;
 	r->size = size;
 	r->fd = fd;
 	if (memif_guard_add(r->base, r->mapped_len, c) != 0) {
@@ -350,6 +416,13 @@ fail:
 	return -1;
 }
 
+static bool peer_gone(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN | POLLRDHUP};
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0;
+}
+
 static void server_on_accept(void *arg, uint32_t events)
 {
 	struct memif_port *mp = arg;
@@ -357,13 +430,34 @@ static void server_on_accept(void *arg, uint32_t events)
 	int fd;
 
 	(void)events;
-	while ((fd = accept4(mp->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+	/* A bounded number per event (the rest come with the next), and none
+	 * once the port backs off. */
+	for (int i = 0; i < 16 && mp->listen_watch != NULL; i++) {
+		char note[96];
+
+		fd = accept4(mp->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (peer_gone(fd)) {
+			/* It left while it waited in the backlog (the port was
+			 * backing off): nothing to greet, nothing to count. */
+			close(fd);
+			continue;
+		}
 		if (mp->cur != NULL) {
-			memif_msg_disconnect(&m, 1, "this interface is already connected");
+			/* One peer per port: the one there keeps it, undisturbed. */
+			memif_msg_disconnect(&m, 1,
+					     "this interface already has a peer; one at a time");
 			memif_msg_send(fd, &m, -1);
 			close(fd);
-			PORT_LOG(mp->port, NOTICE, "a second peer was turned away: already %s",
-				 mp->conn != NULL ? "connected" : "connecting");
+			mp->refused++;
+			if (log_gate(&mp->refuse_log, note, sizeof(note)))
+				PORT_LOG(mp->port, NOTICE,
+					 "a second peer was turned away: already %s with \"%s\" "
+					 "(%llu turned away so far)%s",
+					 mp->conn != NULL ? "connected" : "connecting",
+					 mp->cur->peer[0] ? mp->cur->peer : "a peer",
+					 (unsigned long long)mp->refused, note);
 			continue;
 		}
 		if (conn_new(mp, fd, true) == NULL) {
@@ -405,6 +499,16 @@ int memif_listen(struct memif_port *mp, char *msg, size_t len)
 		return -EIO;
 	}
 	return 0;
+}
+
+/* The back-off is over: connections are taken again (the first waits in
+ * the backlog, if any). */
+static void memif_listen_resume(struct memif_port *mp)
+{
+	mp->listen_watch = loop_watch_add(mp->listen_fd, EPOLLIN, server_on_accept, mp);
+	if (mp->listen_watch == NULL)
+		PORT_LOG(mp->port, ERR, "cannot watch %s again; trying at the next tick",
+			 mp->port->conf.socket);
 }
 
 void memif_unlisten(struct memif_port *mp)
@@ -517,25 +621,56 @@ static int client_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 	}
 }
 
+/* Whether the server at the other end of fd is podwired itself. */
+static bool peer_is_self(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == getpid();
+}
+
 void memif_client_try(struct memif_port *mp)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	const struct port *p = mp->port;
-	char why[160];
-	int fd;
+	char why[320];
+	int fd = -1, pfd, rc;
 
 	if (mp->cur != NULL || memif_now_ms() < mp->next_try_ms)
 		return;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->conf.socket);
+	/* The pod's directory is the pod's: what is at the path is checked,
+	 * and connected to through the descriptor checked, so that it cannot
+	 * be swapped in between. */
+	pfd = open(p->conf.socket, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket,
+			 strerror(errno));
+		goto fail;
+	}
+	if (port_check_client_socket(p, pfd, why, sizeof(why)) != 0) {
+		close(pfd);
+		goto fail;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pfd);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    conn_new(mp, fd, false) != NULL) {
+	rc = fd >= 0 ? connect(fd, (struct sockaddr *)&sa, sizeof(sa)) : -1;
+	snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket, strerror(errno));
+	close(pfd);
+	if (rc == 0 && peer_is_self(fd)) {
+		snprintf(why, sizeof(why),
+			 "%s leads to podwired itself (another port's socket); podwired connects "
+			 "only to the pod's",
+			 p->conf.socket);
+		rc = -1;
+	}
+	if (rc == 0 && conn_new(mp, fd, false) != NULL) {
 		mp->cur->cli = MEMIF_CLI_WAIT_HELLO;
 		return;
 	}
-	snprintf(why, sizeof(why), "cannot connect to %s: %s", p->conf.socket, strerror(errno));
 	if (fd >= 0)
 		close(fd);
+fail:
 	/* Said once, not every try. */
 	if (strcmp(why, mp->last_reason) != 0) {
 		PORT_LOG(p, INFO, "%s; trying again", why);
@@ -583,6 +718,9 @@ void memif_conn_check(struct memif_port *mp)
 	if (c == NULL) {
 		if (mp->port->conf.role == PORT_ROLE_CLIENT)
 			memif_client_try(mp);
+		else if (mp->listen_watch == NULL && mp->listen_fd >= 0 &&
+			 memif_now_ms() >= mp->next_try_ms)
+			memif_listen_resume(mp);
 		return;
 	}
 	now = memif_now_ms();

@@ -18,16 +18,28 @@
 
 #include "datapath/view.h"
 #include "model/port.h"
+#include "ports/memif/config.h"
 #include "ports/memif/msg.h"
 #include "ports/memif/proto.h"
 
 /* podwired as client: its rings and buffers. */
 #define MEMIF_CLIENT_LOG2_RING 10
 #define MEMIF_CLIENT_BUFFER    2048
-/* Handshake deadline, and client reconnection backoff bounds. */
+/* Handshake deadline, and client reconnection backoff bounds (a socket
+ * not there yet). */
 #define MEMIF_HANDSHAKE_MS   5000
 #define MEMIF_BACKOFF_MIN_MS 100
 #define MEMIF_BACKOFF_MAX_MS 2000
+/* A connection that ends before it is up, or within MEMIF_FLAP_MS of it,
+ * is a flap; after n in a row the port waits memif_flap_backoff_ms(n)
+ * (at most memif_cfg.backoff_max_ms) before it takes (server) or makes
+ * (client) the next connection. From
+ * the MEMIF_FLAP_QUIET-th in a row on, lines about the port's connections
+ * are logged once per MEMIF_LOG_INTERVAL_MS, as are second peers turned
+ * away. */
+#define MEMIF_FLAP_MS	      500
+#define MEMIF_FLAP_QUIET      3
+#define MEMIF_LOG_INTERVAL_MS 10000
 /* Bad descriptors within a window that get a peer disconnected. */
 #define MEMIF_BAD_DESC_LIMIT	 64
 #define MEMIF_BAD_DESC_WINDOW_MS 1000
@@ -105,6 +117,7 @@ struct memif_conn {
 	int fd; /* the control socket */
 	struct loop_watch *watch;
 	uint64_t deadline_ms;
+	uint64_t up_ms;		/* when it came up */
 	uint64_t bad_seen;	/* bad_desc at the start of this window */
 	uint64_t bad_window_ms; /* when the window started */
 	char peer[MEMIF_NAME_LEN + 1];
@@ -122,12 +135,20 @@ struct memif_port {
 	/* Server: the listening socket. */
 	int listen_fd;
 	struct loop_watch *listen_watch;
-	/* Client: when to try again. */
+	/* Client: when to try again. Server: when to take connections
+	 * again, while backing off (listen_watch is NULL then). */
 	uint64_t next_try_ms;
 	unsigned int backoff_ms;
+	unsigned int flaps; /* in a row (MEMIF_FLAP_MS) */
 	/* For port show. */
 	uint64_t connects, disconnects;
-	char last_reason[160];
+	uint64_t refused; /* second peers turned away */
+	char last_reason[320];
+	/* Rate limits of log lines (MEMIF_LOG_INTERVAL_MS). */
+	struct memif_log_gate {
+		uint64_t next_ms;
+		uint64_t left_out;
+	} flap_log, refuse_log;
 };
 
 uint64_t memif_now_ms(void);

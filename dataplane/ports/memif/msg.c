@@ -135,13 +135,6 @@ int memif_check_add_region(const struct memif_msg_add_region *m, const struct me
 			      "region %u is %llu bytes; podwired takes 1 byte to %llu MiB",
 			      m->index, (unsigned long long)m->size,
 			      (unsigned long long)(MEMIF_MAX_REGION_BYTES >> 20));
-	if (o->mapped + m->size > MEMIF_MAX_MAPPED_BYTES)
-		return refuse(
-		    -EPROTO, why, len,
-		    "region %u would make %llu MiB of regions; podwired maps at most %llu "
-		    "MiB per peer",
-		    m->index, (unsigned long long)((o->mapped + m->size) >> 20),
-		    (unsigned long long)(MEMIF_MAX_MAPPED_BYTES >> 20));
 	return 0;
 }
 
@@ -292,4 +285,36 @@ void memif_msg_disconnect(struct memif_msg *m, uint32_t code, const char *reason
 	clear(m, MEMIF_MSG_DISCONNECT);
 	m->disconnect.code = code;
 	put_str(m->disconnect.reason, sizeof(m->disconnect.reason) - 1, reason);
+}
+
+unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms)
+{
+	uint64_t ms = min_ms;
+
+	/* Doubling stops at the cap: no shift past the width. */
+	for (unsigned int i = 1; i < n && ms != 0 && ms < max_ms; i++)
+		ms *= 2;
+	return n == 0 ? 0 : (unsigned int)(ms < max_ms ? ms : max_ms);
+}
+
+int memif_check_memory(uint16_t index, uint64_t bytes, uint64_t peer_mapped, uint64_t peer_max,
+		       uint64_t all_mapped, uint64_t all_max, char *why, size_t len)
+{
+	/* The reason goes to the peer too, cut at 96 bytes: the limit and the
+	 * option first. */
+	if (peer_mapped + bytes > peer_max)
+		return refuse(
+		    -ENOMEM, why, len,
+		    "region %u: %llu MiB would pass the %llu MiB a peer may map "
+		    "(podwired --memif-peer-memory-mb); this peer has %llu MiB mapped",
+		    index, (unsigned long long)((peer_mapped + bytes + (1 << 20) - 1) >> 20),
+		    (unsigned long long)(peer_max >> 20), (unsigned long long)(peer_mapped >> 20));
+	if (all_mapped + bytes > all_max)
+		return refuse(-ENOMEM, why, len,
+			      "region %u: %llu MiB more would pass the %llu MiB all peers may map "
+			      "(podwired --memif-total-memory-mb); they have %llu MiB mapped",
+			      index, (unsigned long long)((bytes + (1 << 20) - 1) >> 20),
+			      (unsigned long long)(all_max >> 20),
+			      (unsigned long long)(all_mapped >> 20));
+	return 0;
 }

@@ -18,7 +18,6 @@
 #define MEMIF_MAX_REGIONS      16
 #define MEMIF_MAX_QUEUE_PAIRS  8
 #define MEMIF_MAX_REGION_BYTES (1ull << 30) /* 1 GiB */
-#define MEMIF_MAX_MAPPED_BYTES (2ull << 30) /* all regions of one peer */
 #define MEMIF_MIN_BUFFER       128	    /* smallest buffer a peer may post */
 #define MEMIF_MAX_BUFFER       65535
 
@@ -59,8 +58,8 @@ int memif_cli_expects(enum memif_cli_state st, unsigned int acks_left, uint16_t 
  * (both empty, or equal). -EPROTO or -EACCES (secret). */
 int memif_check_init(const struct memif_msg_init *m, uint32_t id, const char *secret, char *why,
 		     size_t len);
-/* ADD_REGION: the next index, a size within the limits. The fd is the
- * caller's to check (memif_check_region_fd). */
+/* ADD_REGION: the next index, a size within MEMIF_MAX_REGION_BYTES. The
+ * fd is the caller's to check, and the memory (memif_check_memory). */
 int memif_check_add_region(const struct memif_msg_add_region *m, const struct memif_offer *o,
 			   char *why, size_t len);
 /* ADD_RING: the next index of its direction, within the queue pairs; a
@@ -68,12 +67,21 @@ int memif_check_add_region(const struct memif_msg_add_region *m, const struct me
  * takes; no private header. */
 int memif_check_add_ring(const struct memif_msg_add_ring *m, const struct memif_offer *o, char *why,
 			 size_t len);
+/* Whether podwired may map bytes more (region index, rounded as mapped):
+ * this peer has peer_mapped of at most peer_max, all peers all_mapped of
+ * at most all_max. -ENOMEM with why naming the limit and its option. */
+int memif_check_memory(uint16_t index, uint64_t bytes, uint64_t peer_mapped, uint64_t peer_max,
+		       uint64_t all_mapped, uint64_t all_max, char *why, size_t len);
 /* CONNECT: at least one ring each way. */
 int memif_check_connect(const struct memif_offer *o, char *why, size_t len);
 /* HELLO, as a client: it offers version 2.0 and room for one queue pair
  * of rings of log2 size want_log2 (lowered to what it allows: *log2). */
 int memif_check_hello(const struct memif_msg_hello *m, uint8_t want_log2, uint8_t *log2, char *why,
 		      size_t len);
+
+/* How long a port waits after the n-th flap in a row (n >= 1):
+ * min_ms doubled for each flap after the first, at most max_ms. */
+unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms);
 
 /* Records an accepted ADD_REGION / ADD_RING in o. */
 void memif_offer_add_region(struct memif_offer *o, const struct memif_msg_add_region *m);

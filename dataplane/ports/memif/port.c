@@ -87,8 +87,9 @@ static void memif_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddStringToObject(o, API_R_STATE,
 				c != NULL && c->state == MEMIF_CONN_UP ? "connected"
 				: c != NULL			       ? "handshake"
-				: p->conf.role == PORT_ROLE_SERVER     ? "listening"
-								       : "connecting");
+				: p->conf.role == PORT_ROLE_CLIENT     ? "connecting"
+				: mp->listen_watch == NULL	       ? "backing-off"
+								       : "listening");
 	cJSON_AddStringToObject(o, API_R_PEER, c != NULL ? c->peer : "");
 	cJSON_AddNumberToObject(o, API_R_QUEUE_PAIRS,
 				c != NULL && c->state == MEMIF_CONN_UP ? c->n_rx : 0);
@@ -101,6 +102,9 @@ static void memif_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddNumberToObject(o, API_R_CONNECTS, (double)mp->connects);
 	cJSON_AddNumberToObject(o, API_R_DISCONNECTS, (double)mp->disconnects);
 	cJSON_AddStringToObject(o, API_R_LAST_DISCONNECT, mp->last_reason);
+	cJSON_AddNumberToObject(o, API_R_REFUSED, (double)mp->refused);
+	cJSON_AddNumberToObject(o, API_R_FLAPS, mp->flaps);
+	cJSON_AddNumberToObject(o, API_R_BACKOFF_MS, mp->backoff_ms);
 }
 
 static const struct port_ops memif_port_ops = {
