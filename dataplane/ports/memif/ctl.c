@@ -295,11 +295,15 @@ static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint
 	r->mapped_len = mapped_len;
 	memif_mapped_total += mapped_len;
 	r->size = size;
-	r->fd = fd;
 	if (memif_guard_add(r->base, r->mapped_len, c) != 0) {
 		snprintf(why, len, "region %u: no room to guard its mapping; see the log", index);
-		return -EINVAL; /* conn_free unmaps it */
+		/* conn_free unmaps it; the fd is still the caller's, which
+		 * closes it: the region must not hold it too, or it would be
+		 * closed twice, the second time perhaps as another thread's
+		 * newly opened file. */
+		return -EINVAL;
 	}
+	r->fd = fd;
 	return 0;
 }
 
