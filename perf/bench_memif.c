@@ -219,10 +219,11 @@ static int try_open(struct bench_memif *m, const struct sockaddr_un *sa, uint8_t
 	if (connect(m->sock, (const struct sockaddr *)sa, sizeof(*sa)) != 0) {
 		int e = errno;
 
-		/* No socket yet, bound but not listening yet, or its backlog
-		 * full: a switch still starting. */
+		/* Bound but not listening yet, or its backlog full: a switch
+		 * still starting. No socket at all is more likely a wrong
+		 * path than a switch a moment away: said at once. */
 		snprintf(err, err_len, "connect: %s", strerror(e));
-		return e == ENOENT || e == ECONNREFUSED || e == EAGAIN ? -EAGAIN : -e;
+		return e == ECONNREFUSED || e == EAGAIN ? -EAGAIN : -e;
 	}
 	rc = handshake(m, log2, err, err_len);
 	return rc == -ECONNREFUSED || rc == -ECONNRESET ? -EAGAIN : rc;

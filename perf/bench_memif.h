@@ -29,8 +29,9 @@ struct bench_memif;
  * or NULL with why in err.
  *
  * A switch that is there but not serving us yet is tried again, with a
- * back-off, for up to wait_ms (0: one try): no socket yet, a socket not
- * listening yet, or a switch that refuses or hangs up before CONNECTED.
+ * back-off, for up to wait_ms (0: one try): a socket not listening yet,
+ * or a switch that refuses or hangs up before CONNECTED (no socket at
+ * all is said at once: a wrong path, most likely).
  * A memif server may refuse an interface it does not serve yet, and
  * clients are the side that tries again (VPP's and libmemif's do):
  * DPDK 22.11's net_memif listens from the probe of its device but

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of perf/bench_memif.c's connection: podwire-bench's memif
  * client against a scripted server in a child process that is not
- * serving yet the way DPDK 22.11's net_memif is not (no socket, a socket
- * not listening, "ID not found" until its port is started, a hang-up),
- * then serves; and against one that will never suit it. */
+ * serving yet the way DPDK 22.11's net_memif is not (a socket not
+ * listening, "ID not found" until its port is started, a hang-up), then
+ * serves; and against no socket or one that will never suit it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -32,9 +32,8 @@ enum act {
 };
 
 struct script {
-	unsigned int absent_ms; /* no socket for this long */
-	unsigned int deaf_ms;	/* then bound but not listening for this long */
-	enum act acts[8];	/* one per connection; the last repeats */
+	unsigned int deaf_ms; /* bound but not listening for this long */
+	enum act acts[8];     /* one per connection; the last repeats */
 	unsigned int n_acts;
 };
 
@@ -103,7 +102,6 @@ static void server_main(const struct script *s, int conns)
 	int lfd, fd;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	usleep(s->absent_ms * 1000);
 	lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		_exit(2);
@@ -164,20 +162,25 @@ static int server_stop(struct server *sv)
 	return n;
 }
 
-/* A switch starting: no socket, then not listening, then twice "ID not
+/* The socket of a switch starting: not listening, then twice "ID not
  * found", then a hang-up, then served. Before bench_memif_open tried
- * again, the first "connect: No such file or directory" ended it. */
+ * again, the first refusal ended it. */
 static void test_waits_for_a_starting_switch(void)
 {
-	static const struct script s = {.absent_ms = 50,
-					.deaf_ms = 50,
-					.acts = {REFUSE_ID, REFUSE_ID, HANG_UP, SERVE},
-					.n_acts = 4};
+	static const struct script s = {
+	    .deaf_ms = 100, .acts = {REFUSE_ID, REFUSE_ID, HANG_UP, SERVE}, .n_acts = 4};
 	struct server sv = server_start(&s);
+	struct stat st;
 	char err[512];
-	uint64_t t0 = now_ms();
-	struct bench_memif *m = bench_memif_open(path, LOG2, BUF, 5000, err, sizeof(err));
-	uint64_t took = now_ms() - t0;
+	uint64_t t0, took;
+	struct bench_memif *m;
+
+	/* Bound, not listening yet (no socket at all is not waited for). */
+	for (int i = 0; i < 5000 && stat(path, &st) != 0; i++)
+		usleep(1000);
+	t0 = now_ms();
+	m = bench_memif_open(path, LOG2, BUF, 5000, err, sizeof(err));
+	took = now_ms() - t0;
 
 	unit_check(m != NULL, __LINE__, __FILE__, "not connected: %s", err);
 	if (m != NULL) {
@@ -233,6 +236,21 @@ static void test_no_wait_is_one_try(void)
 	ASSERT_STR_EQ(err, "the switch disconnected: ID not found");
 }
 
+/* No socket: a wrong path, most likely, said at once. */
+static void test_no_socket_is_said_at_once(void)
+{
+	char err[512];
+	uint64_t t0 = now_ms();
+	struct bench_memif *m;
+
+	unlink(path);
+	m = bench_memif_open(path, LOG2, BUF, 5000, err, sizeof(err));
+	CU_ASSERT_PTR_NULL(m);
+	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	bench_memif_close(m);
+	ASSERT_STR_EQ(err, "connect: No such file or directory");
+}
+
 /* A switch whose HELLO will never suit us is not asked again. */
 static void test_unsuitable_switch_is_not_retried(void)
 {
@@ -255,11 +273,12 @@ static void test_unsuitable_switch_is_not_retried(void)
 int main(void)
 {
 	static const struct unit_test tests[] = {
-	    {"a starting switch: absent, deaf, refusing, then serving",
+	    {"a starting switch: deaf, refusing, hanging up, then serving",
 	     test_waits_for_a_starting_switch},
 	    {"refused for longer than the wait: the error names the first and last",
 	     test_gives_up_after_the_wait},
 	    {"no wait: one try, the switch's reason", test_no_wait_is_one_try},
+	    {"no socket: said at once", test_no_socket_is_said_at_once},
 	    {"a switch that never suits is not retried", test_unsuitable_switch_is_not_retried},
 	    {NULL, NULL},
 	};
