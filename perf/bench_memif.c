@@ -76,7 +76,7 @@ static int recv_msg(int fd, struct memif_msg *m, int ms, char *err, size_t err_l
 	 * connection, and the reset is reported before what it had sent
 	 * (a DISCONNECT with its reason): once it is reported, the rest
 	 * can be read. */
-	if (rc < 0) {
+	if (rc < 0 && errno == ECONNRESET) {
 		char again[8];
 
 		if (memif_msg_recv(fd, m, &got_fd, again, sizeof(again)) == 1)
