@@ -89,8 +89,11 @@ extern double offered_pps;  /* rate of the reported measurement, 0 = full speed 
 /* bench_main.c */
 /* Configures and starts a pod's port; quiet: a failure is expected. */
 int port_setup(uint16_t port, bool quiet);
-/* Connects --memif pod p to its switch; quiet: a failure is expected. */
-int memif_pod_connect(uint16_t p, bool quiet);
+/* Connects --memif pod p to its switch. reopen: from the outage loop,
+ * which has its own back-off: one try, and a failure is expected (not
+ * said); else at start-up, waiting up to BENCH_MEMIF_START_MS for a
+ * switch that is not serving yet. */
+int memif_pod_connect(uint16_t p, bool reopen);
 /* Drops pod p's frames still waiting to be sent. */
 void pod_pending_drop(uint16_t p, bool count);
 

@@ -634,18 +634,26 @@ static int memif_pod_open(uint16_t p, const char *arg)
 	return memif_pod_connect(p, false);
 }
 
-int memif_pod_connect(uint16_t p, bool quiet)
+/* A switch started just before the generator may take a while to serve
+ * its memif sockets (bench_memif_open): testpmd's first pool on a fresh
+ * machine takes seconds. */
+#define BENCH_MEMIF_START_MS 10000
+
+int memif_pod_connect(uint16_t p, bool reopen)
 {
 	struct pod *pd = &pods[p];
-	char err[256];
+	char err[512];
 
-	pd->memif = bench_memif_open(pd->devargs, (uint8_t)rte_log2_u32(opt.ring),
-				     pd->memif_buf_size, err, sizeof(err));
+	pd->memif =
+	    bench_memif_open(pd->devargs, (uint8_t)rte_log2_u32(opt.ring), pd->memif_buf_size,
+			     reopen ? 0 : BENCH_MEMIF_START_MS, err, sizeof(err));
 	if (pd->memif == NULL) {
-		if (!quiet)
+		if (!reopen)
 			fprintf(stderr, "podwire-bench: --memif %s: %s\n", pd->devargs, err);
 		return -EIO;
 	}
+	if (!reopen && err[0] != '\0')
+		fprintf(stderr, "podwire-bench: --memif %s: %s\n", pd->devargs, err);
 	pd->present = true;
 	return 0;
 }

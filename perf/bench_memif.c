@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench_memif.h"
@@ -28,6 +29,12 @@
 #include "ports/memif/sock.h"
 
 #define HANDSHAKE_MS 5000
+/* A switch that is not serving us yet is tried again after 10 ms, then
+ * 20, 40, ... up to 200 ms: a server that comes up within a few hundred
+ * ms (testpmd's, see bench_memif_open) is found soon after, and one that
+ * takes seconds is not asked 100 times a second. */
+#define RETRY_MIN_MS 10
+#define RETRY_MAX_MS 200
 
 struct bench_memif {
 	int sock;
@@ -65,13 +72,24 @@ static int recv_msg(int fd, struct memif_msg *m, int ms, char *err, size_t err_l
 	if (poll(&p, 1, ms) <= 0)
 		return -ETIMEDOUT;
 	rc = memif_msg_recv(fd, m, &got_fd, err, err_len);
+	/* A server that closes before reading all we sent resets the
+	 * connection, and the reset is reported before what it had sent
+	 * (a DISCONNECT with its reason): once it is reported, the rest
+	 * can be read. */
+	if (rc < 0 && errno == ECONNRESET) {
+		char again[8];
+
+		if (memif_msg_recv(fd, m, &got_fd, again, sizeof(again)) == 1)
+			rc = 1;
+	}
 	if (got_fd >= 0)
 		close(got_fd);
 	return rc == 1 ? 0 : rc == 0 ? -ETIMEDOUT : -ECONNRESET;
 }
 
 /* Waits for a message of type want; a DISCONNECT's reason, or what came
- * instead, goes into err. */
+ * instead, goes into err. -ETIMEDOUT, -ECONNRESET (the switch hung up),
+ * -ECONNREFUSED (it said DISCONNECT) or -EPROTO (it said something else). */
 static int expect(struct bench_memif *m, uint16_t want, struct memif_msg *msg, char *err,
 		  size_t err_len)
 {
@@ -89,11 +107,24 @@ static int expect(struct bench_memif *m, uint16_t want, struct memif_msg *msg, c
 		memif_field_str(msg->disconnect.reason, sizeof(msg->disconnect.reason), reason,
 				sizeof(reason));
 		snprintf(err, err_len, "the switch disconnected: %s", reason);
+		return -ECONNREFUSED;
 	} else {
 		snprintf(err, err_len, "got %s, expected %s", memif_msg_name(msg->type),
 			 memif_msg_name(want));
 	}
 	return -EPROTO;
+}
+
+/* The rings' shared words as a new connection expects them: a switch
+ * that refused an earlier try may have read them, none may have moved
+ * them, but nothing of a refused try is kept. */
+static void rings_reset(struct bench_memif *m)
+{
+	m->s2m->head = m->s2m->tail = m->m2s->head = m->m2s->tail = 0;
+	m->s2m->cookie = m->m2s->cookie = MEMIF_COOKIE;
+	m->s2m->flags = 0;
+	/* We poll: the switch need not kick us. */
+	m->m2s->flags = MEMIF_RING_FLAG_MASK_INT;
 }
 
 static int make_memory(struct bench_memif *m, uint8_t log2, uint32_t buf_size)
@@ -116,14 +147,13 @@ static int make_memory(struct bench_memif *m, uint8_t log2, uint32_t buf_size)
 	}
 	m->s2m = (struct memif_ring *)m->mem;
 	m->m2s = (struct memif_ring *)(m->mem + m->l.ring_bytes);
-	m->s2m->cookie = m->m2s->cookie = MEMIF_COOKIE;
-	/* We poll: the switch need not kick us. */
-	m->m2s->flags = MEMIF_RING_FLAG_MASK_INT;
 	m->efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	m->efd[1] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return m->efd[0] < 0 || m->efd[1] < 0 ? -errno : 0;
 }
 
+/* The client's side of the handshake on a connected m->sock. 0; as
+ * expect(), or -EINVAL (the switch's HELLO does not suit us). */
 static int handshake(struct bench_memif *m, uint8_t log2, char *err, size_t err_len)
 {
 	struct memif_msg msg;
@@ -143,7 +173,18 @@ static int handshake(struct bench_memif *m, uint8_t log2, char *err, size_t err_
 	}
 	if (memif_client_announce(m->sock, 0, "", "podwire-bench", m->region_fd, &m->l, log2,
 				  m->efd[0], m->efd[1]) != 0) {
-		snprintf(err, err_len, "cannot talk to the switch: %s", strerror(errno));
+		int e = errno;
+
+		/* A switch that refuses INIT says why and hangs up before it
+		 * reads the rest (DPDK's net_memif): the rest fails with EPIPE,
+		 * and the reason may still be waiting for us. */
+		if (e == EPIPE || e == ECONNRESET) {
+			if (expect(m, MEMIF_MSG_ACK, &msg, err, err_len) == -ECONNREFUSED)
+				return -ECONNREFUSED;
+			snprintf(err, err_len, "cannot talk to the switch: %s", strerror(e));
+			return -ECONNRESET;
+		}
+		snprintf(err, err_len, "cannot talk to the switch: %s", strerror(e));
 		return -EIO;
 	}
 	/* INIT, the region and the two rings are each acknowledged. */
@@ -153,13 +194,52 @@ static int handshake(struct bench_memif *m, uint8_t log2, char *err, size_t err_
 	return expect(m, MEMIF_MSG_CONNECTED, &msg, err, err_len);
 }
 
-struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size, char *err,
-				     size_t err_len)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* One connection and handshake on a new m->sock. 0; -EAGAIN when the
+ * switch is there but not serving us yet (bench_memif_open); another
+ * negative errno otherwise. Why in err. */
+static int try_open(struct bench_memif *m, const struct sockaddr_un *sa, uint8_t log2, char *err,
+		    size_t err_len)
+{
+	int rc;
+
+	rings_reset(m);
+	m->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (m->sock < 0) {
+		snprintf(err, err_len, "socket: %s", strerror(errno));
+		return -errno;
+	}
+	if (connect(m->sock, (const struct sockaddr *)sa, sizeof(*sa)) != 0) {
+		int e = errno;
+
+		/* Bound but not listening yet, or its backlog full: a switch
+		 * still starting. No socket at all is more likely a wrong
+		 * path than a switch a moment away: said at once. */
+		snprintf(err, err_len, "connect: %s", strerror(e));
+		return e == ECONNREFUSED || e == EAGAIN ? -EAGAIN : -e;
+	}
+	rc = handshake(m, log2, err, err_len);
+	return rc == -ECONNREFUSED || rc == -ECONNRESET ? -EAGAIN : rc;
+}
+
+struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size,
+				     unsigned int wait_ms, char *err, size_t err_len)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct bench_memif *m = calloc(1, sizeof(*m));
+	char why[256], first[256] = "";
+	uint64_t start, elapsed, delay = RETRY_MIN_MS;
+	unsigned int tries;
 	int rc;
 
+	err[0] = '\0';
 	if (m == NULL) {
 		snprintf(err, err_len, "out of memory");
 		return NULL;
@@ -183,13 +263,34 @@ struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t bu
 		goto fail;
 	}
 	strcpy(sa.sun_path, path);
-	m->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (m->sock < 0 || connect(m->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		snprintf(err, err_len, "connect: %s", strerror(errno));
-		goto fail;
+	start = now_ms();
+	for (tries = 1;; tries++) {
+		rc = try_open(m, &sa, log2, why, sizeof(why));
+		if (rc == 0)
+			break;
+		if (tries == 1)
+			snprintf(first, sizeof(first), "%s", why);
+		elapsed = now_ms() - start;
+		if (rc != -EAGAIN || elapsed >= wait_ms) {
+			if (tries == 1)
+				snprintf(err, err_len, "%s", why);
+			else
+				snprintf(err, err_len,
+					 "not served after %u tries in %.1f s (the first: %s): %s",
+					 tries, (double)elapsed / 1000, first, why);
+			goto fail;
+		}
+		close(m->sock);
+		m->sock = -1;
+		usleep(
+		    (useconds_t)((delay < wait_ms - elapsed ? delay : wait_ms - elapsed) * 1000));
+		delay = delay * 2 < RETRY_MAX_MS ? delay * 2 : RETRY_MAX_MS;
 	}
-	if (handshake(m, log2, err, err_len) < 0)
-		goto fail;
+	if (tries > 1)
+		snprintf(
+		    err, err_len,
+		    "the switch was not serving it yet (%s): connected at try %u, after %.2f s",
+		    first, tries, (double)(now_ms() - start) / 1000);
 	/* Every m2s buffer, posted for the switch to fill. */
 	for (uint16_t s = 0; s < m->ring_size; s++)
 		memif_desc_post(&m->m2s->desc[s], 0, slot_buf(m, m->l.m2s_buf, s), buf_size);

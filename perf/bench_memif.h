@@ -26,9 +26,22 @@ struct bench_memif;
 /* Connects to the memif server listening on path and completes the
  * handshake (interface id 0, no secret), with rings of 2^log2 slots and
  * buffers of buf_size bytes, each frame in one buffer. Returns the pod,
- * or NULL with why in err. */
-struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size, char *err,
-				     size_t err_len);
+ * or NULL with why in err.
+ *
+ * A switch that is there but not serving us yet is tried again, with a
+ * back-off, for up to wait_ms (0: one try): a socket not listening yet,
+ * or a switch that refuses or hangs up before CONNECTED (no socket at
+ * all is said at once: a wrong path, most likely).
+ * A memif server may refuse an interface it does not serve yet, and
+ * clients are the side that tries again (VPP's and libmemif's do):
+ * DPDK 22.11's net_memif listens from the probe of its device but
+ * answers an INIT with "ID not found" until the port is started (its
+ * DISABLED flag, cleared in dev_start), which takes testpmd 100-200 ms
+ * here, more on a fresh machine. A reply that does not suit us (HELLO)
+ * or a switch that says nothing (5 s) is not tried again. On success err
+ * says what was refused before, or is empty. */
+struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size,
+				     unsigned int wait_ms, char *err, size_t err_len);
 void bench_memif_close(struct bench_memif *m);
 
 /* Sending: up to n free slots' buffers (buf_size bytes each) into buf,
