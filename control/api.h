@@ -197,6 +197,10 @@ enum api_method {
 #define API_R_CONNECTS	      "connects"
 #define API_R_DISCONNECTS     "disconnects"
 #define API_R_LAST_DISCONNECT "last_disconnect"
+#define API_R_VHOST	      "vhost_user"
+#define API_R_REFUSED_CONNECTIONS "refused_connections"
+#define API_R_REFUSED_MESSAGES "refused_messages"
+#define API_R_FAULTS	      "faults"
 #define API_R_LEARN_LIMIT     "learn_limit"
 #define API_R_MACS_LEARNED    "macs_learned"
 #define API_R_DIR	      "dir"	/* cdi.list: the CDI directory, "" when none */
