@@ -126,13 +126,32 @@ static void msg_close_fds(struct vhost_fe_msg *m)
 	m->fd_num = 0;
 }
 
+/* librte_vhost refuses features it did not offer too, but says why only
+ * in its own log: this puts the reason where `port show` finds it. */
+static bool features_offered(int vid, const struct vhost_fe_msg *m, char *why, size_t len)
+{
+	uint64_t offered, asked;
+	char path[PATH_MAX];
+
+	if (m->request != VHOST_REQ_SET_FEATURES)
+		return true;
+	memcpy(&asked, (const uint8_t *)m + offsetof(struct vhost_fe_msg, payload.u64),
+	       sizeof(asked));
+	if (rte_vhost_get_ifname(vid, path, sizeof(path)) != 0 ||
+	    rte_vhost_driver_get_features(path, &offered) != 0 || (asked & ~offered) == 0)
+		return true;
+	snprintf(why, len, "SET_FEATURES asks for %#llx, features podwired does not offer",
+		 (unsigned long long)(asked & ~offered));
+	return false;
+}
+
 static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 {
 	struct vhost_fe_msg *m = msg;
 	struct vhost_priv *v;
 	char why[140];
 
-	if (vhost_check_msg(m, why, sizeof(why)) == 0)
+	if (vhost_check_msg(m, why, sizeof(why)) == 0 && features_offered(vid, m, why, sizeof(why)))
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	/* librte_vhost closes the fds of a message only when it handles it:
 	 * a refused one's are ours to close. Without a reply asked for, the
