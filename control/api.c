@@ -223,8 +223,9 @@ static const struct api_field vhost_results[] = {
     S(API_R_STATE, "listening, connecting, handshake or connected"),
     N(API_R_CONNECTS, "connections accepted since the port was made"),
     N(API_R_DISCONNECTS, "connections ended since"),
-    N(API_R_REFUSED_CONNECTIONS, "connections refused: a second frontend, or one in its back-off"),
-    N(API_R_REFUSED_MESSAGES, "messages refused (bad memory, fds or features): each ends its connection"),
+    N(API_R_REFUSED_CONNS, "connections refused: a second frontend, or one in its back-off"),
+    N(API_R_REFUSED_MSGS,
+      "messages refused (bad memory, fds or features): each ends its connection"),
     N(API_R_FAULTS, "connections ended because the frontend's memory faulted (SIGBUS)"),
     S(API_R_LAST_DISCONNECT, "why the last connection ended or was refused"),
     {NULL}};

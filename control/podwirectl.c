@@ -210,11 +210,10 @@ static const struct column conn_fields[] = {{"STATE", API_R_STATE, COL_STR},
 					    {"DISCONNECTS", API_R_DISCONNECTS, COL_U64},
 					    {"LAST-DISCONNECT", API_R_LAST_DISCONNECT, COL_STR},
 					    {NULL}};
-static const struct column vhost_fields[] = {
-    {"REFUSED-CONNS", API_R_REFUSED_CONNECTIONS, COL_U64},
-    {"REFUSED-MSGS", API_R_REFUSED_MESSAGES, COL_U64},
-    {"FAULTS", API_R_FAULTS, COL_U64},
-    {NULL}};
+static const struct column vhost_fields[] = {{"REFUSED-CONNS", API_R_REFUSED_CONNS, COL_U64},
+					     {"REFUSED-MSGS", API_R_REFUSED_MSGS, COL_U64},
+					     {"FAULTS", API_R_FAULTS, COL_U64},
+					     {NULL}};
 
 static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
 					   {"RX-PKTS", API_R_RX_PACKETS, COL_U64},

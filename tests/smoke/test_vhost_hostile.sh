@@ -32,6 +32,7 @@ traffic_goes_on() {
 }
 
 hx_field() { ctlj pw port show hx | jq -r ".vhost_user.$1"; }
+hx_free() { [ "$(hx_field state)" = listening ]; }
 
 # good_frontend: a well-behaved frontend connects to hx, its frame is
 # taken, it leaves. (It also ends hx's back-off: a connection that came
@@ -43,23 +44,25 @@ good_frontend() {
 	grep -q '^connected' <<<"$out" || fail "good frontend after $1: $out"
 	wait_for 10 "hx to count the good frontend's frame" port_stat_ge pw hx .rx_packets $((rx + 1))
 	wait_link pw hx down
+	# Its connection is gone too (or the next frontend is a second one).
+	wait_for 10 "hx to be free" hx_free
 }
 
-# attack MODE OUTCOME WORDS: runs one hostile mode. OUTCOME: what the tool
+# attack MODE OUTCOME WORDS [WAIT_MS]: runs one hostile mode. OUTCOME: what the tool
 # must print ("closed": podwired ended the connection; "any": librte_vhost
 # drops the harm frame by frame and the frontend leaves by itself). WORDS:
 # what hx's last_disconnect must contain once the frontend is gone.
 attack() {
-	local mode=$1 want=$2 words=$3 out why
-	out=$("$HOSTILE" --wait 600 "$T/hx.sock" "$mode" 2>&1) || fail "$mode: the tool failed: $out"
+	local mode=$1 want=$2 words=$3 wait=${4:-600} out why
+	out=$("$HOSTILE" --wait "$wait" "$T/hx.sock" "$mode" 2>&1) || fail "$mode: the tool failed: $out"
 	daemon_alive pw || fail "$mode: podwired died; its log: $(tail -n 5 "$T/pw.log")"
 	if [ "$want" != any ]; then
 		grep -q "^$want" <<<"$out" || fail "$mode: expected \"$want\", the frontend saw: $out"
 	fi
 	wait_link pw hx down
+	wait_for 10 "hx to be free" hx_free
 	why=$(hx_field last_disconnect)
 	grep -qF -- "$words" <<<"$why" || fail "$mode: hx says \"$why\", expected \"$words\""
-	[ "$(hx_field state)" = listening ] || fail "$mode: hx is $(hx_field state)"
 	ok "$mode: $(tr '\n' ' ' <<<"$out")-> $why"
 	traffic_goes_on "$mode"
 	sleep 0.1 # past the 50 ms back-off of a connection that never came up
@@ -108,8 +111,17 @@ done
 out=$("$HOSTILE" --wait 300 "$T/hx.sock" truncate 2>&1) || fail "truncate: $out"
 grep -q "^truncate: Operation not permitted" <<<"$out" ||
 	fail "a frontend could shrink the memory podwired mapped: $out"
+wait_for 10 "hx to be free" hx_free
 attack truncate any "the frontend left"
 attack hugetlb-punch any "the frontend left"
+# Files that take no seals, shrunk under podwired: the SIGBUS guard ends
+# that connection only, in a worker's burst or on librte_vhost's thread
+# (the control thread ends it at its next housekeeping tick).
+faults=$(hx_field faults)
+attack truncate-noseal closed "lost pages under podwired (SIGBUS)" 3000
+attack hugetlb-truncate closed "lost pages under podwired (SIGBUS)" 3000
+attack truncate-handshake closed "lost pages under podwired (SIGBUS)" 3000
+expect_eq "faults counted" $((faults + 3)) "$(hx_field faults)"
 
 # ---- one frontend per port -----------------------------------------------------
 "$HOSTILE" --wait 3000 "$T/hx.sock" hold >"$T/hold.out" 2>&1 &
@@ -123,6 +135,21 @@ wait "$HOLD" || true
 grep -q "^connected" "$T/hold.out" || fail "the first frontend: $(cat "$T/hold.out")"
 wait_link pw hx down
 traffic_goes_on "second frontend"
+
+# A frontend that connects and drops in a loop: held off (exponential
+# back-off to 2 s) and its log lines are few.
+refused=$(hx_field refused_connections)
+lines=$(grep -c 'port "hx": frontend' "$T/pw.log")
+for i in $(seq 20); do
+	"$HOSTILE" "$T/hx.sock" hangup0 >/dev/null 2>&1 || true
+done
+[ "$(hx_field refused_connections)" -gt "$refused" ] || fail "a frontend in a loop was never held off"
+more=$(($(grep -c 'port "hx": frontend' "$T/pw.log") - lines))
+[ "$more" -le 6 ] || fail "20 connections in a loop made $more log lines"
+ok "20 connections in a loop: $(($(hx_field refused_connections) - refused)) refused, $more log lines"
+sleep 2.1 # the longest back-off
+good_frontend "the loop"
+traffic_goes_on "the loop"
 
 daemon_alive pw || fail "podwired died"
 ok "$CASES cases; podwired alive, pods a and b exchanged $B_RX frames throughout"

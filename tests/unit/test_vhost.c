@@ -3,7 +3,8 @@
  * Unit tests of what podwired checks in a vhost-user frontend's messages
  * before librte_vhost acts on them (ports/vhost/check.c): every way a
  * memory table can be wrong, fds of the wrong kind, messages for features
- * podwired does not offer.
+ * podwired does not offer. And the SIGBUS guard they share with memif:
+ * owners, faults outside, EAL's handler before and after it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <signal.h>
+
+#include "ports/guard.h"
 #include "ports/vhost/vhost.h"
 #include "unit.h"
 
@@ -42,7 +47,8 @@ static void table(struct vhost_fe_msg *m, unsigned int n)
 	for (unsigned int i = 0; i < n; i++) {
 		struct vhost_fe_region r = {.guest_phys_addr = (uint64_t)i << 20,
 					    .memory_size = 1 << 20,
-					    .userspace_addr = 0x7f0000000000ULL + ((uint64_t)i << 20),
+					    .userspace_addr =
+						0x7f0000000000ULL + ((uint64_t)i << 20),
 					    .mmap_offset = 0};
 
 		memcpy(&m->payload.memory.regions[i], &r, sizeof(r));
@@ -171,6 +177,107 @@ static void test_other_messages(void)
 	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
 }
 
+/* ---- the SIGBUS guard ------------------------------------------------------------------ */
+
+static int faults_a, faults_b;
+static void fault_a(void *owner)
+{
+	faults_a += owner == &faults_a;
+}
+static void fault_b(void *owner)
+{
+	faults_b += owner == &faults_b;
+}
+
+/* A mapping whose pages the "pod" takes away at once. */
+static volatile uint8_t *lost_mapping(size_t len, int *fd)
+{
+	volatile uint8_t *m;
+
+	*fd = memfd_create("unit-guard", MFD_CLOEXEC);
+	CU_ASSERT_FATAL(*fd >= 0 && ftruncate(*fd, (off_t)len) == 0);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	CU_ASSERT_FATAL(ftruncate(*fd, 0) == 0);
+	return m;
+}
+
+/* EAL's handler while it maps a hugepage: siglongjmp back to its caller. */
+static sigjmp_buf eal_env;
+static int eal_faults;
+static void eal_like(int sig)
+{
+	(void)sig;
+	eal_faults++;
+	siglongjmp(eal_env, 1);
+}
+
+static void test_guard(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct sigaction eal = {.sa_handler = eal_like}, saved;
+	volatile uint8_t *a, *b, *x;
+	int fa, fb, fx;
+
+	a = lost_mapping(2 * page, &fa);
+	b = lost_mapping(page, &fb);
+	x = lost_mapping(page, &fx);
+	/* EAL's handler was there first: faults outside the pods' memory
+	 * still reach it. */
+	sigemptyset(&eal.sa_mask);
+	CU_ASSERT_FATAL(sigaction(SIGBUS, &eal, &saved) == 0);
+	ASSERT_INT_EQ(guard_init(), 0);
+	ASSERT_INT_EQ(guard_add((void *)a, 2 * page, fault_a, &faults_a), 0);
+	ASSERT_INT_EQ(guard_add((void *)b, page, fault_b, &faults_b), 0);
+	ASSERT_INT_EQ(a[page + 5], 0); /* faults: zeroed, owner a told, once */
+	ASSERT_INT_EQ(a[5], 0);
+	ASSERT_INT_EQ(faults_a, 1);
+	ASSERT_INT_EQ(faults_b, 0);
+	if (sigsetjmp(eal_env, 1) == 0)
+		(void)x[0];
+	ASSERT_INT_EQ(eal_faults, 1);
+	/* EAL's moment: it saves the guard, installs its own, puts the
+	 * guard back. Meanwhile the guard leaves EAL's in place. */
+	{
+		struct sigaction guard;
+
+		CU_ASSERT_FATAL(sigaction(SIGBUS, &eal, &guard) == 0);
+		ASSERT_INT_EQ(guard_add((void *)b, page, fault_b, &faults_b), 0);
+		if (sigsetjmp(eal_env, 1) == 0)
+			(void)x[0];
+		ASSERT_INT_EQ(eal_faults, 2);
+		CU_ASSERT_FATAL(sigaction(SIGBUS, &guard, NULL) == 0);
+	}
+	ASSERT_INT_EQ(b[0], 0);
+	ASSERT_INT_EQ(faults_b, 1);
+	ASSERT_INT_EQ(eal_faults, 2);
+	/* The default action put back in its place: installed again. */
+	signal(SIGBUS, SIG_DFL);
+	ASSERT_INT_EQ(guard_init(), 0);
+	{
+		struct sigaction cur;
+
+		CU_ASSERT(sigaction(SIGBUS, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO));
+	}
+	signal(SIGBUS, SIG_DFL);
+	CU_ASSERT_FATAL(sigaction(SIGBUS, &eal, NULL) == 0);
+	ASSERT_INT_EQ(guard_init(), 0); /* over EAL's: left alone */
+	{
+		struct sigaction cur;
+
+		CU_ASSERT(sigaction(SIGBUS, NULL, &cur) == 0 && cur.sa_handler == eal_like);
+	}
+	guard_del_owner(&faults_a);
+	guard_del_owner(&faults_b);
+	CU_ASSERT(sigaction(SIGBUS, &saved, NULL) == 0);
+	munmap((void *)a, 2 * page);
+	munmap((void *)b, page);
+	munmap((void *)x, page);
+	close(fa);
+	close(fb);
+	close(fx);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -179,6 +286,7 @@ int main(void)
 	    {"sizes, offsets, overlaps, counts", test_bad_tables},
 	    {"device files, directories, shrunk files", test_bad_files},
 	    {"vring fds, unoffered features", test_other_messages},
+	    {"SIGBUS guard: owners, faults elsewhere, EAL's handler", test_guard},
 	    {NULL, NULL},
 	};
 

@@ -84,10 +84,10 @@ struct msg {
 #define MEMSZ  (2u << 20)
 #define HUGESZ (2u << 20)
 /* Ring q's parts, in the region: desc, avail, used; buffers after. */
-#define DESC_OFF(q)  ((q) * 0x6000u)
-#define AVAIL_OFF(q) ((q) * 0x6000u + 0x1000u)
-#define USED_OFF(q)  ((q) * 0x6000u + 0x2000u)
-#define BUF_OFF(q, i) (0x10000u + ((q) * QSIZE + (i) % QSIZE) * BUF)
+#define DESC_OFF(q)   ((q)*0x6000u)
+#define AVAIL_OFF(q)  ((q)*0x6000u + 0x1000u)
+#define USED_OFF(q)   ((q)*0x6000u + 0x2000u)
+#define BUF_OFF(q, i) (0x10000u + ((q)*QSIZE + (i) % QSIZE) * BUF)
 #define NETHDR	      12 /* virtio_net_hdr_mrg_rxbuf: VERSION_1 */
 
 static int wait_ms = 3000;
@@ -393,7 +393,8 @@ static int bad_frames(struct fe *f, uint16_t (*make)(struct fe *f, uint16_t i))
 static uint16_t d_loop(struct fe *f, uint16_t i)
 {
 	frame_at(f, i);
-	f->desc[1][i] = (struct vring_desc){gpa(f, BUF_OFF(1, i)), NETHDR + 60, VRING_DESC_F_NEXT, i};
+	f->desc[1][i] =
+	    (struct vring_desc){gpa(f, BUF_OFF(1, i)), NETHDR + 60, VRING_DESC_F_NEXT, i};
 	return i;
 }
 
@@ -450,8 +451,8 @@ static uint16_t d_short(struct fe *f, uint16_t i)
 /* Indirect tables live in the buffer of slot i + 128. */
 static uint16_t d_ind_out(struct fe *f, uint16_t i)
 {
-	f->desc[1][i] = (struct vring_desc){gpa(f, 0) + (64ULL << 30), 16 * 4,
-					    VRING_DESC_F_INDIRECT, 0};
+	f->desc[1][i] =
+	    (struct vring_desc){gpa(f, 0) + (64ULL << 30), 16 * 4, VRING_DESC_F_INDIRECT, 0};
 	return i;
 }
 
@@ -462,16 +463,16 @@ static uint16_t d_ind_bad(struct fe *f, uint16_t i)
 	frame_at(f, i);
 	t[0] = (struct vring_desc){gpa(f, 0) + (64ULL << 30), NETHDR + 60, VRING_DESC_F_NEXT, 1};
 	t[1] = (struct vring_desc){gpa(f, BUF_OFF(1, i)), NETHDR + 60, VRING_DESC_F_NEXT, 0};
-	f->desc[1][i] = (struct vring_desc){gpa(f, BUF_OFF(1, i + 128)), 16 * 2,
-					    VRING_DESC_F_INDIRECT, 0};
+	f->desc[1][i] =
+	    (struct vring_desc){gpa(f, BUF_OFF(1, i + 128)), 16 * 2, VRING_DESC_F_INDIRECT, 0};
 	return i;
 }
 
 static uint16_t d_ind_len(struct fe *f, uint16_t i)
 {
 	/* A table longer than the region. */
-	f->desc[1][i] = (struct vring_desc){gpa(f, BUF_OFF(1, i + 128)), 0xfffffff0u,
-					    VRING_DESC_F_INDIRECT, 0};
+	f->desc[1][i] =
+	    (struct vring_desc){gpa(f, BUF_OFF(1, i + 128)), 0xfffffff0u, VRING_DESC_F_INDIRECT, 0};
 	return i;
 }
 
@@ -517,10 +518,10 @@ static const struct {
 	const char *mode;
 	uint16_t (*make)(struct fe *f, uint16_t i);
 } frame_modes[] = {
-    {"desc-loop", d_loop},	   {"desc-long", d_long},	  {"desc-next-out", d_next_out},
+    {"desc-loop", d_loop},	   {"desc-long", d_long},	    {"desc-next-out", d_next_out},
     {"desc-addr-out", d_addr_out}, {"desc-addr-edge", d_addr_edge}, {"desc-len0", d_len0},
-    {"desc-lenhuge", d_lenhuge},   {"desc-short", d_short},	  {"ind-out", d_ind_out},
-    {"ind-bad", d_ind_bad},	   {"ind-len", d_ind_len},	  {"ind-nested", d_ind_nested},
+    {"desc-lenhuge", d_lenhuge},   {"desc-short", d_short},	    {"ind-out", d_ind_out},
+    {"ind-bad", d_ind_bad},	   {"ind-len", d_ind_len},	    {"ind-nested", d_ind_nested},
     {"head-out", d_head_out},	   {"offload", d_offload},
 };
 
@@ -643,10 +644,7 @@ static int run(const char *path, const char *mode)
 		 * its page out, under podwired and keeps sending. */
 		bool huge = strncmp(mode, "hugetlb", 7) == 0;
 
-		up(&f, path,
-		   huge			       ? MFD_HUGETLB
-		   : is(mode, "truncate") ? MFD_ALLOW_SEALING
-					  : 0);
+		up(&f, path, huge ? MFD_HUGETLB : is(mode, "truncate") ? MFD_ALLOW_SEALING : 0);
 		if (is(mode, "hugetlb-punch"))
 			rc = fallocate(f.memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
 				       (off_t)f.size);
@@ -659,6 +657,18 @@ static int run(const char *path, const char *mode)
 		} else {
 			send_frame(&f);
 		}
+		return outcome(&f);
+	}
+	if (is(mode, "truncate-handshake")) {
+		/* A memfd that takes no seals, shrunk between the memory
+		 * table and the rings: librte_vhost's own thread reads the
+		 * rings while it handles SET_VRING_ADDR. */
+		before_mem(&f, path, 0, MEMSZ);
+		mem_table(&f, MEMSZ, 0);
+		sleep_ms(100);
+		rc = ftruncate(f.memfd, 0);
+		printf("truncate: %s\n", rc == 0 ? "worked" : strerror(errno));
+		rest(&f);
 		return outcome(&f);
 	}
 	if (is(mode, "ring-out")) {
@@ -760,10 +770,12 @@ static int run(const char *path, const char *mode)
 		connect_to(&f, path);
 		make_memory(&f, MFD_ALLOW_SEALING, MEMSZ);
 		vring_fds(&f, 0);
-		vring_addr(&f, 0, gpa(&f, DESC_OFF(0)), gpa(&f, AVAIL_OFF(0)), gpa(&f, USED_OFF(0)));
+		vring_addr(&f, 0, gpa(&f, DESC_OFF(0)), gpa(&f, AVAIL_OFF(0)),
+			   gpa(&f, USED_OFF(0)));
 		send_state(&f, SET_VRING_NUM, 1, QSIZE);
 		vring_fds(&f, 1);
-		vring_addr(&f, 1, gpa(&f, DESC_OFF(1)), gpa(&f, AVAIL_OFF(1)), gpa(&f, USED_OFF(1)));
+		vring_addr(&f, 1, gpa(&f, DESC_OFF(1)), gpa(&f, AVAIL_OFF(1)),
+			   gpa(&f, USED_OFF(1)));
 		mem_table(&f, MEMSZ, 0);
 		send_u64(&f, SET_FEATURES, 1ULL << 32);
 		send_state(&f, GET_VRING_BASE, 0, 0);

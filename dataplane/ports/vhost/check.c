@@ -20,7 +20,8 @@
 
 #include "ports/vhost/vhost.h"
 
-_Static_assert(sizeof(struct vhost_fe_msg) == 12 + VHOST_MSG_PAYLOAD + 4 * VHOST_MSG_MAX_REGIONS + 4,
+_Static_assert(sizeof(struct vhost_fe_msg) ==
+		   12 + VHOST_MSG_PAYLOAD + 4 * VHOST_MSG_MAX_REGIONS + 4,
 	       "struct vhost_fe_msg must match librte_vhost's struct vhu_msg_context");
 
 static bool fd_is_eventfd(int fd)
@@ -58,8 +59,7 @@ static int check_region(const struct vhost_fe_region *r, int fd, unsigned int i,
 		snprintf(why, len,
 			 "region %u: size %#llx with offset %#llx or its addresses is empty or "
 			 "wraps",
-			 i, (unsigned long long)r->memory_size,
-			 (unsigned long long)r->mmap_offset);
+			 i, (unsigned long long)r->memory_size, (unsigned long long)r->mmap_offset);
 		return -EINVAL;
 	}
 	/* Seals exist only on tmpfs and hugetlbfs files: asking for them
@@ -102,7 +102,7 @@ static int check_mem_table(const struct vhost_fe_msg *m, char *why, size_t len)
 	struct vhost_fe_region r[VHOST_MSG_MAX_REGIONS];
 
 	if (n == 0 || n > VHOST_MSG_MAX_REGIONS || m->fd_num != (int)n) {
-		snprintf(why, len, "SET_MEM_TABLE with %u regions and %d fds (1 to %u, one each)",
+		snprintf(why, len, "SET_MEM_TABLE with %u regions and %d fds (1 to %d, one each)",
 			 n, m->fd_num, VHOST_MSG_MAX_REGIONS);
 		return -EINVAL;
 	}

@@ -9,7 +9,10 @@
  * The frontend is untrusted. Every message it sends is seen here first
  * (pre_msg_handle, check.c) and refused before librte_vhost maps or uses
  * anything wrong; a port has one frontend at a time; a frontend that
- * comes and goes in a loop is held off and its log lines are few.
+ * comes and goes in a loop is held off and its log lines are few. Its
+ * memory is under the SIGBUS guard (ports/guard.h) while mapped: a fault
+ * in it, in a worker's burst or on librte_vhost's thread, ends that
+ * connection only.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,6 +28,7 @@
 
 #include "daemon/log.h"
 #include "model/port.h"
+#include "ports/guard.h"
 #include "ports/vhost/vhost.h"
 
 PW_LOG_TYPE("vhost");
@@ -45,9 +49,12 @@ struct vhost_priv {
 	volatile int vid; /* the running device the datapath uses, -1 none */
 	struct port *port;
 	bool registered;
+	/* Set by the SIGBUS guard (any thread): the frontend's memory lost
+	 * pages; the control thread ends the connection. */
+	volatile uint32_t broken;
 	/* The rest: librte_vhost's thread and the control thread, under
 	 * map_lock. */
-	int conn_vid;	/* the frontend's connection, in any state; -1 none */
+	int conn_vid;	   /* the frontend's connection, in any state; -1 none */
 	bool conn_refused; /* a message of this connection was refused */
 	bool conn_ran;	   /* this connection brought the device up */
 	uint64_t connects, disconnects, refused_connections, refused_messages, faults;
@@ -87,8 +94,8 @@ static struct vhost_priv *map_find_vid(int vid)
 
 /* A log line about v's frontend, at most VHOST_LOG_BURST per window: a
  * frontend in a loop must not fill the log. map_lock held. */
-static void __rte_format_printf(3, 4) conn_log(struct vhost_priv *v, uint32_t level,
-					       const char *fmt, ...)
+static void __rte_format_printf(3, 4)
+    conn_log(struct vhost_priv *v, uint32_t level, const char *fmt, ...)
 {
 	uint64_t now = now_ms();
 	char line[320];
@@ -96,9 +103,10 @@ static void __rte_format_printf(3, 4) conn_log(struct vhost_priv *v, uint32_t le
 
 	if (now - v->log_window_ms >= VHOST_LOG_WINDOW_MS) {
 		if (v->log_dropped != 0)
-			PORT_LOG(v->port, WARNING,
-				 "%u more lines about its frontend were not logged in the last %u s",
-				 v->log_dropped, VHOST_LOG_WINDOW_MS / 1000);
+			PORT_LOG(
+			    v->port, WARNING,
+			    "%u more lines about its frontend were not logged in the last %u s",
+			    v->log_dropped, VHOST_LOG_WINDOW_MS / 1000);
 		v->log_window_ms = now;
 		v->log_lines = 0;
 		v->log_dropped = 0;
@@ -151,8 +159,20 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 	struct vhost_priv *v;
 	char why[140];
 
-	if (vhost_check_msg(m, why, sizeof(why)) == 0 && features_offered(vid, m, why, sizeof(why)))
+	if (vhost_check_msg(m, why, sizeof(why)) == 0 &&
+	    features_offered(vid, m, why, sizeof(why))) {
+		/* librte_vhost unmaps the memory it had before it maps the new
+		 * table: the guard lets go of it first (post_msg takes the new
+		 * one). All rings are locked meanwhile: no worker touches it. */
+		if (m->request == VHOST_REQ_SET_MEM_TABLE) {
+			pthread_mutex_lock(&map_lock);
+			v = map_find_vid(vid);
+			if (v != NULL)
+				guard_del_owner(v);
+			pthread_mutex_unlock(&map_lock);
+		}
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
 	/* librte_vhost closes the fds of a message only when it handles it:
 	 * a refused one's are ours to close. Without a reply asked for, the
 	 * error ends the connection; a frontend asking for one would be
@@ -171,8 +191,52 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 	return RTE_VHOST_MSG_RESULT_ERR;
 }
 
+/* Async-signal-safe: the guard calls it on the thread that faulted. */
+static void vhost_fault(void *owner)
+{
+	struct vhost_priv *v = owner;
+
+	__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->broken, 1, __ATOMIC_RELEASE);
+}
+
+/* The memory librte_vhost has just mapped goes under the guard. */
+static enum rte_vhost_msg_result post_msg(int vid, void *msg)
+{
+	const struct vhost_fe_msg *m = msg;
+	enum rte_vhost_msg_result rc = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	struct rte_vhost_memory *mem = NULL;
+	struct vhost_priv *v;
+
+	if (m->request != VHOST_REQ_SET_MEM_TABLE)
+		return rc;
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && rte_vhost_get_mem_table(vid, &mem) == 0) {
+		guard_del_owner(v);
+		for (uint32_t i = 0; i < mem->nregions; i++) {
+			if (guard_add(mem->regions[i].mmap_addr, mem->regions[i].mmap_size,
+				      vhost_fault, v) != 0) {
+				/* Unguarded memory is not used: the connection ends. */
+				guard_del_owner(v);
+				v->conn_refused = true;
+				snprintf(v->last_reason, sizeof(v->last_reason),
+					 "no room to guard its memory (SIGBUS guard full)");
+				conn_log(v, RTE_LOG_ERR, "%s", v->last_reason);
+				((struct vhost_fe_msg *)msg)->flags &= ~VHOST_MSG_NEED_REPLY;
+				rc = RTE_VHOST_MSG_RESULT_ERR;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&map_lock);
+	free(mem);
+	return rc;
+}
+
 static const struct rte_vhost_user_extern_ops extern_ops = {
     .pre_msg_handle = pre_msg,
+    .post_msg_handle = post_msg,
 };
 
 /* ---- librte_vhost's callbacks ------------------------------------------------- */
@@ -232,8 +296,9 @@ static void conn_gone(struct vhost_priv *v)
 		v->backoff_ms = 0;
 		return;
 	}
-	v->backoff_ms = v->backoff_ms == 0 ? VHOST_BACKOFF_MIN_MS
-					   : RTE_MIN(v->backoff_ms * 2, (unsigned int)VHOST_BACKOFF_MAX_MS);
+	v->backoff_ms = v->backoff_ms == 0
+			    ? VHOST_BACKOFF_MIN_MS
+			    : RTE_MIN(v->backoff_ms * 2, (unsigned int)VHOST_BACKOFF_MAX_MS);
 	if (v->port->conf.role == PORT_ROLE_SERVER)
 		v->quiet_until_ms = now_ms() + v->backoff_ms;
 }
@@ -245,6 +310,8 @@ static void destroy_connection(int vid)
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
 	if (v != NULL && v->conn_vid == vid) {
+		/* librte_vhost unmaps the memory next. */
+		guard_del_owner(v);
 		conn_gone(v);
 		conn_log(v, RTE_LOG_INFO, "frontend gone: %s", v->last_reason);
 	}
@@ -257,7 +324,7 @@ static int new_device(int vid)
 
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
-	if (v != NULL && v->conn_vid == vid) {
+	if (v != NULL && v->conn_vid == vid && !v->broken) {
 		/* We poll: the guest need not kick us. */
 		rte_vhost_enable_guest_notification(vid, VHOST_RXQ, 0);
 		rte_vhost_enable_guest_notification(vid, VHOST_TXQ, 0);
@@ -290,8 +357,12 @@ static void destroy_device(int vid)
 	/* librte_vhost frees the rings when we return; the vhost contract is
 	 * that no burst on this vid is in flight by then. It does not hold the
 	 * queue locks here (see its GET_VRING_BASE note), so waiting is safe. */
-	if (v != NULL)
+	if (v != NULL) {
 		view_wait();
+		/* librte_vhost unmaps next (unregistering the driver does so
+		 * without a destroy_connection). */
+		guard_del_owner(v);
+	}
 }
 
 static int vring_state_changed(int vid, uint16_t queue, int enable)
@@ -300,7 +371,7 @@ static int vring_state_changed(int vid, uint16_t queue, int enable)
 
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
-	if (v != NULL && v->vid == vid && queue <= VHOST_TXQ)
+	if (v != NULL && v->vid == vid && queue <= VHOST_TXQ && !v->broken)
 		__atomic_store_n(&v->port->dp.link_up, enable != 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&map_lock);
 	return 0;
@@ -333,38 +404,17 @@ static const uint64_t vhost_no_protocol_features =
     1ULL << VHOST_USER_PROTOCOL_F_CONFIG | 1ULL << VHOST_USER_PROTOCOL_F_SLAVE_SEND_FD |
     1ULL << VHOST_USER_PROTOCOL_F_HOST_NOTIFIER | 1ULL << VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD;
 
-static int vhost_create(struct port *p, char *msg, size_t len)
+/* Registers and starts p's socket with librte_vhost. */
+static int vhost_start(struct port *p, struct vhost_priv *v, char *msg, size_t len)
 {
-	uint64_t flags = 0, proto;
-	struct vhost_priv *v;
-	int rc;
-
-	if (p->conf.role == PORT_ROLE_SERVER) {
-		rc = port_clear_stale_socket(p, msg, len);
-		if (rc != 0)
-			return rc;
-	} else {
-		flags |= RTE_VHOST_USER_CLIENT;
-	}
-	v = calloc(1, sizeof(*v));
-	if (v == NULL) {
-		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
-		return -ENOMEM;
-	}
-	v->vid = -1;
-	v->conn_vid = -1;
-	v->port = p;
-	p->dp.priv = v;
-	pthread_mutex_lock(&map_lock);
-	map[p->dp.idx] = v;
-	pthread_mutex_unlock(&map_lock);
+	uint64_t flags = p->conf.role == PORT_ROLE_CLIENT ? RTE_VHOST_USER_CLIENT : 0, proto;
 
 	if (rte_vhost_driver_register(p->conf.socket, flags) != 0) {
 		snprintf(msg, len,
 			 "port \"%s\": cannot register vhost-user socket %s; check "
 			 "the directory and that no other port uses it",
 			 p->conf.name, p->conf.socket);
-		goto fail;
+		return -EIO;
 	}
 	v->registered = true;
 	if (rte_vhost_driver_disable_features(p->conf.socket, vhost_no_features) != 0 ||
@@ -378,12 +428,80 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 			 "the directory is writable",
 			 p->conf.name, p->conf.socket,
 			 p->conf.role == PORT_ROLE_SERVER ? "bind failed" : "setup failed");
-		goto fail;
+		return -EIO;
 	}
 	return 0;
-fail:
-	p->ops->destroy(p);
-	return -EIO;
+}
+
+/* Ends the connection and the socket with it, and starts again: what
+ * librte_vhost offers to end one connection from outside. */
+static void vhost_restart(struct port *p, struct vhost_priv *v)
+{
+	char msg[256];
+
+	if (v->registered && rte_vhost_driver_unregister(p->conf.socket) != 0)
+		PORT_LOG(p, WARNING, "unregistering %s failed", p->conf.socket);
+	v->registered = false;
+	pthread_mutex_lock(&map_lock);
+	guard_del_owner(v);
+	if (v->conn_vid >= 0)
+		conn_gone(v);
+	pthread_mutex_unlock(&map_lock);
+	__atomic_store_n(&v->broken, 0, __ATOMIC_RELEASE);
+	if (vhost_start(p, v, msg, sizeof(msg)) != 0)
+		PORT_LOG(p, ERR, "after its frontend's memory faulted: %s", msg);
+}
+
+/* Control thread, every housekeeping tick. */
+static void vhost_poll_link(struct port *p)
+{
+	struct vhost_priv *v = p->dp.priv;
+
+	if (__atomic_load_n(&v->broken, __ATOMIC_ACQUIRE) == 0)
+		return;
+	pthread_mutex_lock(&map_lock);
+	v->conn_refused = true; /* conn_gone keeps the reason below */
+	pthread_mutex_unlock(&map_lock);
+	vhost_restart(p, v);
+	/* Said once the socket is back: a frontend told to try again can. */
+	pthread_mutex_lock(&map_lock);
+	v->faults++;
+	snprintf(v->last_reason, sizeof(v->last_reason), "%s",
+		 "its memory lost pages under podwired (SIGBUS): connection ended");
+	PORT_LOG(p, WARNING, "frontend: %s", v->last_reason);
+	pthread_mutex_unlock(&map_lock);
+}
+
+static int vhost_create(struct port *p, char *msg, size_t len)
+{
+	struct vhost_priv *v;
+	int rc;
+
+	if (guard_init() != 0) {
+		snprintf(msg, len, "port \"%s\": cannot install the SIGBUS guard", p->conf.name);
+		return -EIO;
+	}
+	if (p->conf.role == PORT_ROLE_SERVER) {
+		rc = port_clear_stale_socket(p, msg, len);
+		if (rc != 0)
+			return rc;
+	}
+	v = calloc(1, sizeof(*v));
+	if (v == NULL) {
+		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
+		return -ENOMEM;
+	}
+	v->vid = -1;
+	v->conn_vid = -1;
+	v->port = p;
+	p->dp.priv = v;
+	pthread_mutex_lock(&map_lock);
+	map[p->dp.idx] = v;
+	pthread_mutex_unlock(&map_lock);
+	rc = vhost_start(p, v, msg, len);
+	if (rc != 0)
+		p->ops->destroy(p);
+	return rc;
 }
 
 static void vhost_destroy(struct port *p)
@@ -399,6 +517,7 @@ static void vhost_destroy(struct port *p)
 	pthread_mutex_lock(&map_lock);
 	map[p->dp.idx] = NULL;
 	pthread_mutex_unlock(&map_lock);
+	guard_del_owner(v);
 	if (p->conf.role == PORT_ROLE_SERVER)
 		unlink(p->conf.socket);
 	free(v);
@@ -412,14 +531,14 @@ static void vhost_to_json(const struct port *p, cJSON *obj)
 
 	pthread_mutex_lock(&map_lock);
 	cJSON_AddStringToObject(o, API_R_STATE,
-				v->vid >= 0				 ? "connected"
-				: v->conn_vid >= 0			 ? "handshake"
+				v->vid >= 0			   ? "connected"
+				: v->conn_vid >= 0		   ? "handshake"
 				: p->conf.role == PORT_ROLE_SERVER ? "listening"
 								   : "connecting");
 	cJSON_AddNumberToObject(o, API_R_CONNECTS, (double)v->connects);
 	cJSON_AddNumberToObject(o, API_R_DISCONNECTS, (double)v->disconnects);
-	cJSON_AddNumberToObject(o, API_R_REFUSED_CONNECTIONS, (double)v->refused_connections);
-	cJSON_AddNumberToObject(o, API_R_REFUSED_MESSAGES, (double)v->refused_messages);
+	cJSON_AddNumberToObject(o, API_R_REFUSED_CONNS, (double)v->refused_connections);
+	cJSON_AddNumberToObject(o, API_R_REFUSED_MSGS, (double)v->refused_messages);
 	cJSON_AddNumberToObject(o, API_R_FAULTS, (double)v->faults);
 	cJSON_AddStringToObject(o, API_R_LAST_DISCONNECT, v->last_reason);
 	pthread_mutex_unlock(&map_lock);
@@ -440,7 +559,7 @@ static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t got;
 
 	RTE_SET_USED(ctr);
-	if (unlikely(vid < 0))
+	if (unlikely(vid < 0 || v->broken))
 		return 0;
 	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ, pw_mbuf_pool, pkts, n);
 	for (uint16_t i = 0; i < got; i++) {
@@ -460,7 +579,7 @@ static uint16_t vhost_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 	int vid = v->vid;
 	uint16_t sent;
 
-	if (unlikely(vid < 0))
+	if (unlikely(vid < 0 || v->broken))
 		return 0;
 	sent = rte_vhost_enqueue_burst(vid, VHOST_RXQ, pkts, n);
 	/* The guest has its copy. */
@@ -474,6 +593,7 @@ static const struct port_ops vhost_port_ops = {
     .fields = PORT_FIELD_SOCKET,
     .create = vhost_create,
     .destroy = vhost_destroy,
+    .poll_link = vhost_poll_link,
     .to_json = vhost_to_json,
     .dp = {.rx_burst = vhost_rx, .tx_burst = vhost_tx},
 };
