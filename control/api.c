@@ -224,6 +224,17 @@ static const struct api_field memif_results[] = {
     I(API_R_BACKOFF_MS, "after flaps: how long podwired waits to take or make the next"),
     {NULL}};
 
+static const struct api_field vhost_results[] = {
+    S(API_R_STATE, "listening, connecting, handshake or connected"),
+    N(API_R_CONNECTS, "connections accepted since the port was made"),
+    N(API_R_DISCONNECTS, "connections ended since"),
+    N(API_R_REFUSED_CONNS, "connections refused: a second frontend, or one in its back-off"),
+    N(API_R_REFUSED_MSGS,
+      "messages refused (bad memory, fds or features): each ends its connection"),
+    N(API_R_FAULTS, "connections ended because the frontend's memory faulted (SIGBUS)"),
+    S(API_R_LAST_DISCONNECT, "why the last connection ended or was refused"),
+    {NULL}};
+
 static const struct api_field veth_results[] = {
     S(API_R_PEER, "the container's end of the pair, until moved and renamed"),
     S(API_R_DRIVER, "af_xdp, or af_packet where XDP is unavailable"),
@@ -266,6 +277,7 @@ static const struct api_field port_results[] = {
     OPT(API_T_INT, API_F_WORKER, "the core of the worker polling it (none when failed)"),
     {API_R_UPLINK, API_T_OBJECT, false, "uplinks: the device", uplink_results},
     {API_R_MEMIF, API_T_OBJECT, false, "memif: the connection", memif_results},
+    {API_R_VHOST, API_T_OBJECT, false, "vhost-user: the connection", vhost_results},
     {API_R_VETH, API_T_OBJECT, false, "veth: the pair", veth_results},
     {API_R_STATS, API_T_OBJECT, false, "port.get: counters", stats_results},
     {NULL}};

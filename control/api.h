@@ -200,6 +200,10 @@ enum api_method {
 #define API_R_REFUSED	      "refused"	   /* memif: second peers turned away */
 #define API_R_FLAPS	      "flaps"	   /* memif: short connections in a row */
 #define API_R_BACKOFF_MS      "backoff_ms" /* memif: wait before the next connection */
+#define API_R_VHOST	      "vhost_user"
+#define API_R_REFUSED_CONNS   "refused_connections"
+#define API_R_REFUSED_MSGS    "refused_messages"
+#define API_R_FAULTS	      "faults"
 #define API_R_LEARN_LIMIT     "learn_limit"
 #define API_R_MACS_LEARNED    "macs_learned"
 #define API_R_DIR	      "dir"	/* cdi.list: the CDI directory, "" when none */

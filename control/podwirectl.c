@@ -204,6 +204,17 @@ static const struct column uplink_fields[] = {{"UPLINK", API_R_DEVICE, COL_STR},
 					      {"UNKNOWN-VLAN", API_R_UNKNOWN_VLAN, COL_U64},
 					      {NULL}};
 
+/* A pod's connection (vhost-user, memif): why it is down. */
+static const struct column conn_fields[] = {{"STATE", API_R_STATE, COL_STR},
+					    {"CONNECTS", API_R_CONNECTS, COL_U64},
+					    {"DISCONNECTS", API_R_DISCONNECTS, COL_U64},
+					    {"LAST-DISCONNECT", API_R_LAST_DISCONNECT, COL_STR},
+					    {NULL}};
+static const struct column vhost_fields[] = {{"REFUSED-CONNS", API_R_REFUSED_CONNS, COL_U64},
+					     {"REFUSED-MSGS", API_R_REFUSED_MSGS, COL_U64},
+					     {"FAULTS", API_R_FAULTS, COL_U64},
+					     {NULL}};
+
 static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
 					   {"RX-PKTS", API_R_RX_PACKETS, COL_U64},
 					   {"RX-BYTES", API_R_RX_BYTES, COL_U64},
@@ -355,6 +366,10 @@ static void print_port(const struct reply *r)
 		print_fields(member(r->result, API_R_UPLINK), uplink_fields);
 	if (member(r->result, API_R_MEMIF) != NULL)
 		print_fields(member(r->result, API_R_MEMIF), memif_fields);
+	if (member(r->result, API_R_VHOST) != NULL) {
+		print_fields(member(r->result, API_R_VHOST), conn_fields);
+		print_fields(member(r->result, API_R_VHOST), vhost_fields);
+	}
 	print_fields(r->result, guard_fields);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */

@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vhost-user ports on librte_vhost directly. Server role: podwired creates
+ * the socket and the pod's virtio-user connects. Client role: podwired
+ * connects to the pod's socket and librte_vhost reconnects when the pod
+ * restarts. The link follows the device: up on new_device, down on
+ * destroy_device or when a vring is disabled.
+ *
+ * The frontend is untrusted. Every message it sends is seen here first
+ * (pre_msg_handle, check.c) and refused before librte_vhost maps or uses
+ * anything wrong; a port has one frontend at a time; a frontend that
+ * comes and goes in a loop is held off and its log lines are few. Its
+ * memory is under the SIGBUS guard (ports/guard.h) while mapped: a fault
+ * in it, in a worker's burst or on librte_vhost's thread, ends that
+ * connection only.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_mbuf.h>
+#include <rte_vhost.h>
+
+#include "daemon/log.h"
+#include "model/port.h"
+#include "ports/guard.h"
+#include "ports/vhost/vhost.h"
+
+PW_LOG_TYPE("vhost");
+
+#define VHOST_RXQ 0 /* the guest's receive ring: we enqueue into it */
+#define VHOST_TXQ 1 /* the guest's transmit ring: we dequeue from it */
+
+/* A frontend whose connections end before it brings the device up is
+ * refused new ones for a while, doubling up to the cap (server role;
+ * librte_vhost paces the client role's reconnections itself). */
+#define VHOST_BACKOFF_MIN_MS 50
+#define VHOST_BACKOFF_MAX_MS 2000
+/* Connection log lines per port and window; the rest are counted. */
+#define VHOST_LOG_BURST	    5
+#define VHOST_LOG_WINDOW_MS 10000
+
+struct vhost_priv {
+	volatile int vid; /* the running device the datapath uses, -1 none */
+	struct port *port;
+	bool registered;
+	/* Set by the SIGBUS guard (any thread): the frontend's memory lost
+	 * pages; the control thread ends the connection. */
+	volatile uint32_t broken;
+	/* The rest: librte_vhost's thread and the control thread, under
+	 * map_lock. */
+	int conn_vid;	   /* the frontend's connection, in any state; -1 none */
+	bool conn_refused; /* a message of this connection was refused */
+	bool conn_ran;	   /* this connection brought the device up */
+	uint64_t connects, disconnects, refused_connections, refused_messages, faults;
+	char last_reason[160];
+	/* Back-off (server role). */
+	unsigned int backoff_ms;
+	uint64_t quiet_until_ms;
+	/* Log rate limit. */
+	uint64_t log_window_ms;
+	unsigned int log_lines, log_dropped;
+};
+
+/* Callbacks run on librte_vhost's thread; they find ports by socket path.
+ * The map is the only state they share with the control thread. */
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vhost_priv *map[PW_MAX_PORTS];
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static struct vhost_priv *map_find_vid(int vid)
+{
+	char path[PATH_MAX];
+
+	if (rte_vhost_get_ifname(vid, path, sizeof(path)) != 0)
+		return NULL;
+	for (unsigned int i = 0; i < PW_MAX_PORTS; i++)
+		if (map[i] != NULL && strcmp(map[i]->port->conf.socket, path) == 0)
+			return map[i];
+	return NULL;
+}
+
+/* A log line about v's frontend, at most VHOST_LOG_BURST per window: a
+ * frontend in a loop must not fill the log. map_lock held. */
+static void __rte_format_printf(3, 4)
+    conn_log(struct vhost_priv *v, uint32_t level, const char *fmt, ...)
+{
+	uint64_t now = now_ms();
+	char line[320];
+	va_list ap;
+
+	if (now - v->log_window_ms >= VHOST_LOG_WINDOW_MS) {
+		if (v->log_dropped != 0)
+			PORT_LOG(
+			    v->port, WARNING,
+			    "%u more lines about its frontend were not logged in the last %u s",
+			    v->log_dropped, VHOST_LOG_WINDOW_MS / 1000);
+		v->log_window_ms = now;
+		v->log_lines = 0;
+		v->log_dropped = 0;
+	}
+	if (v->log_lines >= VHOST_LOG_BURST) {
+		v->log_dropped++;
+		return;
+	}
+	v->log_lines++;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rte_log(level, pw_log_type, "%s: port \"%s\": %s\n", pw_log_name, v->port->conf.name, line);
+}
+
+/* ---- what the frontend sends ---------------------------------------------------- */
+
+static void msg_close_fds(struct vhost_fe_msg *m)
+{
+	for (int i = 0; i < m->fd_num && i < VHOST_MSG_MAX_REGIONS; i++) {
+		if (m->fds[i] >= 0)
+			close(m->fds[i]);
+		m->fds[i] = -1;
+	}
+	m->fd_num = 0;
+}
+
+/* librte_vhost refuses features it did not offer too, but says why only
+ * in its own log: this puts the reason where `port show` finds it. */
+static bool features_offered(int vid, const struct vhost_fe_msg *m, char *why, size_t len)
+{
+	uint64_t offered, asked;
+	char path[PATH_MAX];
+
+	if (m->request != VHOST_REQ_SET_FEATURES)
+		return true;
+	memcpy(&asked, (const uint8_t *)m + offsetof(struct vhost_fe_msg, payload.u64),
+	       sizeof(asked));
+	if (rte_vhost_get_ifname(vid, path, sizeof(path)) != 0 ||
+	    rte_vhost_driver_get_features(path, &offered) != 0 || (asked & ~offered) == 0)
+		return true;
+	snprintf(why, len, "SET_FEATURES asks for %#llx, features podwired does not offer",
+		 (unsigned long long)(asked & ~offered));
+	return false;
+}
+
+static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
+{
+	struct vhost_fe_msg *m = msg;
+	struct vhost_priv *v;
+	char why[140];
+
+	if (vhost_check_msg(m, why, sizeof(why)) == 0 &&
+	    features_offered(vid, m, why, sizeof(why))) {
+		/* librte_vhost unmaps the memory it had before it maps the new
+		 * table: the guard lets go of it first (post_msg takes the new
+		 * one). All rings are locked meanwhile: no worker touches it. */
+		if (m->request == VHOST_REQ_SET_MEM_TABLE) {
+			pthread_mutex_lock(&map_lock);
+			v = map_find_vid(vid);
+			if (v != NULL)
+				guard_del_owner(v);
+			pthread_mutex_unlock(&map_lock);
+		}
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
+	/* librte_vhost closes the fds of a message only when it handles it:
+	 * a refused one's are ours to close. Without a reply asked for, the
+	 * error ends the connection; a frontend asking for one would be
+	 * told and could go on, so it is not asked for. */
+	msg_close_fds(m);
+	m->flags &= ~VHOST_MSG_NEED_REPLY;
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL) {
+		v->refused_messages++;
+		v->conn_refused = true;
+		snprintf(v->last_reason, sizeof(v->last_reason), "refused: %s", why);
+		conn_log(v, RTE_LOG_WARNING, "frontend refused: %s", why);
+	}
+	pthread_mutex_unlock(&map_lock);
+	return RTE_VHOST_MSG_RESULT_ERR;
+}
+
+/* Async-signal-safe: the guard calls it on the thread that faulted. */
+static void vhost_fault(void *owner)
+{
+	struct vhost_priv *v = owner;
+
+	__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->broken, 1, __ATOMIC_RELEASE);
+}
+
+/* The memory librte_vhost has just mapped goes under the guard. */
+static enum rte_vhost_msg_result post_msg(int vid, void *msg)
+{
+	const struct vhost_fe_msg *m = msg;
+	enum rte_vhost_msg_result rc = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	struct rte_vhost_memory *mem = NULL;
+	struct vhost_priv *v;
+
+	if (m->request != VHOST_REQ_SET_MEM_TABLE)
+		return rc;
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && rte_vhost_get_mem_table(vid, &mem) == 0) {
+		guard_del_owner(v);
+		for (uint32_t i = 0; i < mem->nregions; i++) {
+			if (guard_add(mem->regions[i].mmap_addr, mem->regions[i].mmap_size,
+				      vhost_fault, v) != 0) {
+				/* Unguarded memory is not used: the connection ends. */
+				guard_del_owner(v);
+				v->conn_refused = true;
+				snprintf(v->last_reason, sizeof(v->last_reason),
+					 "no room to guard its memory (SIGBUS guard full)");
+				conn_log(v, RTE_LOG_ERR, "%s", v->last_reason);
+				((struct vhost_fe_msg *)msg)->flags &= ~VHOST_MSG_NEED_REPLY;
+				rc = RTE_VHOST_MSG_RESULT_ERR;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&map_lock);
+	free(mem);
+	return rc;
+}
+
+static const struct rte_vhost_user_extern_ops extern_ops = {
+    .pre_msg_handle = pre_msg,
+    .post_msg_handle = post_msg,
+};
+
+/* ---- librte_vhost's callbacks ------------------------------------------------- */
+
+static int new_connection(int vid)
+{
+	struct vhost_priv *v;
+	uint64_t now = now_ms();
+	int rc = -1;
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v == NULL)
+		goto out;
+	if (v->conn_vid >= 0) {
+		/* One frontend per port: a second one would take the port's
+		 * traffic from the first. */
+		v->refused_connections++;
+		conn_log(v, RTE_LOG_WARNING,
+			 "a second frontend connected while one is there: refused");
+		goto out;
+	}
+	if (v->port->conf.role == PORT_ROLE_CLIENT) {
+		char why[320];
+
+		/* librte_vhost connected by path on its own; what is at the
+		 * path now is what it reached, but for a swap in between,
+		 * which the pod cannot time from outside this check. */
+		if (port_check_client_socket(v->port, -1, why, sizeof(why)) != 0) {
+			v->refused_connections++;
+			snprintf(v->last_reason, sizeof(v->last_reason), "%s", why);
+			conn_log(v, RTE_LOG_WARNING, "%s: refused", why);
+			goto out;
+		}
+	}
+	if (now < v->quiet_until_ms) {
+		v->refused_connections++;
+		conn_log(v, RTE_LOG_WARNING,
+			 "frontend reconnected %u ms after a connection that never came up: "
+			 "refused for %u ms",
+			 (unsigned int)(now - (v->quiet_until_ms - v->backoff_ms)), v->backoff_ms);
+		goto out;
+	}
+	if (rte_vhost_extern_callback_register(vid, &extern_ops, NULL) != 0) {
+		conn_log(v, RTE_LOG_ERR, "cannot watch the frontend's messages: refused");
+		goto out;
+	}
+	v->conn_vid = vid;
+	v->conn_refused = false;
+	v->conn_ran = false;
+	v->connects++;
+	conn_log(v, RTE_LOG_INFO, "frontend connected (vid %d)", vid);
+	rc = 0;
+out:
+	pthread_mutex_unlock(&map_lock);
+	return rc;
+}
+
+/* The connection is gone (librte_vhost unmaps its memory next). map_lock
+ * held. */
+static void conn_gone(struct vhost_priv *v)
+{
+	v->conn_vid = -1;
+	v->disconnects++;
+	if (!v->conn_refused)
+		snprintf(v->last_reason, sizeof(v->last_reason), "%s",
+			 v->conn_ran ? "the frontend left"
+				     : "the frontend left before the device came up");
+	if (v->conn_ran) {
+		v->backoff_ms = 0;
+		return;
+	}
+	v->backoff_ms = v->backoff_ms == 0
+			    ? VHOST_BACKOFF_MIN_MS
+			    : RTE_MIN(v->backoff_ms * 2, (unsigned int)VHOST_BACKOFF_MAX_MS);
+	if (v->port->conf.role == PORT_ROLE_SERVER)
+		v->quiet_until_ms = now_ms() + v->backoff_ms;
+}
+
+static void destroy_connection(int vid)
+{
+	struct vhost_priv *v;
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->conn_vid == vid) {
+		/* librte_vhost unmaps the memory next. */
+		guard_del_owner(v);
+		conn_gone(v);
+		conn_log(v, RTE_LOG_INFO, "frontend gone: %s", v->last_reason);
+	}
+	pthread_mutex_unlock(&map_lock);
+}
+
+static int new_device(int vid)
+{
+	struct vhost_priv *v;
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->conn_vid == vid && !v->broken) {
+		/* We poll: the guest need not kick us. */
+		rte_vhost_enable_guest_notification(vid, VHOST_RXQ, 0);
+		rte_vhost_enable_guest_notification(vid, VHOST_TXQ, 0);
+		v->vid = vid;
+		v->conn_ran = true;
+		v->last_reason[0] = '\0';
+		__atomic_store_n(&v->port->dp.link_up, true, __ATOMIC_RELEASE);
+		PORT_LOG(v->port, INFO, "peer connected (vid %d), link up", vid);
+	} else {
+		v = NULL;
+	}
+	pthread_mutex_unlock(&map_lock);
+	return v != NULL ? 0 : -1;
+}
+
+static void destroy_device(int vid)
+{
+	struct vhost_priv *v;
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->vid == vid) {
+		__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
+		v->vid = -1;
+		PORT_LOG(v->port, INFO, "peer gone, link down");
+	} else {
+		v = NULL;
+	}
+	pthread_mutex_unlock(&map_lock);
+	/* librte_vhost frees the rings when we return; the vhost contract is
+	 * that no burst on this vid is in flight by then. It does not hold the
+	 * queue locks here (see its GET_VRING_BASE note), so waiting is safe. */
+	if (v != NULL) {
+		view_wait();
+		/* librte_vhost unmaps next (unregistering the driver does so
+		 * without a destroy_connection). */
+		guard_del_owner(v);
+	}
+}
+
+static int vring_state_changed(int vid, uint16_t queue, int enable)
+{
+	struct vhost_priv *v;
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->vid == vid && queue <= VHOST_TXQ && !v->broken)
+		__atomic_store_n(&v->port->dp.link_up, enable != 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&map_lock);
+	return 0;
+}
+
+static const struct rte_vhost_device_ops vhost_ops = {
+    .new_device = new_device,
+    .destroy_device = destroy_device,
+    .vring_state_changed = vring_state_changed,
+    .new_connection = new_connection,
+    .destroy_connection = destroy_connection,
+};
+
+/* ---- the kind ------------------------------------------------------------------- */
+
+/* What podwired does not offer: it handles no offload (a guest's
+ * checksum, segmentation or ECN request would reach an uplink or another
+ * guest as mbuf offload flags), and none of the protocol features that
+ * hand podwired more fds or memory (dirty log, inflight, back-end
+ * channel, postcopy, host notifiers, crypto, config space). */
+static const uint64_t vhost_no_features =
+    1ULL << VIRTIO_NET_F_CSUM | 1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_GSO |
+    1ULL << VIRTIO_NET_F_HOST_TSO4 | 1ULL << VIRTIO_NET_F_HOST_TSO6 |
+    1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_HOST_UFO |
+    1ULL << VIRTIO_NET_F_GUEST_TSO4 | 1ULL << VIRTIO_NET_F_GUEST_TSO6 |
+    1ULL << VIRTIO_NET_F_GUEST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO;
+static const uint64_t vhost_no_protocol_features =
+    1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD | 1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ |
+    1ULL << VHOST_USER_PROTOCOL_F_CRYPTO_SESSION | 1ULL << VHOST_USER_PROTOCOL_F_PAGEFAULT |
+    1ULL << VHOST_USER_PROTOCOL_F_CONFIG | 1ULL << VHOST_USER_PROTOCOL_F_SLAVE_SEND_FD |
+    1ULL << VHOST_USER_PROTOCOL_F_HOST_NOTIFIER | 1ULL << VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD;
+
+/* Registers and starts p's socket with librte_vhost. */
+static int vhost_start(struct port *p, struct vhost_priv *v, char *msg, size_t len)
+{
+	uint64_t flags = p->conf.role == PORT_ROLE_CLIENT ? RTE_VHOST_USER_CLIENT : 0, proto;
+
+	if (rte_vhost_driver_register(p->conf.socket, flags) != 0) {
+		snprintf(msg, len,
+			 "port \"%s\": cannot register vhost-user socket %s; check "
+			 "the directory and that no other port uses it",
+			 p->conf.name, p->conf.socket);
+		return -EIO;
+	}
+	v->registered = true;
+	if (rte_vhost_driver_disable_features(p->conf.socket, vhost_no_features) != 0 ||
+	    rte_vhost_driver_get_protocol_features(p->conf.socket, &proto) != 0 ||
+	    rte_vhost_driver_set_protocol_features(p->conf.socket,
+						   proto & ~vhost_no_protocol_features) != 0 ||
+	    rte_vhost_driver_callback_register(p->conf.socket, &vhost_ops) != 0 ||
+	    rte_vhost_driver_start(p->conf.socket) != 0) {
+		snprintf(msg, len,
+			 "port \"%s\": cannot start vhost-user on %s (%s); check that "
+			 "the directory is writable",
+			 p->conf.name, p->conf.socket,
+			 p->conf.role == PORT_ROLE_SERVER ? "bind failed" : "setup failed");
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Ends the connection and the socket with it, and starts again: what
+ * librte_vhost offers to end one connection from outside. */
+static void vhost_restart(struct port *p, struct vhost_priv *v)
+{
+	char msg[256];
+
+	if (v->registered && rte_vhost_driver_unregister(p->conf.socket) != 0)
+		PORT_LOG(p, WARNING, "unregistering %s failed", p->conf.socket);
+	v->registered = false;
+	pthread_mutex_lock(&map_lock);
+	guard_del_owner(v);
+	if (v->conn_vid >= 0)
+		conn_gone(v);
+	pthread_mutex_unlock(&map_lock);
+	__atomic_store_n(&v->broken, 0, __ATOMIC_RELEASE);
+	if (vhost_start(p, v, msg, sizeof(msg)) != 0)
+		PORT_LOG(p, ERR, "after its frontend's memory faulted: %s", msg);
+}
+
+/* Control thread, every housekeeping tick. */
+static void vhost_poll_link(struct port *p)
+{
+	struct vhost_priv *v = p->dp.priv;
+
+	if (__atomic_load_n(&v->broken, __ATOMIC_ACQUIRE) == 0)
+		return;
+	pthread_mutex_lock(&map_lock);
+	v->conn_refused = true; /* conn_gone keeps the reason below */
+	pthread_mutex_unlock(&map_lock);
+	vhost_restart(p, v);
+	/* Said once the socket is back: a frontend told to try again can. */
+	pthread_mutex_lock(&map_lock);
+	v->faults++;
+	snprintf(v->last_reason, sizeof(v->last_reason), "%s",
+		 "its memory lost pages under podwired (SIGBUS): connection ended");
+	PORT_LOG(p, WARNING, "frontend: %s", v->last_reason);
+	pthread_mutex_unlock(&map_lock);
+}
+
+static int vhost_create(struct port *p, char *msg, size_t len)
+{
+	struct vhost_priv *v;
+	int rc;
+
+	if (guard_init() != 0) {
+		snprintf(msg, len, "port \"%s\": cannot install the SIGBUS guard", p->conf.name);
+		return -EIO;
+	}
+	if (p->conf.role == PORT_ROLE_SERVER) {
+		rc = port_clear_stale_socket(p, msg, len);
+		if (rc != 0)
+			return rc;
+	} else {
+		char why[320];
+
+		/* A pod could plant a link to another port's socket in its
+		 * directory (two networks joined): checked now, and again at
+		 * each connection librte_vhost makes by path. */
+		rc = port_check_client_socket(p, -1, why, sizeof(why));
+		if (rc != 0 && rc != -ENOENT) {
+			snprintf(msg, len, "port \"%s\": %s", p->conf.name, why);
+			return rc;
+		}
+	}
+	v = calloc(1, sizeof(*v));
+	if (v == NULL) {
+		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
+		return -ENOMEM;
+	}
+	v->vid = -1;
+	v->conn_vid = -1;
+	v->port = p;
+	p->dp.priv = v;
+	pthread_mutex_lock(&map_lock);
+	map[p->dp.idx] = v;
+	pthread_mutex_unlock(&map_lock);
+	rc = vhost_start(p, v, msg, len);
+	if (rc != 0)
+		p->ops->destroy(p);
+	return rc;
+}
+
+static void vhost_destroy(struct port *p)
+{
+	struct vhost_priv *v = p->dp.priv;
+
+	if (v == NULL)
+		return;
+	/* Unregistering disconnects the peer (destroy_device runs here) and,
+	 * in server role, removes the socket file. */
+	if (v->registered && rte_vhost_driver_unregister(p->conf.socket) != 0)
+		PORT_LOG(p, WARNING, "unregistering %s failed", p->conf.socket);
+	pthread_mutex_lock(&map_lock);
+	map[p->dp.idx] = NULL;
+	pthread_mutex_unlock(&map_lock);
+	guard_del_owner(v);
+	if (p->conf.role == PORT_ROLE_SERVER)
+		unlink(p->conf.socket);
+	free(v);
+	p->dp.priv = NULL;
+}
+
+static void vhost_to_json(const struct port *p, cJSON *obj)
+{
+	struct vhost_priv *v = p->dp.priv;
+	cJSON *o = cJSON_AddObjectToObject(obj, API_R_VHOST);
+
+	pthread_mutex_lock(&map_lock);
+	cJSON_AddStringToObject(o, API_R_STATE,
+				v->vid >= 0			   ? "connected"
+				: v->conn_vid >= 0		   ? "handshake"
+				: p->conf.role == PORT_ROLE_SERVER ? "listening"
+								   : "connecting");
+	cJSON_AddNumberToObject(o, API_R_CONNECTS, (double)v->connects);
+	cJSON_AddNumberToObject(o, API_R_DISCONNECTS, (double)v->disconnects);
+	cJSON_AddNumberToObject(o, API_R_REFUSED_CONNS, (double)v->refused_connections);
+	cJSON_AddNumberToObject(o, API_R_REFUSED_MSGS, (double)v->refused_messages);
+	cJSON_AddNumberToObject(o, API_R_FAULTS, (double)v->faults);
+	cJSON_AddStringToObject(o, API_R_LAST_DISCONNECT, v->last_reason);
+	pthread_mutex_unlock(&map_lock);
+}
+
+/* Offload requests a guest could still make (its virtio-net header, were
+ * an offload feature ever negotiated) stop here: nothing podwired sends
+ * on, to an uplink or another guest, asks for work nobody checked. */
+#define VHOST_OL_FLAGS                                                                             \
+	(RTE_MBUF_F_TX_OFFLOAD_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |  \
+	 RTE_MBUF_F_RX_LRO)
+
+static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+			 struct port_counters *ctr)
+{
+	const struct vhost_priv *v = p->priv;
+	int vid = v->vid;
+	uint16_t got;
+
+	RTE_SET_USED(ctr);
+	if (unlikely(vid < 0 || v->broken))
+		return 0;
+	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ, pw_mbuf_pool, pkts, n);
+	for (uint16_t i = 0; i < got; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (unlikely((m->ol_flags & VHOST_OL_FLAGS) | m->tx_offload)) {
+			m->ol_flags &= ~VHOST_OL_FLAGS;
+			m->tx_offload = 0;
+		}
+	}
+	return got;
+}
+
+static uint16_t vhost_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct vhost_priv *v = p->priv;
+	int vid = v->vid;
+	uint16_t sent;
+
+	if (unlikely(vid < 0 || v->broken))
+		return 0;
+	sent = rte_vhost_enqueue_burst(vid, VHOST_RXQ, pkts, n);
+	/* The guest has its copy. */
+	rte_pktmbuf_free_bulk(pkts, sent);
+	return sent;
+}
+
+static const struct port_ops vhost_port_ops = {
+    .kind = API_PORT_VHOST,
+    .summary = "pod interface over vhost-user (librte_vhost); the pod runs virtio-user",
+    .fields = PORT_FIELD_SOCKET,
+    .create = vhost_create,
+    .destroy = vhost_destroy,
+    .poll_link = vhost_poll_link,
+    .to_json = vhost_to_json,
+    .dp = {.rx_burst = vhost_rx, .tx_burst = vhost_tx},
+};
+
+PORT_KIND(vhost_port_ops)

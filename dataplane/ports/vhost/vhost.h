@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vhost-user ports (librte_vhost): what the files of ports/vhost/ share.
+ * port.c is the kind and librte_vhost's callbacks; check.c looks at what
+ * a frontend sends before librte_vhost acts on it. The frontend is a pod:
+ * untrusted, like a memif peer.
+ */
+#ifndef PODWIRE_VHOST_H
+#define PODWIRE_VHOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The vhost-user message as librte_vhost 22.11 hands it to
+ * pre_msg_handle (its struct vhu_msg_context, lib/vhost/vhost_user.h):
+ * the header, the payload union (632 bytes: its largest member is the
+ * crypto session), then the fds that came with it. Only the fields read
+ * here are spelled out. */
+#define VHOST_MSG_MAX_REGIONS 8
+#define VHOST_MSG_PAYLOAD     632
+#define VHOST_MSG_NEED_REPLY  (1u << 3)
+
+struct vhost_fe_region {
+	uint64_t guest_phys_addr;
+	uint64_t memory_size;
+	uint64_t userspace_addr;
+	uint64_t mmap_offset;
+};
+
+struct vhost_fe_msg {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+	union {
+		uint64_t u64;
+		struct {
+			uint32_t nregions;
+			uint32_t padding;
+			struct vhost_fe_region regions[VHOST_MSG_MAX_REGIONS];
+		} memory;
+		uint8_t raw[VHOST_MSG_PAYLOAD];
+	} payload;
+	int fds[VHOST_MSG_MAX_REGIONS];
+	int fd_num;
+} __attribute__((packed));
+
+/* Front-end requests (the vhost-user specification's numbers). */
+enum vhost_req {
+	VHOST_REQ_SET_FEATURES = 2,
+	VHOST_REQ_SET_MEM_TABLE = 5,
+	VHOST_REQ_SET_LOG_BASE = 6,
+	VHOST_REQ_SET_LOG_FD = 7,
+	VHOST_REQ_SET_VRING_KICK = 12,
+	VHOST_REQ_SET_VRING_CALL = 13,
+	VHOST_REQ_SET_VRING_ERR = 14,
+	VHOST_REQ_SET_SLAVE_REQ_FD = 21,
+	VHOST_REQ_IOTLB_MSG = 22,
+	VHOST_REQ_CRYPTO_CREATE_SESS = 26,
+	VHOST_REQ_CRYPTO_CLOSE_SESS = 27,
+	VHOST_REQ_POSTCOPY_ADVISE = 28,
+	VHOST_REQ_POSTCOPY_LISTEN = 29,
+	VHOST_REQ_POSTCOPY_END = 30,
+	VHOST_REQ_GET_INFLIGHT_FD = 31,
+	VHOST_REQ_SET_INFLIGHT_FD = 32,
+};
+
+/*
+ * Checks a message before librte_vhost handles it: 0 to let it through,
+ * or -EINVAL with why filled (what the frontend did, for `port list`).
+ * SET_MEM_TABLE: every region's fd is a regular file on tmpfs or
+ * hugetlbfs as long as the region claims (sealed against shrinking where
+ * the file takes seals), at most 8 regions, none overlapping another in
+ * guest-physical or frontend addresses. Messages for what podwired does
+ * not offer (dirty log, inflight, postcopy, IOTLB, crypto, back-end
+ * channel) are refused. Vring kick/call fds must be eventfds. The caller
+ * closes the fds when it refuses. Any thread.
+ */
+int vhost_check_msg(const struct vhost_fe_msg *m, char *why, size_t len);
+
+#endif

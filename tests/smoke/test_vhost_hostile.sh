@@ -1,0 +1,157 @@
+#!/bin/bash
+# A hostile vhost-user frontend (tests/vhost/hostile.c) breaks one rule at
+# a time on a podwired server port: memory tables podwired must not let
+# librte_vhost map, fds of the wrong kind, features not offered, messages
+# out of order or in a flood, bad rings and descriptors, memory taken away
+# under podwired, a second frontend, hang-ups at every step. After each:
+# podwired is alive, the two testpmd pods on the same network still
+# exchange frames, the hostile port is down and says why, and a
+# well-behaved frontend connects to it again.
+. "$(dirname "$0")/lib.sh"
+
+HOSTILE=$BUILD/vhost-hostile
+[ -x "$HOSTILE" ] || fail "$HOSTILE is not built"
+MAC_A=02:00:00:00:0a:01
+MAC_B=02:00:00:00:0b:01
+
+daemon_start pw
+ctl pw network add net1 >/dev/null
+ctl pw port add pa --network net1 --type vhost-user --socket "$T/a.sock" --mac $MAC_A >/dev/null
+ctl pw port add pb --network net1 --type vhost-user --socket "$T/b.sock" --mac $MAC_B >/dev/null
+ctl pw port add hx --network net1 --type vhost-user --socket "$T/hx.sock" >/dev/null
+pod_up pw pa a "$(vdev_virtio "$T/a.sock" $MAC_A)" --eth-peer=0,$MAC_B
+pod_up pw pb b "$(vdev_virtio "$T/b.sock" $MAC_B)" --eth-peer=0,$MAC_A
+B_RX=0
+CASES=0
+
+# traffic_goes_on: pod a's next 32 frames reach pod b.
+traffic_goes_on() {
+	pod_send a 1
+	B_RX=$((B_RX + 32))
+	wait_for 10 "pod b to receive a's frames ($1)" pod_rx_ge b $B_RX
+}
+
+hx_field() { ctlj pw port show hx | jq -r ".vhost_user.$1"; }
+hx_free() { [ "$(hx_field state)" = listening ]; }
+
+# good_frontend: a well-behaved frontend connects to hx, its frame is
+# taken, it leaves. (It also ends hx's back-off: a connection that came
+# up.)
+good_frontend() {
+	local out rx
+	rx=$(port_stat pw hx .rx_packets)
+	out=$("$HOSTILE" --wait 100 "$T/hx.sock" good 2>&1) || fail "good frontend after $1: $out"
+	grep -q '^connected' <<<"$out" || fail "good frontend after $1: $out"
+	wait_for 10 "hx to count the good frontend's frame" port_stat_ge pw hx .rx_packets $((rx + 1))
+	wait_link pw hx down
+	# Its connection is gone too (or the next frontend is a second one).
+	wait_for 10 "hx to be free" hx_free
+}
+
+# attack MODE OUTCOME WORDS [WAIT_MS]: runs one hostile mode. OUTCOME: what the tool
+# must print ("closed": podwired ended the connection; "any": librte_vhost
+# drops the harm frame by frame and the frontend leaves by itself). WORDS:
+# what hx's last_disconnect must contain once the frontend is gone.
+attack() {
+	local mode=$1 want=$2 words=$3 wait=${4:-600} out why
+	out=$("$HOSTILE" --wait "$wait" "$T/hx.sock" "$mode" 2>&1) || fail "$mode: the tool failed: $out"
+	daemon_alive pw || fail "$mode: podwired died; its log: $(tail -n 5 "$T/pw.log")"
+	if [ "$want" != any ]; then
+		grep -q "^$want" <<<"$out" || fail "$mode: expected \"$want\", the frontend saw: $out"
+	fi
+	wait_link pw hx down
+	wait_for 10 "hx to be free" hx_free
+	why=$(hx_field last_disconnect)
+	grep -qF -- "$words" <<<"$why" || fail "$mode: hx says \"$why\", expected \"$words\""
+	ok "$mode: $(tr '\n' ' ' <<<"$out")-> $why"
+	traffic_goes_on "$mode"
+	sleep 0.1 # past the 50 ms back-off of a connection that never came up
+	good_frontend "$mode"
+	CASES=$((CASES + 1))
+}
+
+# ---- memory tables librte_vhost must never map -------------------------------
+attack region-big closed "less than offset 0 + size 0x200000"
+attack region-offset closed "less than offset 0x1000 + size 0x200000"
+attack region-wrap closed "wraps"
+attack region-zero closed "empty"
+attack region-devzero closed "not a memfd, tmpfs or hugetlbfs file"
+attack region-dir closed "not a memfd, tmpfs or hugetlbfs file"
+attack region-pipe closed "not a memfd, tmpfs or hugetlbfs file"
+attack region-overlap closed "regions 0 and 1 overlap"
+attack region-overlap-ua closed "regions 0 and 1 overlap"
+attack region-count closed "9 regions and 8 fds"
+attack region-nofd closed "1 regions and 0 fds"
+attack memtable-again-big closed "less than offset 0 + size 0x200000"
+# ---- fds and features podwired does not take -----------------------------------
+attack log-base closed "dirty log"
+attack inflight closed "inflight"
+attack call-pipe closed "not an eventfd"
+attack features closed "features podwired does not offer"
+attack features-offload closed "features podwired does not offer"
+# ---- messages ----------------------------------------------------------------
+attack out-of-order closed "before the device came up"
+attack unknown closed "before the device came up"
+attack bad-size closed "before the device came up"
+attack fd-flood closed "before the device came up"
+attack flood any "before the device came up"
+attack ring-out any "before the device came up"
+attack ring-num closed "before the device came up"
+for step in 0 1 2 3 4 5 6 7; do
+	attack hangup$step any "before the device came up"
+done
+# ---- rings and descriptors of a running device ----------------------------------
+for mode in desc-loop desc-long desc-next-out desc-addr-out desc-addr-edge desc-len0 \
+	desc-lenhuge desc-short ind-out ind-bad ind-len ind-nested head-out offload \
+	avail-jump used-write memtable-again; do
+	attack $mode any "the frontend left"
+done
+# ---- memory taken away under podwired --------------------------------------------
+# A memfd is sealed: it cannot be shrunk.
+out=$("$HOSTILE" --wait 300 "$T/hx.sock" truncate 2>&1) || fail "truncate: $out"
+grep -q "^truncate: Operation not permitted" <<<"$out" ||
+	fail "a frontend could shrink the memory podwired mapped: $out"
+wait_for 10 "hx to be free" hx_free
+attack truncate any "the frontend left"
+attack hugetlb-punch any "the frontend left"
+# Files that take no seals, shrunk under podwired: the SIGBUS guard ends
+# that connection only, in a worker's burst or on librte_vhost's thread
+# (the control thread ends it at its next housekeeping tick).
+faults=$(hx_field faults)
+attack truncate-noseal closed "lost pages under podwired (SIGBUS)" 3000
+attack hugetlb-truncate closed "lost pages under podwired (SIGBUS)" 3000
+attack truncate-handshake closed "lost pages under podwired (SIGBUS)" 3000
+expect_eq "faults counted" $((faults + 3)) "$(hx_field faults)"
+
+# ---- one frontend per port -----------------------------------------------------
+"$HOSTILE" --wait 3000 "$T/hx.sock" hold >"$T/hold.out" 2>&1 &
+HOLD=$!
+wait_link pw hx up
+refused=$(hx_field refused_connections)
+out=$("$HOSTILE" --wait 1000 "$T/hx.sock" good 2>&1) && fail "a second frontend connected: $out"
+expect_eq "second frontend refused and counted" $((refused + 1)) "$(hx_field refused_connections)"
+link_is pw hx up || fail "the first frontend lost its link to a second one"
+wait "$HOLD" || true
+grep -q "^connected" "$T/hold.out" || fail "the first frontend: $(cat "$T/hold.out")"
+wait_link pw hx down
+traffic_goes_on "second frontend"
+
+# A frontend that connects and drops in a loop: held off (exponential
+# back-off to 2 s) and its log lines are few.
+refused=$(hx_field refused_connections)
+lines=$(grep -c 'port "hx": frontend' "$T/pw.log")
+for i in $(seq 20); do
+	"$HOSTILE" "$T/hx.sock" hangup0 >/dev/null 2>&1 || true
+done
+[ "$(hx_field refused_connections)" -gt "$refused" ] || fail "a frontend in a loop was never held off"
+more=$(($(grep -c 'port "hx": frontend' "$T/pw.log") - lines))
+[ "$more" -le 6 ] || fail "20 connections in a loop made $more log lines"
+ok "20 connections in a loop: $(($(hx_field refused_connections) - refused)) refused, $more log lines"
+sleep 2.1 # the longest back-off
+good_frontend "the loop"
+traffic_goes_on "the loop"
+
+daemon_alive pw || fail "podwired died"
+ok "$CASES cases; podwired alive, pods a and b exchanged $B_RX frames throughout"
+expect_eq "pod a/b drops other than link_down" 0 \
+	"$(ctlj pw stats | jq '[.ports[] | select(.name == "pa" or .name == "pb") | .drops | del(.link_down) | add] | add')"

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of what podwired checks in a vhost-user frontend's messages
+ * before librte_vhost acts on them (ports/vhost/check.c): every way a
+ * memory table can be wrong, fds of the wrong kind, messages for features
+ * podwired does not offer. And the SIGBUS guard they share with memif:
+ * owners, faults outside, EAL's handler before and after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <signal.h>
+
+#include "ports/guard.h"
+#include "ports/vhost/vhost.h"
+#include "unit.h"
+
+static char why[256];
+
+#define REFUSED(m, words)                                                                          \
+	do {                                                                                       \
+		why[0] = '\0';                                                                     \
+		ASSERT_INT_EQ(vhost_check_msg((m), why, sizeof(why)), -EINVAL);                    \
+		ASSERT_CONTAINS(why, (words));                                                     \
+	} while (0)
+
+static int memfd(size_t size, unsigned int flags)
+{
+	int fd = memfd_create("vhost-test", flags);
+
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, (off_t)size) == 0);
+	return fd;
+}
+
+/* A table of n regions of 1 MiB each, one memfd each, side by side. */
+static void table(struct vhost_fe_msg *m, unsigned int n)
+{
+	memset(m, 0, sizeof(*m));
+	m->request = VHOST_REQ_SET_MEM_TABLE;
+	m->payload.memory.nregions = n;
+	m->fd_num = (int)n;
+	for (unsigned int i = 0; i < n; i++) {
+		struct vhost_fe_region r = {.guest_phys_addr = (uint64_t)i << 20,
+					    .memory_size = 1 << 20,
+					    .userspace_addr =
+						0x7f0000000000ULL + ((uint64_t)i << 20),
+					    .mmap_offset = 0};
+
+		memcpy(&m->payload.memory.regions[i], &r, sizeof(r));
+		m->fds[i] = memfd(1 << 20, MFD_ALLOW_SEALING);
+	}
+}
+
+static void untable(struct vhost_fe_msg *m)
+{
+	for (int i = 0; i < m->fd_num; i++)
+		if (m->fds[i] >= 0)
+			close(m->fds[i]);
+}
+
+static void set(struct vhost_fe_msg *m, unsigned int i, uint64_t gpa, uint64_t size, uint64_t ua,
+		uint64_t off)
+{
+	struct vhost_fe_region r = {gpa, size, ua, off};
+
+	memcpy(&m->payload.memory.regions[i], &r, sizeof(r));
+}
+
+static void test_layout(void)
+{
+	ASSERT_INT_EQ(offsetof(struct vhost_fe_msg, payload), 12);
+	ASSERT_INT_EQ(offsetof(struct vhost_fe_msg, payload.memory.regions), 20);
+	ASSERT_INT_EQ(offsetof(struct vhost_fe_msg, fds), 12 + 632);
+	ASSERT_INT_EQ(offsetof(struct vhost_fe_msg, fd_num), 12 + 632 + 32);
+}
+
+static void test_good_table_is_sealed(void)
+{
+	struct vhost_fe_msg m;
+
+	table(&m, 3);
+	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	/* Sealed: the pod can no longer take its pages back. */
+	for (unsigned int i = 0; i < 3; i++) {
+		CU_ASSERT(fcntl(m.fds[i], F_GET_SEALS) & F_SEAL_SHRINK);
+		CU_ASSERT(ftruncate(m.fds[i], 4096) != 0);
+	}
+	untable(&m);
+}
+
+static void test_bad_tables(void)
+{
+	struct vhost_fe_msg m;
+
+	table(&m, 2);
+	set(&m, 1, 1 << 20, 2 << 20, 0x7f0000100000ULL, 0);
+	REFUSED(&m, "less than offset");
+	set(&m, 1, 1 << 20, 1 << 20, 0x7f0000100000ULL, 4096);
+	REFUSED(&m, "less than offset");
+	set(&m, 1, 1 << 20, 1 << 20, 0x7f0000100000ULL, UINT64_MAX - 4095);
+	REFUSED(&m, "wraps");
+	set(&m, 1, 1 << 20, 0, 0x7f0000100000ULL, 0);
+	REFUSED(&m, "empty");
+	set(&m, 1, UINT64_MAX - 4095, 1 << 20, 0x7f0000100000ULL, 0);
+	REFUSED(&m, "wraps");
+	/* Overlaps, guest-physical then frontend addresses. */
+	set(&m, 1, 4096, 4096, 0x7f0000100000ULL, 0);
+	REFUSED(&m, "regions 0 and 1 overlap");
+	set(&m, 1, 1 << 20, 4096, 0x7f0000000000ULL + 8192, 0);
+	REFUSED(&m, "regions 0 and 1 overlap");
+	set(&m, 1, 1 << 20, 1 << 20, 0x7f0000100000ULL, 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	/* Counts. */
+	m.payload.memory.nregions = 0;
+	REFUSED(&m, "SET_MEM_TABLE with 0 regions");
+	m.payload.memory.nregions = 9;
+	REFUSED(&m, "SET_MEM_TABLE with 9 regions");
+	m.payload.memory.nregions = 1;
+	REFUSED(&m, "1 regions and 2 fds");
+	m.payload.memory.nregions = 2;
+	untable(&m);
+}
+
+static void test_bad_files(void)
+{
+	struct vhost_fe_msg m;
+	int keep;
+
+	table(&m, 1);
+	keep = m.fds[0];
+	m.fds[0] = open("/dev/zero", O_RDWR);
+	REFUSED(&m, "not a memfd, tmpfs or hugetlbfs file");
+	close(m.fds[0]);
+	m.fds[0] = open("/", O_RDONLY | O_DIRECTORY);
+	REFUSED(&m, "not a memfd, tmpfs or hugetlbfs file");
+	close(m.fds[0]);
+	/* A memfd sealed against more seals but able to shrink is the
+	 * guard's; one already shrunk is refused. */
+	m.fds[0] = memfd(4096, MFD_ALLOW_SEALING);
+	CU_ASSERT(fcntl(m.fds[0], F_ADD_SEALS, F_SEAL_SEAL) == 0);
+	REFUSED(&m, "the file is 4096 bytes");
+	close(m.fds[0]);
+	m.fds[0] = keep;
+	untable(&m);
+}
+
+static void test_other_messages(void)
+{
+	struct vhost_fe_msg m;
+	int p[2];
+
+	memset(&m, 0, sizeof(m));
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	m.request = VHOST_REQ_SET_VRING_CALL;
+	m.fd_num = 1;
+	m.fds[0] = p[1];
+	REFUSED(&m, "not an eventfd");
+	m.fds[0] = eventfd(0, 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	close(m.fds[0]);
+	m.fd_num = 0;
+	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	close(p[0]);
+	close(p[1]);
+	m.request = VHOST_REQ_SET_LOG_BASE;
+	REFUSED(&m, "dirty log");
+	m.request = VHOST_REQ_SET_INFLIGHT_FD;
+	REFUSED(&m, "inflight");
+	m.request = VHOST_REQ_POSTCOPY_ADVISE;
+	REFUSED(&m, "does not offer");
+	m.request = VHOST_REQ_SET_FEATURES;
+	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+}
+
+/* ---- the SIGBUS guard ------------------------------------------------------------------ */
+
+static int faults_a, faults_b;
+static void fault_a(void *owner)
+{
+	faults_a += owner == &faults_a;
+}
+static void fault_b(void *owner)
+{
+	faults_b += owner == &faults_b;
+}
+
+/* A mapping whose pages the "pod" takes away at once. */
+static volatile uint8_t *lost_mapping(size_t len, int *fd)
+{
+	volatile uint8_t *m;
+
+	*fd = memfd_create("unit-guard", MFD_CLOEXEC);
+	CU_ASSERT_FATAL(*fd >= 0 && ftruncate(*fd, (off_t)len) == 0);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	CU_ASSERT_FATAL(ftruncate(*fd, 0) == 0);
+	return m;
+}
+
+/* EAL's handler while it maps a hugepage: siglongjmp back to its caller. */
+static sigjmp_buf eal_env;
+static int eal_faults;
+static void eal_like(int sig)
+{
+	(void)sig;
+	eal_faults++;
+	siglongjmp(eal_env, 1);
+}
+
+static void test_guard(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct sigaction eal = {.sa_handler = eal_like}, saved;
+	volatile uint8_t *a, *b, *x;
+	int fa, fb, fx;
+
+	a = lost_mapping(2 * page, &fa);
+	b = lost_mapping(page, &fb);
+	x = lost_mapping(page, &fx);
+	/* EAL's handler was there first: faults outside the pods' memory
+	 * still reach it. */
+	sigemptyset(&eal.sa_mask);
+	CU_ASSERT_FATAL(sigaction(SIGBUS, &eal, &saved) == 0);
+	ASSERT_INT_EQ(guard_init(), 0);
+	ASSERT_INT_EQ(guard_add((void *)a, 2 * page, fault_a, &faults_a), 0);
+	ASSERT_INT_EQ(guard_add((void *)b, page, fault_b, &faults_b), 0);
+	ASSERT_INT_EQ(a[page + 5], 0); /* faults: zeroed, owner a told, once */
+	ASSERT_INT_EQ(a[5], 0);
+	ASSERT_INT_EQ(faults_a, 1);
+	ASSERT_INT_EQ(faults_b, 0);
+	if (sigsetjmp(eal_env, 1) == 0)
+		(void)x[0];
+	ASSERT_INT_EQ(eal_faults, 1);
+	/* EAL's moment: it saves the guard, installs its own, puts the
+	 * guard back. Meanwhile the guard leaves EAL's in place. */
+	{
+		struct sigaction guard;
+
+		CU_ASSERT_FATAL(sigaction(SIGBUS, &eal, &guard) == 0);
+		ASSERT_INT_EQ(guard_add((void *)b, page, fault_b, &faults_b), 0);
+		if (sigsetjmp(eal_env, 1) == 0)
+			(void)x[0];
+		ASSERT_INT_EQ(eal_faults, 2);
+		CU_ASSERT_FATAL(sigaction(SIGBUS, &guard, NULL) == 0);
+	}
+	ASSERT_INT_EQ(b[0], 0);
+	ASSERT_INT_EQ(faults_b, 1);
+	ASSERT_INT_EQ(eal_faults, 2);
+	/* The default action put back in its place: installed again. */
+	signal(SIGBUS, SIG_DFL);
+	ASSERT_INT_EQ(guard_init(), 0);
+	{
+		struct sigaction cur;
+
+		CU_ASSERT(sigaction(SIGBUS, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO));
+	}
+	signal(SIGBUS, SIG_DFL);
+	CU_ASSERT_FATAL(sigaction(SIGBUS, &eal, NULL) == 0);
+	ASSERT_INT_EQ(guard_init(), 0); /* over EAL's: left alone */
+	{
+		struct sigaction cur;
+
+		CU_ASSERT(sigaction(SIGBUS, NULL, &cur) == 0 && cur.sa_handler == eal_like);
+	}
+	guard_del_owner(&faults_a);
+	guard_del_owner(&faults_b);
+	CU_ASSERT(sigaction(SIGBUS, &saved, NULL) == 0);
+	munmap((void *)a, 2 * page);
+	munmap((void *)b, page);
+	munmap((void *)x, page);
+	close(fa);
+	close(fb);
+	close(fx);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+	    {"message layout is librte_vhost's", test_layout},
+	    {"a good memory table passes and is sealed", test_good_table_is_sealed},
+	    {"sizes, offsets, overlaps, counts", test_bad_tables},
+	    {"device files, directories, shrunk files", test_bad_files},
+	    {"vring fds, unoffered features", test_other_messages},
+	    {"SIGBUS guard: owners, faults elsewhere, EAL's handler", test_guard},
+	    {NULL, NULL},
+	};
+
+	return unit_run("vhost", tests);
+}
