@@ -5,7 +5,8 @@
 # networks joined), and a socket of another owner is not the pod's: podwired
 # refuses them all and says why; then a socket the pod made is connected to.
 # memif checks before every try, and connects through the descriptor it
-# checked; vhost-user (librte_vhost connects by path) checks at port add.
+# checked; vhost-user (librte_vhost connects by path) checks at port add
+# and again at every connection librte_vhost makes.
 . "$(dirname "$0")/lib.sh"
 
 HOSTILE=$BUILD/memif-hostile
@@ -105,4 +106,15 @@ expect_eq "vs link (nothing connected to it)" down "$(port_link pw vs)"
 rm -f "$T/pod/vc.sock"
 ctl pw port add vc --network net2 --type vhost-user --client --socket "$T/pod/vc.sock" >/dev/null
 expect_eq "ports" "mc ms vc vs" "$(ctlj pw port list | jq -r '[.ports[].name] | sort | join(" ")')"
+daemon_alive pw || fail "podwired died"
+
+# A link planted after the port was made: librte_vhost keeps connecting
+# by path, and each connection it makes is checked again and refused.
+vhost_reason_has() { ctlj pw port show vc | jq -r .vhost_user.last_disconnect | grep -qF -- "$1"; }
+ln -s "$T/vs.sock" "$T/pod/vc.sock"
+wait_for 20 "vc to refuse the link planted after port add" vhost_reason_has "is a symbolic link"
+sleep 2 # librte_vhost tries again every second
+expect_eq "vs link (the planted link leads there)" down "$(port_link pw vs)"
+expect_eq "vc link" down "$(port_link pw vc)"
+ok "vhost-user, link planted later: $(ctlj pw port show vc | jq -r .vhost_user.last_disconnect)"
 daemon_alive pw || fail "podwired died"
