@@ -260,7 +260,7 @@ static int new_connection(int vid)
 		goto out;
 	}
 	if (v->port->conf.role == PORT_ROLE_CLIENT) {
-		char why[320];
+		char why[sizeof(v->last_reason)];
 
 		/* librte_vhost connected by path on its own; what is at the
 		 * path now is what it reached, but for a swap in between,
