@@ -14,7 +14,7 @@
  * for podwired to end the connection and prints "closed" (podwired hung
  * up) or "still connected" (podwired let it go on; a mode whose harm
  * librte_vhost drops frame by frame). It exits 0 unless the mode could
- * not be run.
+ * not be run (2) or podwired offered an offload it must not (1).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -732,8 +732,13 @@ static int run(const char *path, const char *mode)
 		if (f.features & (1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
 				  1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO |
 				  1ULL << VIRTIO_NET_F_GUEST_ECN | 1ULL << VIRTIO_NET_F_CSUM |
-				  1ULL << VIRTIO_NET_F_HOST_TSO4))
+				  1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_HOST_TSO4 |
+				  1ULL << VIRTIO_NET_F_HOST_TSO6 | 1ULL << VIRTIO_NET_F_GUEST_TSO4 |
+				  1ULL << VIRTIO_NET_F_GUEST_TSO6)) {
+			/* An offer of one of them is a failure of podwired's. */
 			printf("offered: %#llx\n", (unsigned long long)f.features);
+			return 1;
+		}
 		send_u64(&f, SET_OWNER, 0);
 		send_u64(&f, SET_FEATURES,
 			 wanted(&f) | 1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
