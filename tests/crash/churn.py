@@ -37,7 +37,7 @@ import time
 NETWORK = "churn"
 PREFIX = "ch"
 # Fields that describe a port's life, not its configuration.
-LIVE = ("link", "worker", "memif", "stats")
+LIVE = ("link", "worker", "memif", "vhost_user", "stats")
 
 
 class Conn:

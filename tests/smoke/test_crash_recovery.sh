@@ -48,7 +48,7 @@ now_ns() { echo "${EPOCHREALTIME/./}000"; }
 # What must survive a restart: everything but the live fields.
 config_now() {
 	ctlj pw network list | jq -S '.networks | sort_by(.name)'
-	ctlj pw port list | jq -S '.ports | map(del(.link, .worker, .memif)) | sort_by(.name)'
+	ctlj pw port list | jq -S '.ports | map(del(.link, .worker, .memif, .vhost_user)) | sort_by(.name)'
 }
 
 check_config() { # WHEN
@@ -200,7 +200,7 @@ ok "churn: $(jq -c . "$T/churn.json")"
 
 # The traffic pods' ports went through the churn kills too.
 check_config_pods() {
-	[ "$(ctlj pw port list --network net1 | jq -S '.ports | map(del(.link, .worker, .memif)) | sort_by(.name)')" = "$(echo "$CONFIG" | jq -s -S '.[1]')" ]
+	[ "$(ctlj pw port list --network net1 | jq -S '.ports | map(del(.link, .worker, .memif, .vhost_user)) | sort_by(.name)')" = "$(echo "$CONFIG" | jq -s -S '.[1]')" ]
 }
 check_config_pods || fail "the pods' ports changed during the churn kills"
 daemon_stop pw

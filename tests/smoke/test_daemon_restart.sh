@@ -41,7 +41,7 @@ daemon_term() {
 config_now() {
 	{
 		ctlj pw network list | jq -S '.networks | sort_by(.name)'
-		ctlj pw port list | jq -S '.ports | map(del(.link, .worker)) | sort_by(.name)'
+		ctlj pw port list | jq -S '.ports | map(del(.link, .worker, .vhost_user)) | sort_by(.name)'
 	}
 }
 

@@ -151,6 +151,38 @@ sleep 2.1 # the longest back-off
 good_frontend "the loop"
 traffic_goes_on "the loop"
 
+# ---- podwired as client: the frontend listens ---------------------------------
+# librte_vhost connects to the pod's socket and again after every end (1 s
+# apart); each mode takes one connection.
+ctl pw port add hc --network net1 --type vhost-user --client --socket "$T/hc.sock" >/dev/null
+hc_field() { ctlj pw port show hc | jq -r ".vhost_user.$1"; }
+client_attack() {
+	local mode=$1 want=$2 words=$3 out why
+	out=$("$HOSTILE" --server --wait 3000 "$T/hc.sock" "$mode" 2>&1) ||
+		fail "client role, $mode: the tool failed: $out"
+	daemon_alive pw || fail "client role, $mode: podwired died; its log: $(tail -n 5 "$T/pw.log")"
+	if [ "$want" != any ]; then
+		grep -q "^$want" <<<"$out" || fail "client role, $mode: expected \"$want\": $out"
+	fi
+	wait_link pw hc down
+	why=$(hc_field last_disconnect)
+	grep -qF -- "$words" <<<"$why" || fail "client role, $mode: hc says \"$why\", expected \"$words\""
+	ok "client role, $mode: $(tr '\n' ' ' <<<"$out")-> $why"
+	traffic_goes_on "client role, $mode"
+	CASES=$((CASES + 1))
+}
+client_attack good connected "the frontend left"
+client_attack region-big closed "less than offset 0 + size 0x200000"
+client_attack region-overlap closed "regions 0 and 1 overlap"
+client_attack call-pipe closed "not an eventfd"
+client_attack features closed "features podwired does not offer"
+client_attack hangup4 any "before the device came up"
+client_attack desc-loop any "the frontend left"
+client_attack truncate-noseal closed "lost pages under podwired (SIGBUS)"
+client_attack hugetlb-truncate closed "lost pages under podwired (SIGBUS)"
+client_attack good connected "the frontend left"
+expect_eq "client role: faults counted" 2 "$(hc_field faults)"
+
 daemon_alive pw || fail "podwired died"
 ok "$CASES cases; podwired alive, pods a and b exchanged $B_RX frames throughout"
 expect_eq "pod a/b drops other than link_down" 0 \

@@ -177,6 +177,31 @@ static void test_other_messages(void)
 	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
 }
 
+/* ---- offloads ---------------------------------------------------------------------- */
+
+static void test_offloads_cleared(void)
+{
+	struct rte_mbuf m[3], *pkts[3] = {&m[0], &m[1], &m[2]};
+
+	memset(m, 0, sizeof(m));
+	/* What librte_vhost makes of a header asking for TSO with checksum. */
+	m[0].ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_CKSUM |
+			RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_LRO;
+	m[0].l2_len = 14;
+	m[0].l3_len = 20;
+	m[0].l4_len = 20;
+	m[0].tso_segsz = 1;
+	m[1].ol_flags = RTE_MBUF_F_TX_UDP_SEG | RTE_MBUF_F_TX_TUNNEL_VXLAN;
+	m[2].ol_flags = RTE_MBUF_F_RX_VLAN; /* not an offload request: kept */
+	m[2].vlan_tci = 5;
+	vhost_clear_offloads(pkts, 3);
+	ASSERT_INT_EQ(m[0].ol_flags, 0);
+	ASSERT_INT_EQ(m[0].tx_offload, 0);
+	ASSERT_INT_EQ(m[1].ol_flags, 0);
+	ASSERT_INT_EQ(m[2].ol_flags, RTE_MBUF_F_RX_VLAN);
+	ASSERT_INT_EQ(m[2].vlan_tci, 5);
+}
+
 /* ---- the SIGBUS guard ------------------------------------------------------------------ */
 
 static int faults_a, faults_b;
@@ -286,6 +311,7 @@ int main(void)
 	    {"sizes, offsets, overlaps, counts", test_bad_tables},
 	    {"device files, directories, shrunk files", test_bad_files},
 	    {"vring fds, unoffered features", test_other_messages},
+	    {"offload requests are cleared after dequeue", test_offloads_cleared},
 	    {"SIGBUS guard: owners, faults elsewhere, EAL's handler", test_guard},
 	    {NULL, NULL},
 	};

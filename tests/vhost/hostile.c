@@ -4,8 +4,10 @@
  * speaks the protocol on podwired's server socket and then misbehaves in
  * one chosen way, for the smoke tests of podwired's vhost-user ports.
  *
- *   vhost-hostile [--wait MS] SOCKET MODE
+ *   vhost-hostile [--server] [--wait MS] SOCKET MODE
  *
+ * With --server it listens on SOCKET and takes the connection of a
+ * client-role port (podwired connects, and reconnects after each end).
  * MODE "good" is a well-behaved frontend: it brings both rings up, sends
  * one frame, waits until podwired has taken it, prints "connected" and
  * leaves ("hold" stays until --wait passes). Every other mode breaks one
@@ -14,7 +16,7 @@
  * for podwired to end the connection and prints "closed" (podwired hung
  * up) or "still connected" (podwired let it go on; a mode whose harm
  * librte_vhost drops frame by frame). It exits 0 unless the mode could
- * not be run.
+ * not be run (2) or podwired offered an offload it must not (1).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +93,7 @@ struct msg {
 #define NETHDR	      12 /* virtio_net_hdr_mrg_rxbuf: VERSION_1 */
 
 static int wait_ms = 3000;
+static bool server_role;
 
 struct fe {
 	int sock;
@@ -196,14 +199,36 @@ static int outcome(struct fe *f)
 	return 0;
 }
 
+/* Connects to podwired's socket or, with --server, listens there and
+ * takes podwired's (a client-role port) connection, within 10 s. */
 static void connect_to(struct fe *f, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct pollfd p;
+	int l;
 
-	f->sock = socket(AF_UNIX, SOCK_STREAM, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (f->sock < 0 || connect(f->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		die("connect");
+	if (!server_role) {
+		f->sock = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (f->sock < 0 || connect(f->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			die("connect");
+		return;
+	}
+	unlink(path);
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 1) != 0)
+		die("listen");
+	p = (struct pollfd){.fd = l, .events = POLLIN};
+	if (poll(&p, 1, 10000) != 1) {
+		errno = ETIMEDOUT;
+		die("podwired did not connect");
+	}
+	f->sock = accept(l, NULL, NULL);
+	if (f->sock < 0)
+		die("accept");
+	/* One connection: podwired's next attempt finds nobody. */
+	close(l);
+	unlink(path);
 }
 
 /* Memory: a memfd (flags for memfd_create) of file bytes, mapped whole. */
@@ -732,8 +757,13 @@ static int run(const char *path, const char *mode)
 		if (f.features & (1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
 				  1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO |
 				  1ULL << VIRTIO_NET_F_GUEST_ECN | 1ULL << VIRTIO_NET_F_CSUM |
-				  1ULL << VIRTIO_NET_F_HOST_TSO4))
+				  1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_HOST_TSO4 |
+				  1ULL << VIRTIO_NET_F_HOST_TSO6 | 1ULL << VIRTIO_NET_F_GUEST_TSO4 |
+				  1ULL << VIRTIO_NET_F_GUEST_TSO6)) {
+			/* An offer of one of them is a failure of podwired's. */
 			printf("offered: %#llx\n", (unsigned long long)f.features);
+			return 1;
+		}
 		send_u64(&f, SET_OWNER, 0);
 		send_u64(&f, SET_FEATURES,
 			 wanted(&f) | 1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
@@ -847,11 +877,13 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--wait") == 0 && i + 1 < argc)
 			wait_ms = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--server") == 0)
+			server_role = true;
 		else
 			break;
 	}
 	if (argc - i != 2) {
-		fprintf(stderr, "usage: vhost-hostile [--wait MS] SOCKET MODE\n");
+		fprintf(stderr, "usage: vhost-hostile [--server] [--wait MS] SOCKET MODE\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -568,13 +568,6 @@ static void vhost_to_json(const struct port *p, cJSON *obj)
 	pthread_mutex_unlock(&map_lock);
 }
 
-/* Offload requests a guest could still make (its virtio-net header, were
- * an offload feature ever negotiated) stop here: nothing podwired sends
- * on, to an uplink or another guest, asks for work nobody checked. */
-#define VHOST_OL_FLAGS                                                                             \
-	(RTE_MBUF_F_TX_OFFLOAD_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |  \
-	 RTE_MBUF_F_RX_LRO)
-
 static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
 			 struct port_counters *ctr)
 {
@@ -586,14 +579,7 @@ static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
 	if (unlikely(vid < 0 || v->broken))
 		return 0;
 	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ, pw_mbuf_pool, pkts, n);
-	for (uint16_t i = 0; i < got; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (unlikely((m->ol_flags & VHOST_OL_FLAGS) | m->tx_offload)) {
-			m->ol_flags &= ~VHOST_OL_FLAGS;
-			m->tx_offload = 0;
-		}
-	}
+	vhost_clear_offloads(pkts, got);
 	return got;
 }
 

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
+
 /* The vhost-user message as librte_vhost 22.11 hands it to
  * pre_msg_handle (its struct vhu_msg_context, lib/vhost/vhost_user.h):
  * the header, the payload union (632 bytes: its largest member is the
@@ -76,5 +79,25 @@ enum vhost_req {
  * closes the fds when it refuses. Any thread.
  */
 int vhost_check_msg(const struct vhost_fe_msg *m, char *why, size_t len);
+
+/* Offload requests a guest could still make (its virtio-net header, were
+ * an offload feature ever negotiated) stop at its port: nothing podwired
+ * sends on, to an uplink or another guest, asks a NIC or a guest for work
+ * nobody checked. Workers, after every dequeue; tested only when set. */
+#define VHOST_OL_FLAGS                                                                             \
+	(RTE_MBUF_F_TX_OFFLOAD_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |  \
+	 RTE_MBUF_F_RX_LRO)
+
+static inline void vhost_clear_offloads(struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (unlikely((m->ol_flags & VHOST_OL_FLAGS) | m->tx_offload)) {
+			m->ol_flags &= ~VHOST_OL_FLAGS;
+			m->tx_offload = 0;
+		}
+	}
+}
 
 #endif
