@@ -123,6 +123,46 @@ attack hugetlb-truncate closed "lost pages under podwired (SIGBUS)" 3000
 attack truncate-handshake closed "lost pages under podwired (SIGBUS)" 3000
 expect_eq "faults counted" $((faults + 3)) "$(hx_field faults)"
 
+# ---- call eventfds -----------------------------------------------------------
+# hx_run MODE WAIT_MS: runs the tool on hx in the background; once it says
+# "armed", pod a sends 32 frames to the tool's MAC (learnt from its first
+# frame), which podwired enqueues into its receive ring.
+HX_MAC=02:00:00:00:0c:01
+hx_run() {
+	"$HOSTILE" --wait "$2" "$T/hx.sock" "$1" >"$T/hx-$1.out" 2>&1 &
+	local pid=$!
+	wait_for 10 "the $1 frontend to be armed" grep -q '^armed' "$T/hx-$1.out"
+	pod_peer a $HX_MAC
+	pod_send a 1
+	pod_peer a $MAC_B
+	wait "$pid" || fail "$1: the tool failed: $(cat "$T/hx-$1.out")"
+}
+# A frontend that wants interrupts (a kernel guest) gets them on both rings.
+hx_run call-wait 3000
+grep -q '^tx call signalled' "$T/hx-call-wait.out" ||
+	fail "no interrupt after podwired took a frame: $(cat "$T/hx-call-wait.out")"
+grep -q '^rx call signalled' "$T/hx-call-wait.out" ||
+	fail "no interrupt after podwired sent frames: $(cat "$T/hx-call-wait.out")"
+ok "call-wait: $(tr '\n' ' ' <"$T/hx-call-wait.out")"
+wait_link pw hx down
+wait_for 10 "hx to be free" hx_free
+# A frontend that makes its call eventfds blocking and full: the write
+# that would block ends its connection, never a worker (which would stop
+# every port it polls).
+hx_run call-fd-full 3000
+daemon_alive pw || fail "call-fd-full: podwired died"
+grep -q '^closed' "$T/hx-call-fd-full.out" ||
+	fail "call-fd-full: expected \"closed\": $(cat "$T/hx-call-fd-full.out")"
+wait_link pw hx down
+wait_for 10 "hx to be free" hx_free
+why=$(hx_field last_disconnect)
+grep -qF "call eventfd would block" <<<"$why" || fail "call-fd-full: hx says \"$why\""
+ok "call-fd-full: $(tr '\n' ' ' <"$T/hx-call-fd-full.out")-> $why"
+traffic_goes_on call-fd-full
+sleep 0.1
+good_frontend call-fd-full
+CASES=$((CASES + 2))
+
 # ---- one frontend per port -----------------------------------------------------
 "$HOSTILE" --wait 3000 "$T/hx.sock" hold >"$T/hold.out" 2>&1 &
 HOLD=$!

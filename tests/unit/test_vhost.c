@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -303,6 +305,72 @@ static void test_guard(void)
 	close(fx);
 }
 
+static void call_fail(void *owner)
+{
+	__atomic_store_n((volatile int *)owner, 1, __ATOMIC_RELEASE);
+}
+
+/* Is efd readable within ms? */
+static bool signalled_within(int efd, int ms)
+{
+	struct pollfd p = {.fd = efd, .events = POLLIN};
+
+	return poll(&p, 1, ms) == 1;
+}
+
+static bool failed_within(volatile int *flag, int ms)
+{
+	for (; ms > 0; ms -= 5) {
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(5000);
+	}
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* call.c: a signal on podwired's eventfd reaches the frontend's; a
+ * frontend eventfd made blocking and full fails its owner only, and the
+ * forwarding thread goes on for the others. */
+static void test_call_forwarding(void)
+{
+	static volatile int ok_failed, bad_failed;
+	uint64_t one = 1, full = 0xfffffffffffffffeULL, v;
+	int good = eventfd(0, EFD_NONBLOCK), bad = eventfd(0, 0), good_mine, bad_mine, ours_g,
+	    ours_b;
+	struct vhost_call *cg, *cb;
+
+	CU_ASSERT_FATAL(good >= 0 && bad >= 0);
+	CU_ASSERT_FATAL(vhost_call_start() == 0);
+	CU_ASSERT(write(bad, &full, sizeof(full)) == sizeof(full));
+	/* call.c takes the fds; we keep duplicates to look at them. */
+	good_mine = dup(good);
+	bad_mine = dup(bad);
+	cg = vhost_call_add(good, call_fail, (void *)&ok_failed, &ours_g);
+	cb = vhost_call_add(bad, call_fail, (void *)&bad_failed, &ours_b);
+	CU_ASSERT_FATAL(cg != NULL && cb != NULL);
+	CU_ASSERT(fcntl(ours_g, F_GETFL) & O_NONBLOCK);
+	CU_ASSERT(write(ours_g, &one, sizeof(one)) == sizeof(one));
+	CU_ASSERT(signalled_within(good_mine, 1000));
+	CU_ASSERT(read(good_mine, &v, sizeof(v)) == sizeof(v) && v == 1);
+	/* The full one fails its owner, and only it. */
+	CU_ASSERT(write(ours_b, &one, sizeof(one)) == sizeof(one));
+	CU_ASSERT(failed_within(&bad_failed, 2000));
+	CU_ASSERT(write(ours_g, &one, sizeof(one)) == sizeof(one));
+	CU_ASSERT(signalled_within(good_mine, 1000));
+	CU_ASSERT(!ok_failed);
+	/* Deleted: its fds are closed by the thread, nothing forwarded. */
+	vhost_call_del(cg);
+	vhost_call_del(cb);
+	vhost_call_del(NULL);
+	CU_ASSERT(read(good_mine, &v, sizeof(v)) == sizeof(v));
+	CU_ASSERT(write(ours_g, &one, sizeof(one)) == sizeof(one));
+	CU_ASSERT(!signalled_within(good_mine, 100));
+	close(ours_g);
+	close(ours_b);
+	close(good_mine);
+	close(bad_mine);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -313,6 +381,7 @@ int main(void)
 	    {"vring fds, unoffered features", test_other_messages},
 	    {"offload requests are cleared after dequeue", test_offloads_cleared},
 	    {"SIGBUS guard: owners, faults elsewhere, EAL's handler", test_guard},
+	    {"call eventfds: forwarded, a blocking one fails its owner only", test_call_forwarding},
 	    {NULL, NULL},
 	};
 

@@ -15,7 +15,8 @@
  * of the handshake. The tool then waits up to --wait ms (default 3000)
  * for podwired to end the connection and prints "closed" (podwired hung
  * up) or "still connected" (podwired let it go on; a mode whose harm
- * librte_vhost drops frame by frame). It exits 0 unless the mode could
+ * librte_vhost drops frame by frame). "call-wait" prints whether
+ * podwired signalled each ring's call eventfd. It exits 0 unless the mode could
  * not be run (2) or podwired offered an offload it must not (1).
  */
 #include <errno.h>
@@ -403,6 +404,36 @@ static void before_mem(struct fe *f, const char *path, unsigned int memflags, si
 static int rest(struct fe *f)
 {
 	return vring_setup(f, 0) || vring_fds(f, 0) || vring_setup(f, 1) || vring_fds(f, 1);
+}
+
+/* n buffers for podwired to fill, on the receive ring (0). */
+static void rx_buffers(struct fe *f, uint16_t n)
+{
+	for (uint16_t k = 0; k < n; k++) {
+		uint16_t i = f->next[0] % QSIZE;
+
+		f->desc[0][i] =
+		    (struct vring_desc){gpa(f, BUF_OFF(0, i)), BUF, VRING_DESC_F_WRITE, 0};
+		f->avail[0]->ring[i] = i;
+		f->next[0]++;
+	}
+	__atomic_store_n(&f->avail[0]->idx, f->next[0], __ATOMIC_RELEASE);
+}
+
+static void drain(int efd)
+{
+	uint64_t v;
+
+	while (read(efd, &v, sizeof(v)) == sizeof(v))
+		;
+}
+
+/* Is the call eventfd efd signalled within ms? */
+static bool waited_call(int efd, int ms)
+{
+	struct pollfd p = {.fd = efd, .events = POLLIN};
+
+	return poll(&p, 1, ms) == 1;
 }
 
 /* Bad frames: make fills descriptor slots from i and returns the head. */
@@ -865,6 +896,38 @@ static int run(const char *path, const char *mode)
 		}
 		rest(&f);
 		return outcome(&f);
+	}
+	if (is(mode, "call-fd-full") || is(mode, "call-wait")) {
+		/* Interrupts wanted on both rings (their flags stay 0: no
+		 * VRING_AVAIL_F_NO_INTERRUPT), buffers to receive into. */
+		up(&f, path, MFD_ALLOW_SEALING);
+		rx_buffers(&f, 64);
+		for (int q = 0; q < 2; q++)
+			drain(f.call[q]);
+		if (is(mode, "call-fd-full")) {
+			/* Our call eventfds made blocking and full: whoever
+			 * writes them next blocks. */
+			for (int q = 0; q < 2; q++) {
+				uint64_t full = 0xfffffffffffffffeULL;
+
+				if (fcntl(f.call[q], F_SETFL, 0) != 0 ||
+				    write(f.call[q], &full, sizeof(full)) != sizeof(full))
+					die("filling the call eventfd");
+			}
+			printf("armed\n");
+			send_frame(&f);
+			return outcome(&f);
+		}
+		/* A frame taken from our transmit ring, then frames sent to
+		 * us (the test sends them once it reads "armed"): podwired
+		 * signals each ring's call eventfd. */
+		send_frame(&f);
+		printf(waited_call(f.call[1], 2000) ? "tx call signalled\n"
+						    : "tx call: no interrupt\n");
+		printf("armed\n");
+		printf(waited_call(f.call[0], wait_ms) ? "rx call signalled\n"
+						       : "rx call: no interrupt\n");
+		return 0;
 	}
 	fprintf(stderr, "vhost-hostile: unknown mode %s\n", mode);
 	return 2;

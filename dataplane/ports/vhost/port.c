@@ -44,13 +44,23 @@ PW_LOG_TYPE("vhost");
 /* Connection log lines per port and window; the rest are counted. */
 #define VHOST_LOG_BURST	    5
 #define VHOST_LOG_WINDOW_MS 10000
+/* The rings whose call eventfds podwired forwards: the two it bursts on.
+ * librte_vhost writes a call eventfd only in a burst on its ring. */
+#define VHOST_CALL_RINGS 2
+
+/* Why a connection is broken: the control thread ends it. */
+enum vhost_broken {
+	VHOST_BROKEN_NO,
+	VHOST_BROKEN_SIGBUS, /* its memory lost pages (the SIGBUS guard) */
+	VHOST_BROKEN_CALL,   /* its call eventfd would block (call.c) */
+};
 
 struct vhost_priv {
 	volatile int vid; /* the running device the datapath uses, -1 none */
 	struct port *port;
 	bool registered;
-	/* Set by the SIGBUS guard (any thread): the frontend's memory lost
-	 * pages; the control thread ends the connection. */
+	/* An enum vhost_broken, set by the SIGBUS guard (any thread) or the
+	 * call forwarding thread; the control thread ends the connection. */
 	volatile uint32_t broken;
 	/* The rest: librte_vhost's thread and the control thread, under
 	 * map_lock. */
@@ -59,6 +69,8 @@ struct vhost_priv {
 	bool conn_ran;	   /* this connection brought the device up */
 	uint64_t connects, disconnects, refused_connections, refused_messages, faults;
 	char last_reason[160];
+	/* The connection's call eventfds, forwarded by call.c. */
+	struct vhost_call *call[VHOST_CALL_RINGS];
 	/* Back-off (server role). */
 	unsigned int backoff_ms;
 	uint64_t quiet_until_ms;
@@ -153,6 +165,63 @@ static bool features_offered(int vid, const struct vhost_fe_msg *m, char *why, s
 	return false;
 }
 
+/* Forwarding thread, call.c's lock held: the frontend's call eventfd
+ * would block; the control thread ends the connection. */
+static void vhost_call_failed(void *owner)
+{
+	struct vhost_priv *v = owner;
+
+	__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->broken, VHOST_BROKEN_CALL, __ATOMIC_RELEASE);
+}
+
+/* map_lock held. */
+static void calls_del(struct vhost_priv *v)
+{
+	for (unsigned int q = 0; q < VHOST_CALL_RINGS; q++) {
+		vhost_call_del(v->call[q]);
+		v->call[q] = NULL;
+	}
+}
+
+/* SET_VRING_CALL: librte_vhost gets an eventfd of podwired's own in place
+ * of the frontend's, which call.c takes and writes (see call.c for why).
+ * false with why filled when that cannot be done. */
+static bool swap_call_fd(int vid, struct vhost_fe_msg *m, char *why, size_t len)
+{
+	uint64_t u64;
+	unsigned int q;
+	struct vhost_priv *v;
+	bool ok = true;
+
+	if (m->request != VHOST_REQ_SET_VRING_CALL)
+		return true;
+	memcpy(&u64, (const uint8_t *)m + offsetof(struct vhost_fe_msg, payload.u64), sizeof(u64));
+	q = (unsigned int)(u64 & VHOST_MSG_VRING_IDX_MASK);
+	/* Rings podwired never bursts on: librte_vhost never writes theirs. */
+	if (q >= VHOST_CALL_RINGS)
+		return true;
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->conn_vid == vid) {
+		vhost_call_del(v->call[q]);
+		v->call[q] = NULL;
+		if (!(u64 & VHOST_MSG_VRING_NOFD) && m->fd_num == 1) {
+			int ours;
+
+			v->call[q] = vhost_call_add(m->fds[0], vhost_call_failed, v, &ours);
+			if (v->call[q] != NULL) {
+				m->fds[0] = ours; /* theirs is call.c's now */
+			} else {
+				snprintf(why, len, "podwired could not forward its call eventfd");
+				ok = false;
+			}
+		}
+	}
+	pthread_mutex_unlock(&map_lock);
+	return ok;
+}
+
 static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 {
 	struct vhost_fe_msg *m = msg;
@@ -160,7 +229,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 	char why[140];
 
 	if (vhost_check_msg(m, why, sizeof(why)) == 0 &&
-	    features_offered(vid, m, why, sizeof(why))) {
+	    features_offered(vid, m, why, sizeof(why)) && swap_call_fd(vid, m, why, sizeof(why))) {
 		/* librte_vhost unmaps the memory it had before it maps the new
 		 * table: the guard lets go of it first (post_msg takes the new
 		 * one). All rings are locked meanwhile: no worker touches it. */
@@ -197,7 +266,7 @@ static void vhost_fault(void *owner)
 	struct vhost_priv *v = owner;
 
 	__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&v->broken, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->broken, VHOST_BROKEN_SIGBUS, __ATOMIC_RELEASE);
 }
 
 /* The memory librte_vhost has just mapped goes under the guard. */
@@ -284,6 +353,7 @@ static int new_connection(int vid)
 		conn_log(v, RTE_LOG_ERR, "cannot watch the frontend's messages: refused");
 		goto out;
 	}
+	calls_del(v); /* none: the last connection's went with it */
 	v->conn_vid = vid;
 	v->conn_refused = false;
 	v->conn_ran = false;
@@ -325,6 +395,7 @@ static void destroy_connection(int vid)
 	if (v != NULL && v->conn_vid == vid) {
 		/* librte_vhost unmaps the memory next. */
 		guard_del_owner(v);
+		calls_del(v);
 		conn_gone(v);
 		conn_log(v, RTE_LOG_INFO, "frontend gone: %s", v->last_reason);
 	}
@@ -457,20 +528,22 @@ static void vhost_restart(struct port *p, struct vhost_priv *v)
 	v->registered = false;
 	pthread_mutex_lock(&map_lock);
 	guard_del_owner(v);
+	calls_del(v);
 	if (v->conn_vid >= 0)
 		conn_gone(v);
 	pthread_mutex_unlock(&map_lock);
 	__atomic_store_n(&v->broken, 0, __ATOMIC_RELEASE);
 	if (vhost_start(p, v, msg, sizeof(msg)) != 0)
-		PORT_LOG(p, ERR, "after its frontend's memory faulted: %s", msg);
+		PORT_LOG(p, ERR, "after ending its frontend's connection: %s", msg);
 }
 
 /* Control thread, every housekeeping tick. */
 static void vhost_poll_link(struct port *p)
 {
 	struct vhost_priv *v = p->dp.priv;
+	uint32_t broken = __atomic_load_n(&v->broken, __ATOMIC_ACQUIRE);
 
-	if (__atomic_load_n(&v->broken, __ATOMIC_ACQUIRE) == 0)
+	if (broken == VHOST_BROKEN_NO)
 		return;
 	pthread_mutex_lock(&map_lock);
 	v->conn_refused = true; /* conn_gone keeps the reason below */
@@ -478,9 +551,13 @@ static void vhost_poll_link(struct port *p)
 	vhost_restart(p, v);
 	/* Said once the socket is back: a frontend told to try again can. */
 	pthread_mutex_lock(&map_lock);
-	v->faults++;
+	if (broken == VHOST_BROKEN_SIGBUS)
+		v->faults++;
 	snprintf(v->last_reason, sizeof(v->last_reason), "%s",
-		 "its memory lost pages under podwired (SIGBUS): connection ended");
+		 broken == VHOST_BROKEN_SIGBUS
+		     ? "its memory lost pages under podwired (SIGBUS): connection ended"
+		     : "its vring call eventfd would block podwired (made blocking and full): "
+		       "connection ended");
 	PORT_LOG(p, WARNING, "frontend: %s", v->last_reason);
 	pthread_mutex_unlock(&map_lock);
 }
@@ -492,6 +569,12 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 
 	if (guard_init() != 0) {
 		snprintf(msg, len, "port \"%s\": cannot install the SIGBUS guard", p->conf.name);
+		return -EIO;
+	}
+	if (vhost_call_start() != 0) {
+		snprintf(msg, len,
+			 "port \"%s\": cannot start the thread that signals guests; see the log",
+			 p->conf.name);
 		return -EIO;
 	}
 	if (p->conf.role == PORT_ROLE_SERVER) {
@@ -540,6 +623,7 @@ static void vhost_destroy(struct port *p)
 		PORT_LOG(p, WARNING, "unregistering %s failed", p->conf.socket);
 	pthread_mutex_lock(&map_lock);
 	map[p->dp.idx] = NULL;
+	calls_del(v);
 	pthread_mutex_unlock(&map_lock);
 	guard_del_owner(v);
 	if (p->conf.role == PORT_ROLE_SERVER)

@@ -22,6 +22,9 @@
 #define VHOST_MSG_MAX_REGIONS 8
 #define VHOST_MSG_PAYLOAD     632
 #define VHOST_MSG_NEED_REPLY  (1u << 3)
+/* SET_VRING_KICK/CALL/ERR's u64: the ring, and "no fd" (polling). */
+#define VHOST_MSG_VRING_IDX_MASK 0xffULL
+#define VHOST_MSG_VRING_NOFD	 (1ULL << 8)
 
 struct vhost_fe_region {
 	uint64_t guest_phys_addr;
@@ -79,6 +82,21 @@ enum vhost_req {
  * closes the fds when it refuses. Any thread.
  */
 int vhost_check_msg(const struct vhost_fe_msg *m, char *why, size_t len);
+
+/* call.c: the frontend's call eventfds are written by a thread of their
+ * own, never by a worker (a frontend can make its eventfd block). */
+struct vhost_call;
+/* Starts the forwarding thread once. Control thread. 0 or -errno. */
+int vhost_call_start(void);
+/* Forwards every signal on *ours (set here: an eventfd for librte_vhost,
+ * which owns it) to theirs, which this takes (closed when the entry is
+ * deleted; left to the caller on failure, NULL). A write to theirs that
+ * would block calls fail(owner) on the forwarding thread, with a lock
+ * held: it must only mark owner. Any thread. */
+struct vhost_call *vhost_call_add(int theirs, void (*fail)(void *owner), void *owner, int *ours);
+/* Stops forwarding; never waits for the forwarding thread. NULL is fine.
+ * Any thread. */
+void vhost_call_del(struct vhost_call *c);
 
 /* Offload requests a guest could still make (its virtio-net header, were
  * an offload feature ever negotiated) stop at its port: nothing podwired
