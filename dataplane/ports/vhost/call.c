@@ -39,8 +39,8 @@ PW_LOG_TYPE("vhost");
 struct vhost_call {
 	void *owner; /* NULL: removed */
 	void (*fail)(void *owner);
-	int ours;   /* the eventfd librte_vhost writes (it holds a duplicate) */
-	int theirs; /* the frontend's */
+	int ours;    /* the eventfd librte_vhost writes (it holds a duplicate) */
+	int theirs;  /* the frontend's */
 	bool failed; /* a write would have blocked: not tried again */
 	struct vhost_call *next;
 };

@@ -2,7 +2,9 @@
 /*
  * vhost-user ports (librte_vhost): what the files of ports/vhost/ share.
  * port.c is the kind and librte_vhost's callbacks; check.c looks at what
- * a frontend sends before librte_vhost acts on it. The frontend is a pod:
+ * a frontend sends before librte_vhost acts on it; call.c signals the
+ * frontend's call eventfds from a thread of its own, so that a frontend
+ * that makes one block never holds up a worker. The frontend is a pod:
  * untrusted, like a memif peer.
  */
 #ifndef PODWIRE_VHOST_H
