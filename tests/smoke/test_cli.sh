@@ -195,7 +195,9 @@ fake_daemon() { # SOCKET API-VERSION: answers system.info and network.list
 		import json, os, socket, sys
 		path, version = sys.argv[1], sys.argv[2]
 		s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-		s.bind(path); s.listen(8)
+		# Listening before the path appears: a client that finds the
+		# socket is never refused between bind and listen.
+		s.bind(path + ".new"); s.listen(8); os.rename(path + ".new", path)
 		while True:
 		    c, _ = s.accept()
 		    f = c.makefile("rwb")
