@@ -178,6 +178,21 @@ int port_check_client_socket(const struct port *p, int fd, char *msg, size_t len
 	return 0;
 }
 
+bool port_fd_is_eventfd(int fd)
+{
+	char path[64], line[128];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f != NULL && !yes && fgets(line, sizeof(line), f) != NULL)
+		yes = strncmp(line, "eventfd-count:", 14) == 0;
+	if (f != NULL)
+		fclose(f);
+	return yes;
+}
+
 static void port_free(struct port *p);
 
 /* Port security and the limits, as workers read them (see dp_port). */

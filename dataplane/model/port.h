@@ -139,6 +139,9 @@ int port_clear_stale_socket(const struct port *p, char *msg, size_t len);
  * 0; -ENOENT when nothing is there yet; -EACCES; msg says why, without
  * the port's name. */
 int port_check_client_socket(const struct port *p, int fd, char *msg, size_t len);
+/* Whether fd, handed over by a pod (memif's ring fd, a vhost-user vring
+ * kick, call or error fd), is an eventfd (its fdinfo says so). */
+bool port_fd_is_eventfd(int fd);
 /* The group a pod's socket may belong to (--socket-group; -1: root's). */
 void port_set_socket_group(gid_t gid);
 

@@ -227,21 +227,6 @@ static int conn_up(struct memif_conn *c, char *why, size_t len)
 
 /* ---- checks of what the peer hands over ----------------------------------------- */
 
-static bool fd_is_eventfd(int fd)
-{
-	char path[64], line[128];
-	bool yes = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f != NULL && !yes && fgets(line, sizeof(line), f) != NULL)
-		yes = strncmp(line, "eventfd-count:", 14) == 0;
-	if (f != NULL)
-		fclose(f);
-	return yes;
-}
-
 /* Maps a region the peer sent, after the checks that keep a mapping safe
  * to touch from a worker. */
 static int region_map(struct memif_conn *c, struct memif_region *r, int fd, uint16_t index,
@@ -368,7 +353,7 @@ static int server_msg(struct memif_conn *c, const struct memif_msg *m, int fd, c
 		const struct memif_msg_add_ring *ar = &m->add_ring;
 		bool s2m = ar->flags & MEMIF_RING_FLAG_S2M;
 
-		if (fd < 0 || !fd_is_eventfd(fd)) {
+		if (fd < 0 || !port_fd_is_eventfd(fd)) {
 			snprintf(why, len, "add-ring %u came without an eventfd", ar->index);
 			goto fail;
 		}

@@ -18,26 +18,12 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
+#include "model/port.h"
 #include "ports/vhost/vhost.h"
 
 _Static_assert(sizeof(struct vhost_fe_msg) ==
 		   12 + VHOST_MSG_PAYLOAD + 4 * VHOST_MSG_MAX_REGIONS + 4,
 	       "struct vhost_fe_msg must match librte_vhost's struct vhu_msg_context");
-
-static bool fd_is_eventfd(int fd)
-{
-	char path[64], line[128];
-	bool yes = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f != NULL && !yes && fgets(line, sizeof(line), f) != NULL)
-		yes = strncmp(line, "eventfd-count:", 14) == 0;
-	if (f != NULL)
-		fclose(f);
-	return yes;
-}
 
 /* [a, a + an) and [b, b + bn) share a byte; neither wraps (checked). */
 static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
@@ -135,7 +121,7 @@ int vhost_check_msg(const struct vhost_fe_msg *m, char *why, size_t len)
 	case VHOST_REQ_SET_VRING_KICK:
 	case VHOST_REQ_SET_VRING_CALL:
 	case VHOST_REQ_SET_VRING_ERR:
-		if (m->fd_num > 1 || (m->fd_num == 1 && !fd_is_eventfd(m->fds[0]))) {
+		if (m->fd_num > 1 || (m->fd_num == 1 && !port_fd_is_eventfd(m->fds[0]))) {
 			snprintf(why, len, "a vring kick, call or error fd that is not an eventfd");
 			return -EINVAL;
 		}
