@@ -52,5 +52,13 @@ boundary "datapath/ includes cJSON, the API or the model" dataplane/datapath \
 boundary "sriov/ uses DPDK" dataplane/sriov '#include <rte_|rte_[a-z_]+\('
 boundary "ports/ reach past the model into the API server" dataplane/ports '#include "api/'
 
+# 4. The module graph (tests/lint/modules.py): no two modules of
+# dataplane/ include each other, nothing includes daemon/ (the top), core/
+# (the bottom) includes no other module.
+if ! python3 tests/lint/modules.py; then
+	echo "lint: the module graph has the cycles above (python3 tests/lint/modules.py --graph shows it)"
+	rc=1
+fi
+
 [ $rc -eq 0 ] && echo "lint: clean (${#C_FILES[@]} files)"
 exit $rc

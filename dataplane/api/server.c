@@ -21,7 +21,7 @@
 
 #include "api/registry.h"
 #include "api/server.h"
-#include "daemon/log.h"
+#include "core/log.h"
 
 PW_LOG_TYPE("api");
 

@@ -29,8 +29,8 @@
 #include "capture/capture.h"
 #include "capture/filter.h"
 #include "capture/pcapng.h"
-#include "daemon/events.h"
-#include "daemon/log.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "datapath/worker.h"
 #include "model/network.h"
 

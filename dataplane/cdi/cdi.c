@@ -13,7 +13,7 @@
 #include "api/registry.h"
 #include "cdi/cdi.h"
 #include "cdi/spec.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "files.h"
 #include "model/port.h"
 #include "model/state.h"

@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/daemon.h"
 #include "files.h"
 

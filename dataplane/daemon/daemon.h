@@ -4,11 +4,7 @@
 #ifndef PODWIRE_DAEMON_DAEMON_H
 #define PODWIRE_DAEMON_DAEMON_H
 
-#include <pthread.h>
-
-/* Held by the control thread while it handles events (so always when it
- * changes registries), and by readers on other threads (telemetry). */
-extern pthread_mutex_t ctl_lock;
+#include "core/config.h"
 
 /* MAC aging, link polling: once per loop turn. */
 void housekeeping(void);
@@ -21,6 +17,10 @@ int check_hugepages(void);
 int check_single_instance(void);
 void release_instance_lock(void);
 void raise_fd_limit(void);
+
+/* Parses argv (and --config FILE) into cfg. Returns 0, 1 when the program
+ * should exit 0 (--help, --version), or -EINVAL with a message printed. */
+int options_parse(int argc, char **argv, struct pw_config *cfg);
 
 void telemetry_init(void);
 /* Points sriov/'s log and port lookup at the daemon's. */

@@ -11,7 +11,7 @@
 #include <rte_malloc.h>
 
 #include "api/registry.h"
-#include "daemon/config.h"
+#include "core/config.h"
 #include "datapath/forward.h"
 #include "model/json.h"
 #include "model/network.h"

@@ -10,17 +10,15 @@
 #include <rte_common.h>
 
 #include "api/server.h"
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/daemon.h"
-#include "daemon/events.h"
-#include "daemon/log.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "datapath/forward.h"
 #include "datapath/worker.h"
 #include "model/network.h"
 
 PW_LOG_TYPE("main");
-
-pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void housekeeping(void)
 {

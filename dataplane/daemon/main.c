@@ -18,10 +18,10 @@
 
 #include "api/registry.h"
 #include "cdi/cdi.h"
-#include "daemon/config.h"
+#include "core/config.h"
 #include "daemon/daemon.h"
-#include "daemon/events.h"
-#include "daemon/log.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"

@@ -19,15 +19,13 @@
 #include <cjson/cJSON.h>
 
 #include "api.h"
-#include "daemon/config.h"
-#include "daemon/log.h"
+#include "core/config.h"
+#include "daemon/daemon.h"
+#include "core/log.h"
 #include "files.h"
 #include "observe/metrics.h"
 #include "sriov/sriov.h"
 #include "sriov/vf_pool.h"
-
-struct pw_config pw_cfg;
-time_t pw_start_time;
 
 enum opt_type {
 	OPT_STR,     /* a string into a char array */

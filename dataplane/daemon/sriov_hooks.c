@@ -2,7 +2,7 @@
 /* What sriov/ (DPDK-free) gets from the daemon: a log, and which port
  * uses a PCI address. */
 #include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "core/log.h"
 #include "model/port.h"
 #include "sriov/vf_api.h"
 #include "sriov/vf_pool.h"

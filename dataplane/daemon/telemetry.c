@@ -13,6 +13,7 @@
 
 #include <rte_telemetry.h>
 
+#include "core/loop.h"
 #include "daemon/daemon.h"
 #include "datapath/stats.h"
 #include "model/port.h"

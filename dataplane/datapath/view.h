@@ -23,9 +23,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_spinlock.h>
 
-#define PW_MAX_PORTS   1024
-#define PW_MAX_WORKERS 64
-#define PW_BURST       32
+#include "core/limits.h"
 
 struct dp_port;
 struct dp_frame;

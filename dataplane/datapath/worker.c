@@ -7,7 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "datapath/forward.h"
 #include "datapath/observe.h"
 #include "datapath/worker.h"

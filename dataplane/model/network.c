@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "datapath/forward.h"
 #include "model/network.h"
 #include "model/port_failed.h"

@@ -14,7 +14,7 @@
 #include <rte_ether.h>
 #include <rte_malloc.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"

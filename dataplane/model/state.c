@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "files.h"
 #include "model/network.h"
 #include "model/port_conf.h"

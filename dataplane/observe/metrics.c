@@ -18,9 +18,9 @@
 #include <rte_cycles.h>
 
 #include "api.h"
-#include "daemon/config.h"
-#include "daemon/daemon.h"
-#include "daemon/log.h"
+#include "core/config.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"

@@ -17,8 +17,8 @@
 #include <rte_malloc.h>
 
 #include "api/registry.h"
-#include "daemon/events.h"
-#include "daemon/log.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "datapath/observe.h"
 #include "datapath/worker.h"
 #include "model/network.h"

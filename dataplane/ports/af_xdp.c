@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "ports/ethdev.h"
 #include "ports/uplink.h"
 #include "ports/uplink_vdev.h"

@@ -11,7 +11,7 @@
 #include <rte_bus_vdev.h>
 #include <rte_ethdev.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "ports/ethdev.h"
 
 PW_LOG_TYPE("uplink");

@@ -18,7 +18,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "model/network.h"

@@ -12,7 +12,7 @@
 #include <rte_common.h>
 #include <rte_ethdev.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "ports/ethdev.h"
 #include "ports/uplink.h"
 #include "ports/uplink_vdev.h"

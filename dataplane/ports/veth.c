@@ -25,7 +25,7 @@
 #include <rte_ethdev.h>
 #include <rte_version.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "link.h"
 #include "model/port.h"
 #include "ports/ethdev.h"

@@ -6,7 +6,8 @@
  */
 #include "fuzz.h"
 
-#include "daemon/config.h"
+#include "core/config.h"
+#include "daemon/daemon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

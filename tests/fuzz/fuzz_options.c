@@ -8,8 +8,9 @@
  */
 #include "fuzz.h"
 
-#include "daemon/config.h"
-#include "daemon/log.h"
+#include "core/config.h"
+#include "daemon/daemon.h"
+#include "core/log.h"
 #include "sriov/vf_pool.h"
 #include "validate.h"
 

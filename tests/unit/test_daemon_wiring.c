@@ -13,7 +13,8 @@
 
 #include "api/registry.h"
 #include "api/server.h"
-#include "daemon/config.h"
+#include "core/config.h"
+#include "daemon/daemon.h"
 #include "dp_harness.h"
 #include "model/publish.h"
 #include "model/state.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * memif's control channel, on podwired's control thread (daemon/events.h):
+ * memif's control channel, on podwired's control thread (core/loop.h):
  * the server's listening socket, the client's connection attempts, the
  * handshake in both roles, mapping the peer's regions (server) or making
  * podwired's own (client), and tearing a connection down.
@@ -32,8 +32,8 @@
 
 #include <rte_common.h>
 
-#include "daemon/events.h"
-#include "daemon/log.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "ports/memif/memif.h"
 #include "ports/memif/sock.h"
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "ports/memif/memif.h"
 
 PW_LOG_TYPE("memif");

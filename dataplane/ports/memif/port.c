@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "ports/memif/memif.h"
 
 PW_LOG_TYPE("memif");

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "ports/vhost/vhost.h"
 
 PW_LOG_TYPE("vhost");

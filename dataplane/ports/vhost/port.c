@@ -26,7 +26,7 @@
 #include <rte_mbuf.h>
 #include <rte_vhost.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 #include "model/port.h"
 #include "ports/guard.h"
 #include "ports/vhost/vhost.h"

@@ -5,10 +5,16 @@
  * control work runs on one thread, under ctl_lock, with no lock of its own.
  * Callbacks must not block.
  */
-#ifndef PODWIRE_DAEMON_EVENTS_H
-#define PODWIRE_DAEMON_EVENTS_H
+#ifndef PODWIRE_CORE_LOOP_H
+#define PODWIRE_CORE_LOOP_H
 
+#include <pthread.h>
 #include <stdint.h>
+
+/* Held by the control thread while it handles events (so always when it
+ * changes registries), and by readers on other threads (telemetry,
+ * metrics). */
+extern pthread_mutex_t ctl_lock;
 
 struct loop_watch;
 typedef void (*loop_watch_fn)(void *arg, uint32_t events);

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* podwired's settings, fixed at start-up: the command line over the
- * configuration file over the built-in defaults (see options.c). */
-#ifndef PODWIRE_DAEMON_CONFIG_H
-#define PODWIRE_DAEMON_CONFIG_H
+ * configuration file over the built-in defaults (daemon/options.c fills
+ * them before any module starts). Modules may read them; only the daemon
+ * writes them. */
+#ifndef PODWIRE_CORE_CONFIG_H
+#define PODWIRE_CORE_CONFIG_H
 
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
-#include "datapath/view.h"
+#include "core/limits.h"
 
 struct pw_config {
 	int main_core;
@@ -34,9 +36,5 @@ struct pw_config {
 
 extern struct pw_config pw_cfg;
 extern time_t pw_start_time;
-
-/* Parses argv (and --config FILE) into cfg. Returns 0, 1 when the program
- * should exit 0 (--help, --version), or -EINVAL with a message printed. */
-int options_parse(int argc, char **argv, struct pw_config *cfg);
 
 #endif

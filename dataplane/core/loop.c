@@ -5,7 +5,9 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "daemon/events.h"
+#include "core/loop.h"
+
+pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct loop_watch {
 	uint32_t magic; /* tells watches from the API server's pointers */

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/log.h"
+#include "core/log.h"
 
 int pw_log_level_parse(const char *name, uint32_t *level)
 {

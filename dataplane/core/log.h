@@ -10,8 +10,8 @@
  * DPDK hands them one id ("podwire.vhost"), so `--log-level` and
  * rte_log_set_level_pattern("podwire.*") reach them all.
  */
-#ifndef PODWIRE_DAEMON_LOG_H
-#define PODWIRE_DAEMON_LOG_H
+#ifndef PODWIRE_CORE_LOG_H
+#define PODWIRE_CORE_LOG_H
 
 #include <stdint.h>
 
