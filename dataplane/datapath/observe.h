@@ -103,10 +103,24 @@ void capture_mbufs(unsigned int wid, const struct dp_port *p, struct rte_mbuf *c
 void capture_frames(unsigned int wid, const struct dp_port *p, struct dp_frame *const *f,
 		    const uint8_t *strip, uint16_t n, enum capture_dir dir, const uint8_t *why);
 
-/* Frames dropped at port p, counted under reason: captured when p
- * captures that direction. */
+/* Frames of either sort, as a stage holds them: mbufs m, or (m NULL)
+ * frames f with their strip flags. */
+static inline void capture_copy(unsigned int wid, const struct dp_port *p,
+				struct rte_mbuf *const *m, struct dp_frame *const *f,
+				const uint8_t *strip, uint16_t n, enum capture_dir dir,
+				const uint8_t *why, struct rte_mbuf **rec)
+{
+	if (m != NULL)
+		capture_copy_mbufs(wid, p, m, n, dir, why, rec);
+	else
+		capture_copy_frames(wid, p, f, strip, n, dir, why, rec);
+}
+
+/* Frames (either sort, as capture_copy) dropped at port p, counted under
+ * reason: captured when p captures that direction. */
 static inline void capture_drop(unsigned int wid, const struct dp_port *p,
-				struct rte_mbuf *const *m, uint16_t n, enum capture_dir dir,
+				struct rte_mbuf *const *m, struct dp_frame *const *f,
+				const uint8_t *strip, uint16_t n, enum capture_dir dir,
 				enum drop_reason reason)
 {
 	uint8_t why[CAPTURE_BATCH];
@@ -117,8 +131,14 @@ static inline void capture_drop(unsigned int wid, const struct dp_port *p,
 	while (n != 0) {
 		uint16_t k = RTE_MIN(n, (uint16_t)CAPTURE_BATCH);
 
-		capture_mbufs(wid, p, m, k, dir, why);
-		m += k;
+		if (m != NULL) {
+			capture_mbufs(wid, p, m, k, dir, why);
+			m += k;
+		} else {
+			capture_frames(wid, p, f, strip, k, dir, why);
+			f += k;
+			strip = strip != NULL ? strip + k : NULL;
+		}
 		n -= k;
 	}
 }
@@ -132,7 +152,7 @@ static inline void capture_dropped(const struct dp_port *p, struct rte_mbuf *m,
 	/* Capture rings have one producer, their worker: another thread
 	 * must not push onto one. */
 	if (wid != DP_NO_WORKER)
-		capture_drop(wid, p, &m, 1, dir, reason);
+		capture_drop(wid, p, &m, NULL, NULL, 1, dir, reason);
 }
 
 /* ---- trace ------------------------------------------------------------------ */
@@ -178,15 +198,9 @@ extern struct trace_buf *trace_bufs[PW_MAX_WORKERS];
 /* Frames still to trace, over all workers. */
 extern volatile int32_t trace_quota;
 
-/* Records the bridge's decision for frames of one burst (l2_bridge_decide's
- * arguments and results). */
-void trace_bridge(unsigned int wid, const struct view *v, const struct dp_port *in,
-		  const struct dp_net *net, const uint8_t *const *hdr, const uint32_t *hlen,
-		  const uint32_t *len, const uint16_t *dst, const uint8_t *strip, uint16_t n);
-/* A cross-connect's burst: every frame to peer (UINT16_MAX: none) unless
- * why[i] says it was dropped at ingress. */
-void trace_xconnect(unsigned int wid, const struct view *v, const struct dp_port *in,
-		    const uint8_t *const *hdr, const uint32_t *hlen, const uint32_t *len,
-		    uint16_t n, uint16_t peer, const uint8_t *why);
+struct dp_burst;
+/* Records the path of the frames of a decided burst (datapath/burst.h):
+ * the lookup, the drop or each destination's verdict. */
+void trace_burst(unsigned int wid, const struct view *v, const struct dp_burst *b);
 
 #endif

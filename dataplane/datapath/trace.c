@@ -11,7 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_ether.h>
 
-#include "datapath/forward.h"
+#include "datapath/burst.h"
 #include "datapath/observe.h"
 
 struct trace_buf *trace_bufs[PW_MAX_WORKERS];
@@ -77,59 +77,51 @@ static void rec_out(const struct view *v, struct trace_rec *r, uint16_t idx, uin
 	r->out[r->n_out++].verdict = verdict(v, idx, out_len);
 }
 
-void trace_bridge(unsigned int wid, const struct view *v, const struct dp_port *in,
-		  const struct dp_net *net, const uint8_t *const *hdr, const uint32_t *hlen,
-		  const uint32_t *len, const uint16_t *dst, const uint8_t *strip, uint16_t n)
+/* What the decision looked up for frame i: a learned port, a flood (a
+ * group address or an unknown one), the cross-connect's peer, or nothing
+ * (dropped before the decision). */
+static uint8_t lookup_of(const struct dp_burst *b, uint16_t i)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		struct trace_rec *r = trace_claim(wid);
-		uint32_t out_len;
+	uint8_t flood = b->hdr[i][0] & 1 ? TRACE_FLOOD_GROUP : TRACE_FLOOD_UNKNOWN;
 
-		if (r == NULL)
-			return;
-		rec_header(r, in, hdr[i], hlen[i], len[i]);
-		r->strip = strip[i];
-		out_len = len[i] - 4u * strip[i];
-		if (l2_is_drop(dst[i])) {
-			r->drop = (uint8_t)l2_drop_reason(dst[i]);
-			/* Dropped after the lookup: it found the ingress port
-			 * (same_port), or a flood over the limit. */
-			if (r->drop == DROP_SAME_PORT)
-				r->lookup = TRACE_LEARNED;
-			else if (r->drop == DROP_FLOOD_LIMIT)
-				r->lookup = hdr[i][0] & 1 ? TRACE_FLOOD_GROUP : TRACE_FLOOD_UNKNOWN;
-		} else if (dst[i] == L2_FLOOD) {
-			r->lookup = hdr[i][0] & 1 ? TRACE_FLOOD_GROUP : TRACE_FLOOD_UNKNOWN;
-			if (net->n_ports < 2)
-				r->drop = DROP_NO_ROUTE;
-			for (uint16_t k = 0; k < net->n_ports; k++)
-				if (net->ports[k] != in->idx)
-					rec_out(v, r, net->ports[k], out_len);
-		} else {
-			r->lookup = TRACE_LEARNED;
-			rec_out(v, r, dst[i], out_len);
-		}
-		trace_commit(wid);
+	if (b->net->mode == DP_NET_XCONNECT)
+		return TRACE_XCONNECT;
+	if (!dp_is_drop(b->dst[i]))
+		return b->dst[i] == DP_FLOOD ? flood : TRACE_LEARNED;
+	switch (dp_drop_reason(b->dst[i])) {
+	case DROP_SAME_PORT: /* the lookup found the ingress port */
+		return TRACE_LEARNED;
+	case DROP_FLOOD_LIMIT: /* a flood over the limit, or with nowhere to go */
+	case DROP_NO_ROUTE:
+		return flood;
+	default:
+		return TRACE_NO_LOOKUP;
 	}
 }
 
-void trace_xconnect(unsigned int wid, const struct view *v, const struct dp_port *in,
-		    const uint8_t *const *hdr, const uint32_t *hlen, const uint32_t *len,
-		    uint16_t n, uint16_t peer, const uint8_t *why)
+void trace_burst(unsigned int wid, const struct view *v, const struct dp_burst *b)
 {
-	for (uint16_t i = 0; i < n; i++) {
+	const struct dp_net *net = b->net;
+
+	for (uint16_t i = 0; i < b->n; i++) {
 		struct trace_rec *r = trace_claim(wid);
+		uint32_t out_len = b->len[i] - 4u * b->strip[i];
+		uint16_t dst = b->dst[i];
 
 		if (r == NULL)
 			return;
-		rec_header(r, in, hdr[i], hlen[i], len[i]);
-		r->lookup = TRACE_XCONNECT;
-		if (why != NULL && why[i] != DROP_MAX)
-			r->drop = why[i];
-		else if (peer == UINT16_MAX)
-			r->drop = DROP_NO_ROUTE;
-		else
-			rec_out(v, r, peer, len[i]);
+		rec_header(r, b->in, b->hdr[i], b->hlen[i], b->len[i]);
+		r->strip = b->strip[i];
+		r->lookup = b->hlen[i] != 0 ? lookup_of(b, i) : TRACE_NO_LOOKUP;
+		if (dp_is_drop(dst)) {
+			r->drop = (uint8_t)dp_drop_reason(dst);
+		} else if (dst == DP_FLOOD) {
+			for (uint16_t k = 0; k < net->n_ports; k++)
+				if (net->ports[k] != b->in->idx)
+					rec_out(v, r, net->ports[k], out_len);
+		} else {
+			rec_out(v, r, dst, out_len);
+		}
 		trace_commit(wid);
 	}
 }

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tx buffering: a worker gathers the frames it forwards per destination
- * port and sends each port's frames in one burst (one vhost or ring call
- * for many frames). Every function here runs on a worker, on its own
- * buffers; frames passed in are owned by the callee from then on.
+ * Output: a worker gathers the mbufs it forwards per destination port
+ * and sends each port's in one burst (one vhost or ring call for many
+ * frames); frames without mbufs go to a port that takes them straight
+ * from the burst (they must be sent before their slots are released).
+ * Every send goes through dp_port_send or dp_port_send_frames (tx.c):
+ * the egress checks, capture as sent, tx with retries and the counters
+ * are written there once. Every function here runs on a worker, on its
+ * own buffers; frames passed in are owned by the callee from then on.
  */
 #ifndef PODWIRE_DATAPATH_TXBUF_H
 #define PODWIRE_DATAPATH_TXBUF_H
@@ -33,9 +37,15 @@ void txbuf_flush_all(struct worker *w, const struct view *v);
 /* Sends the buffers holding at least TXBUF_FLUSH_MIN frames. */
 void txbuf_flush_full(struct worker *w, const struct view *v);
 
-/* Sends n frames to port idx now, counting tx and every drop (link_down,
- * tx_full, and what the kind's tx_prepare drops). */
+/* Sends n mbufs to port idx now, counting tx and every drop on idx
+ * (link_down, mtu_exceeded, tx_full, and what the kind's tx_prepare
+ * drops). At most TXBUF_SIZE. */
 void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **pkts,
 		  uint16_t n);
+/* The same for n frames without mbufs (strip[i]: without their VLAN
+ * tag), to a port whose kind takes them (tx_frames); they are copied,
+ * not taken. At most PW_BURST. */
+void dp_port_send_frames(struct worker *w, const struct view *v, uint16_t idx, struct dp_frame **f,
+			 uint8_t *strip, uint16_t n);
 
 #endif

@@ -8,7 +8,7 @@
 #include <rte_malloc.h>
 
 #include "core/log.h"
-#include "datapath/forward.h"
+#include "datapath/burst.h"
 #include "datapath/observe.h"
 #include "datapath/worker.h"
 
@@ -37,7 +37,6 @@ static int worker_main(void *arg)
 		w->now = t0;
 		for (uint16_t i = 0; i < v->n_poll[w->id]; i++) {
 			struct dp_port *p = v->ports[poll[i]];
-			const struct dp_net *net = v->nets[poll[i]];
 			uint16_t n;
 
 			if (!p->link_up)
@@ -47,7 +46,7 @@ static int worker_main(void *arg)
 				if (n == 0)
 					continue;
 				got += n;
-				frames_input(w, v, p, net, w->frames, n);
+				dp_input_frames(w, v, p, w->frames, n);
 				p->ops->rx_release(p);
 				if (w->n_dirty != 0)
 					txbuf_flush_full(w, v);
@@ -57,10 +56,7 @@ static int worker_main(void *arg)
 			if (n == 0)
 				continue;
 			got += n;
-			if (net->mode == DP_NET_XCONNECT)
-				xconnect_input(w, v, p, pkts, n);
-			else
-				l2_bridge_input(w, v, p, net, pkts, n);
+			dp_input_mbufs(w, v, p, pkts, n);
 			/* Buffers that hold a burst's worth leave now, while the
 			 * frames are in cache and their peer is not held up by the
 			 * polling of every other port. Thin ones (a burst spread

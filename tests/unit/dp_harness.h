@@ -16,6 +16,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "datapath/burst.h"
 #include "datapath/forward.h"
 #include "datapath/observe.h"
 #include "datapath/stats.h"
@@ -113,10 +114,7 @@ static inline void dp_harness_input(struct port *p, struct rte_mbuf **pkts, uint
 	const struct view *v = view_current;
 	struct worker *w = workers[0];
 
-	if (v->nets[p->dp.idx]->mode == DP_NET_XCONNECT)
-		xconnect_input(w, v, &p->dp, pkts, n);
-	else
-		l2_bridge_input(w, v, &p->dp, v->nets[p->dp.idx], pkts, n);
+	dp_input_mbufs(w, v, &p->dp, pkts, n);
 	txbuf_flush_all(w, v);
 }
 

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The input stage: every frame's length and first bytes, then the checks
+ * that hold whatever the network does with it. Both sorts of network
+ * drop runts (shorter than an Ethernet header: NICs take them for a
+ * malicious driver) and frames larger than the ingress port's MTU. A
+ * bridge's pod ports are access ports besides: a frame tagged with the
+ * network's own VLAN is accepted untagged, any other tag is dropped, and
+ * with port security only the port's own source MACs get in. A
+ * cross-connect is a wire: tags pass as they are.
+ */
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#include "datapath/burst.h"
+#include "datapath/worker.h"
+
+/* Port security: whether the source at src is the port's MAC or one it
+ * is allowed. */
+static inline bool src_allowed(const struct dp_port *in, const uint8_t *src)
+{
+	uint64_t s = dp_mac_load(src);
+
+	if (likely(s == in->mac))
+		return true;
+	for (uint8_t i = 0; i < in->n_allowed; i++)
+		if (s == in->allowed[i])
+			return true;
+	return false;
+}
+
+/* Whether frame i may enter the bridge: DROP_MAX when it may, else the
+ * reason. Sets strip[i] for a frame carrying the network's own tag. */
+static inline enum drop_reason bridge_check(const struct dp_burst *b, uint16_t i, uint8_t *strip)
+{
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)b->hdr[i];
+	const struct dp_port *in = b->in;
+
+	*strip = 0;
+	if (unlikely(b->hlen[i] < RTE_ETHER_HDR_LEN))
+		return DROP_RUNT;
+	if (unlikely(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN))) {
+		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eth + 1);
+
+		if (b->net->vlan == 0 || b->hlen[i] < RTE_ETHER_HDR_LEN + 4 ||
+		    (rte_be_to_cpu_16(vh->vlan_tci) & 0xfff) != b->net->vlan)
+			return DROP_VLAN;
+		*strip = 1;
+	}
+	if (unlikely(b->len[i] - 4u * *strip > in->max_frame))
+		return DROP_MTU;
+	if (unlikely(in->port_security) && unlikely(!src_allowed(in, eth->src_addr.addr_bytes)))
+		return DROP_SPOOFED_SRC;
+	return DROP_MAX;
+}
+
+/* A cross-connect's checks. One unsigned compare per frame finds both
+ * drops: a runt's length less the header wraps past any limit. */
+static inline void xconnect_check(struct dp_burst *b, struct port_counters *c)
+{
+	uint32_t lim = b->in->max_frame - (uint32_t)RTE_ETHER_HDR_LEN;
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		b->strip[i] = 0;
+		b->dst[i] = 0;
+		if (unlikely(b->len[i] - (uint32_t)RTE_ETHER_HDR_LEN > lim))
+			dp_burst_drop(b, c, i,
+				      b->len[i] < RTE_ETHER_HDR_LEN ? DROP_RUNT : DROP_MTU);
+	}
+}
+
+void dp_stage_input(struct worker *w, const struct view *v, struct dp_burst *b)
+{
+	struct port_counters *c = &w->ctr[b->in->idx];
+	uint64_t bytes = 0;
+
+	RTE_SET_USED(v);
+	if (b->frames) {
+		/* Decisions and what is watched read a private copy of the
+		 * header (frame.h); a cross-connect nobody watches reads none. */
+		if (b->net->mode != DP_NET_XCONNECT || b->in->observe != 0)
+			dp_burst_headers(b);
+		for (uint16_t i = 0; i < b->n; i++) {
+			b->len[i] = b->f[i].len;
+			bytes += b->f[i].len;
+		}
+	} else {
+		for (uint16_t i = 0; i < b->n; i++) {
+			const struct rte_mbuf *m = b->pkts[i];
+
+			b->hdr[i] = rte_pktmbuf_mtod(m, const uint8_t *);
+			b->hlen[i] = m->data_len;
+			b->len[i] = m->pkt_len;
+			bytes += m->pkt_len;
+		}
+	}
+	c->rx_packets += b->n;
+	c->rx_bytes += bytes;
+	b->n_fwd = b->n;
+	if (b->net->mode == DP_NET_XCONNECT) {
+		xconnect_check(b, c);
+		return;
+	}
+	for (uint16_t i = 0; i < b->n; i++) {
+		enum drop_reason why = bridge_check(b, i, &b->strip[i]);
+
+		b->dst[i] = 0;
+		if (unlikely(why != DROP_MAX))
+			dp_burst_drop(b, c, i, why);
+	}
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The chain of stages every burst passes through (see burst.h). */
+#include <errno.h>
+
+#include "datapath/burst.h"
+#include "datapath/observe.h"
+#include "datapath/worker.h"
+
+/* Stages modules registered, per point; written before the workers start
+ * and only read by them. */
+static const struct dp_stage *stages[DP_STAGE_POINTS][DP_STAGES_MAX];
+static unsigned int n_stages[DP_STAGE_POINTS];
+
+int dp_stage_register(enum dp_stage_point at, const struct dp_stage *s)
+{
+	if ((unsigned int)at >= DP_STAGE_POINTS || s == NULL || s->run == NULL)
+		return -EINVAL;
+	if (n_stages[at] == DP_STAGES_MAX)
+		return -ENOSPC;
+	stages[at][n_stages[at]++] = s;
+	return 0;
+}
+
+void dp_stage_unregister(const struct dp_stage *s)
+{
+	for (unsigned int at = 0; at < DP_STAGE_POINTS; at++)
+		for (unsigned int i = 0; i < n_stages[at]; i++)
+			if (stages[at][i] == s) {
+				memmove(&stages[at][i], &stages[at][i + 1],
+					(n_stages[at] - i - 1) * sizeof(stages[at][0]));
+				n_stages[at]--;
+				i--;
+			}
+}
+
+static inline void run_stages(struct worker *w, const struct view *v, struct dp_burst *b,
+			      enum dp_stage_point at)
+{
+	for (unsigned int i = 0; i < n_stages[at] && b->n_fwd != 0; i++)
+		stages[at][i]->run(w, v, b);
+}
+
+/* A watched port's burst, decided: captured as received (each frame
+ * tagged with its drop, if any) and traced. What is captured and traced
+ * of a frame without an mbuf is its private header copy: the bytes that
+ * were decided on and are forwarded. */
+static void __rte_noinline observe_in(struct worker *w, const struct view *v, struct dp_burst *b)
+{
+	struct dp_port *in = b->in;
+
+	dp_burst_headers(b);
+	if (in->observe & DP_OBS_CAP_RX) {
+		struct dp_frame *f[PW_BURST];
+		uint8_t why[PW_BURST];
+
+		dp_burst_why(b, why);
+		if (b->frames) {
+			for (uint16_t i = 0; i < b->n; i++)
+				f[i] = &b->f[i];
+			capture_frames(w->id, in, f, NULL, b->n, CAPTURE_IN, why);
+		} else {
+			capture_mbufs(w->id, in, b->pkts, b->n, CAPTURE_IN, why);
+		}
+	}
+	if (in->observe & DP_OBS_TRACE)
+		trace_burst(w->id, v, b);
+}
+
+static __rte_always_inline void chain(struct worker *w, const struct view *v, struct dp_burst *b)
+{
+	dp_stage_input(w, v, b);
+	run_stages(w, v, b, DP_STAGE_INGRESS);
+	if (likely(b->n_fwd != 0)) {
+		if (b->net->mode == DP_NET_XCONNECT)
+			xconnect_decide(w, v, b);
+		else
+			l2_bridge_decide(w, v, b);
+	}
+	run_stages(w, v, b, DP_STAGE_FORWARD);
+	if (unlikely(b->in->observe & (DP_OBS_CAP_RX | DP_OBS_TRACE)))
+		observe_in(w, v, b);
+	dp_stage_output(w, v, b);
+}
+
+void dp_input_mbufs(struct worker *w, const struct view *v, struct dp_port *in,
+		    struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dp_burst b;
+
+	if (unlikely(n == 0 || n > PW_BURST))
+		return;
+	b.in = in;
+	b.net = v->nets[in->idx];
+	b.n = n;
+	b.frames = false;
+	b.hdr_copied = true;
+	b.pkts = pkts;
+	chain(w, v, &b);
+}
+
+void dp_input_frames(struct worker *w, const struct view *v, struct dp_port *in, struct dp_frame *f,
+		     uint16_t n)
+{
+	struct dp_burst b;
+
+	if (unlikely(n == 0 || n > PW_BURST))
+		return;
+	b.in = in;
+	b.net = v->nets[in->idx];
+	b.n = n;
+	b.frames = true;
+	b.hdr_copied = false;
+	b.f = f;
+	chain(w, v, &b);
+}

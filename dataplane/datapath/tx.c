@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending to one port, for frames of either sort (see txbuf.h): written
+ * once, made into two functions by the compiler (port_send is inlined
+ * with its sort known).
+ */
+#include "datapath/observe.h"
+#include "datapath/stats.h"
+#include "datapath/txbuf.h"
+#include "datapath/worker.h"
+
+/* The port's tx of n frames (m, or f with strip). A ring full for a
+ * moment is tried again, a bounded number of times (OVS's tx-retries),
+ * before frames are dropped; a try that sends nothing ends it (the peer
+ * is not draining: waiting on it would hold up every other port of this
+ * worker). Returns how many went. */
+static __rte_always_inline uint16_t tx_retry(struct port_counters *c, struct dp_port *p,
+					     struct rte_mbuf **m, struct dp_frame **f,
+					     const uint8_t *strip, uint16_t n)
+{
+	uint16_t sent = 0;
+
+	for (uint16_t r = 0;; r++) {
+		uint16_t k = m != NULL ? p->ops->tx_burst(p, m + sent, n - sent)
+				       : p->ops->tx_frames(p, f + sent, strip + sent, n - sent);
+
+		sent += k;
+		if (likely(sent == n) || r == p->tx_retries || (r != 0 && k == 0))
+			return sent;
+		c->tx_retries++;
+	}
+}
+
+/* A frame's length as it goes out. */
+static __rte_always_inline uint32_t out_len(struct rte_mbuf **m, struct dp_frame **f,
+					    const uint8_t *strip, uint16_t i)
+{
+	return m != NULL ? m[i]->pkt_len : dp_frame_out_len(f[i], strip[i]);
+}
+
+/* Frames i of a send that is not made: counted on the port, captured,
+ * and (mbufs) freed. */
+static __rte_noinline void send_drop(struct worker *w, struct dp_port *p, struct rte_mbuf **m,
+				     struct dp_frame **f, uint8_t *strip, uint16_t n,
+				     enum drop_reason why)
+{
+	w->ctr[p->idx].drops[why] += n;
+	capture_drop(w->id, p, m, f, strip, n, CAPTURE_OUT, why);
+	if (m != NULL)
+		rte_pktmbuf_free_bulk(m, n);
+}
+
+static __rte_always_inline void port_send(struct worker *w, const struct view *v, uint16_t idx,
+					  struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip,
+					  uint16_t n)
+{
+	struct port_counters *c = &w->ctr[idx];
+	struct dp_port *p = v->ports[idx];
+	struct rte_mbuf *rec[TXBUF_SIZE];
+	bool cap = false;
+	uint64_t bytes = 0;
+	uint16_t sent, k = 0;
+
+	if (unlikely(p == NULL)) {
+		if (m != NULL)
+			rte_pktmbuf_free_bulk(m, n);
+		return;
+	}
+	if (unlikely(!p->link_up)) {
+		send_drop(w, p, m, f, strip, n, DROP_LINK_DOWN);
+		return;
+	}
+	/* The egress MTU; those that fit keep their order. */
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t len = out_len(m, f, strip, i);
+
+		if (unlikely(len > p->max_frame)) {
+			if (m != NULL)
+				send_drop(w, p, &m[i], NULL, NULL, 1, DROP_MTU);
+			else
+				send_drop(w, p, NULL, &f[i], &strip[i], 1, DROP_MTU);
+			continue;
+		}
+		bytes += len;
+		if (unlikely(k != i)) {
+			if (m != NULL) {
+				m[k] = m[i];
+			} else {
+				f[k] = f[i];
+				strip[k] = strip[i];
+			}
+		}
+		k++;
+	}
+	n = k;
+	if (m != NULL && p->ops->tx_prepare != NULL) {
+		n = p->ops->tx_prepare(p, m, n, c);
+		bytes = 0;
+		for (uint16_t i = 0; i < n; i++)
+			bytes += m[i]->pkt_len;
+	}
+	if (n == 0)
+		return;
+	/* Copies are made before the frames go (they then belong to the
+	 * peer), and those a full ring refused are tagged tx_full after. */
+	if (unlikely(p->observe & DP_OBS_CAP_TX)) {
+		capture_copy(w->id, p, m, f, strip, n, CAPTURE_OUT, NULL, rec);
+		cap = true;
+	}
+	if (p->tx_shared)
+		rte_spinlock_lock(&p->tx_lock);
+	sent = tx_retry(c, p, m, f, strip, n);
+	if (p->tx_shared)
+		rte_spinlock_unlock(&p->tx_lock);
+	if (unlikely(cap)) {
+		capture_mark(rec, sent, n, DROP_TX_FULL);
+		capture_push(w->id, p, rec, n);
+	}
+	if (unlikely(sent < n)) {
+		for (uint16_t i = sent; i < n; i++)
+			bytes -= out_len(m, f, strip, i);
+		c->drops[DROP_TX_FULL] += n - sent;
+		if (m != NULL)
+			rte_pktmbuf_free_bulk(&m[sent], n - sent);
+	}
+	c->tx_packets += sent;
+	c->tx_bytes += bytes;
+}
+
+void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	port_send(w, v, idx, pkts, NULL, NULL, n);
+}
+
+void dp_port_send_frames(struct worker *w, const struct view *v, uint16_t idx, struct dp_frame **f,
+			 uint8_t *strip, uint16_t n)
+{
+	port_send(w, v, idx, NULL, f, strip, n);
+}
