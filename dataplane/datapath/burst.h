@@ -42,6 +42,8 @@ struct worker;
  * the value carries. */
 #define DP_FLOOD      (UINT16_MAX - DROP_MAX - 1)
 #define DP_DROP_AS(r) ((uint16_t)(DP_FLOOD + 1 + (r)))
+/* dp_burst.one_dst when the frames do not all go to one port. */
+#define DP_NO_ONE_DST UINT16_MAX
 
 static inline bool dp_is_drop(uint16_t dst)
 {
@@ -65,7 +67,16 @@ struct dp_burst {
 		struct rte_mbuf **pkts;
 		struct dp_frame *f;
 	};
-	const uint8_t *hdr[PW_BURST]; /* each frame's first bytes: hlen of them */
+	/* Set by the decision when every frame goes to this one port (none
+	 * dropped, none flooded, no tag to strip off an mbuf): the output
+	 * sends the burst in one call. DP_NO_ONE_DST otherwise; a stage that
+	 * changes dst[] sets it so (dp_burst_drop does). */
+	uint16_t one_dst;
+	bool stripped;		       /* some strip[i] is set */
+	uint32_t longest;	       /* the longest frame and the bytes of them all, */
+	uint64_t bytes;		       /* as received */
+	struct dp_frame *fp[PW_BURST]; /* frames: &f[i], for calls that take a list */
+	const uint8_t *hdr[PW_BURST];  /* each frame's first bytes: hlen of them */
 	uint32_t hlen[PW_BURST];
 	uint32_t len[PW_BURST];	 /* as received */
 	uint16_t dst[PW_BURST];	 /* port, DP_FLOOD or DP_DROP_AS(reason) */
@@ -80,6 +91,7 @@ static inline void dp_burst_drop(struct dp_burst *b, struct port_counters *c, ui
 	c->drops[reason]++;
 	b->dst[i] = DP_DROP_AS(reason);
 	b->n_fwd--;
+	b->one_dst = DP_NO_ONE_DST;
 }
 
 /* Gives every frame of a burst of frames its private header copy, once
@@ -121,6 +133,9 @@ void dp_stage_input(struct worker *w, const struct view *v, struct dp_burst *b);
 void l2_bridge_decide(struct worker *w, const struct view *v, struct dp_burst *b);
 void xconnect_decide(struct worker *w, const struct view *v, struct dp_burst *b);
 void dp_stage_output(struct worker *w, const struct view *v, struct dp_burst *b);
+/* The output of a burst whose frames all go to b->one_dst: one send,
+ * which skips the egress MTU loop when the longest frame fits (tx.c). */
+void dp_port_send_burst(struct worker *w, const struct view *v, struct dp_burst *b);
 
 /* ---- registered stages ----------------------------------------------------- */
 

@@ -36,7 +36,6 @@ static inline enum drop_reason bridge_check(const struct dp_burst *b, uint16_t i
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)b->hdr[i];
 	const struct dp_port *in = b->in;
 
-	*strip = 0;
 	if (unlikely(b->hlen[i] < RTE_ETHER_HDR_LEN))
 		return DROP_RUNT;
 	if (unlikely(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN))) {
@@ -60,18 +59,16 @@ static inline void xconnect_check(struct dp_burst *b, struct port_counters *c)
 {
 	uint32_t lim = b->in->max_frame - (uint32_t)RTE_ETHER_HDR_LEN;
 
-	for (uint16_t i = 0; i < b->n; i++) {
-		b->strip[i] = 0;
-		b->dst[i] = 0;
+	for (uint16_t i = 0; i < b->n; i++)
 		if (unlikely(b->len[i] - (uint32_t)RTE_ETHER_HDR_LEN > lim))
 			dp_burst_drop(b, c, i,
 				      b->len[i] < RTE_ETHER_HDR_LEN ? DROP_RUNT : DROP_MTU);
-	}
 }
 
 void dp_stage_input(struct worker *w, const struct view *v, struct dp_burst *b)
 {
 	struct port_counters *c = &w->ctr[b->in->idx];
+	uint32_t shortest = UINT32_MAX, longest = 0;
 	uint64_t bytes = 0;
 
 	RTE_SET_USED(v);
@@ -81,30 +78,47 @@ void dp_stage_input(struct worker *w, const struct view *v, struct dp_burst *b)
 		if (b->net->mode != DP_NET_XCONNECT || b->in->observe != 0)
 			dp_burst_headers(b);
 		for (uint16_t i = 0; i < b->n; i++) {
-			b->len[i] = b->f[i].len;
-			bytes += b->f[i].len;
+			uint32_t len = b->f[i].len;
+
+			b->fp[i] = &b->f[i];
+			b->len[i] = len;
+			bytes += len;
+			shortest = RTE_MIN(shortest, len);
+			longest = RTE_MAX(longest, len);
 		}
 	} else {
 		for (uint16_t i = 0; i < b->n; i++) {
 			const struct rte_mbuf *m = b->pkts[i];
+			uint32_t len = m->pkt_len;
 
 			b->hdr[i] = rte_pktmbuf_mtod(m, const uint8_t *);
 			b->hlen[i] = m->data_len;
-			b->len[i] = m->pkt_len;
-			bytes += m->pkt_len;
+			b->len[i] = len;
+			bytes += len;
+			shortest = RTE_MIN(shortest, len);
+			longest = RTE_MAX(longest, len);
 		}
 	}
 	c->rx_packets += b->n;
 	c->rx_bytes += bytes;
+	b->bytes = bytes;
+	b->longest = longest;
 	b->n_fwd = b->n;
+	b->one_dst = DP_NO_ONE_DST;
+	b->stripped = false;
+	memset(b->dst, 0, sizeof(b->dst));
+	memset(b->strip, 0, sizeof(b->strip));
 	if (b->net->mode == DP_NET_XCONNECT) {
-		xconnect_check(b, c);
+		/* Frames of a burst are all checked at once in the common
+		 * case: none short, none long. */
+		if (unlikely(shortest < RTE_ETHER_HDR_LEN || longest > b->in->max_frame))
+			xconnect_check(b, c);
 		return;
 	}
 	for (uint16_t i = 0; i < b->n; i++) {
 		enum drop_reason why = bridge_check(b, i, &b->strip[i]);
 
-		b->dst[i] = 0;
+		b->stripped |= b->strip[i];
 		if (unlikely(why != DROP_MAX))
 			dp_burst_drop(b, c, i, why);
 	}

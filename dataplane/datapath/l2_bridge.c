@@ -101,7 +101,7 @@ void l2_bridge_decide(struct worker *w, const struct view *v, struct dp_burst *b
 	uint8_t slot[PW_BURST], group[PW_BURST];
 	uint64_t last_src = 0, last_dst = UINT64_MAX;
 	uint32_t extra = UINT32_MAX; /* flood_extra_copies, once a burst floods */
-	uint16_t nu = 0;
+	uint16_t nu = 0, one = UINT16_MAX;
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)b->hdr[i];
@@ -150,5 +150,10 @@ void l2_bridge_decide(struct worker *w, const struct view *v, struct dp_burst *b
 			dp_burst_drop(b, c, i, DROP_SAME_PORT);
 		else
 			b->dst[i] = o;
+		one = i == 0 || b->dst[i] == one ? b->dst[i] : DP_NO_ONE_DST;
 	}
+	/* Every frame to one learned port, none dropped (a drop or a flood
+	 * ends it): one send, when no mbuf needs its tag stripped. */
+	if (b->n_fwd == b->n && one < DP_FLOOD && (b->frames || !b->stripped))
+		b->one_dst = one;
 }

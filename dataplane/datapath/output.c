@@ -19,14 +19,13 @@
 static struct rte_mbuf *frame_mbuf(struct worker *w, const struct view *v, struct dp_burst *b,
 				   uint16_t i, const uint16_t *to, uint16_t k)
 {
-	struct dp_frame *f = &b->f[i];
-	struct rte_mbuf *m = dp_frame_to_mbuf(f, b->strip[i], w->pool);
+	struct rte_mbuf *m = dp_frame_to_mbuf(b->fp[i], b->strip[i], w->pool);
 
 	if (unlikely(m == NULL))
 		for (uint16_t j = 0; j < k; j++) {
 			w->ctr[to[j]].drops[DROP_NO_MBUF]++;
-			capture_drop(w->id, v->ports[to[j]], NULL, &f, &b->strip[i], 1, CAPTURE_OUT,
-				     DROP_NO_MBUF);
+			capture_drop(w->id, v->ports[to[j]], NULL, &b->fp[i], &b->strip[i], 1,
+				     CAPTURE_OUT, DROP_NO_MBUF);
 		}
 	return m;
 }
@@ -50,13 +49,10 @@ static void flood(struct worker *w, const struct view *v, struct dp_burst *b, ui
 
 		if (p == b->in)
 			continue;
-		if (b->frames && (p->ops->tx_frames != NULL || !p->link_up)) {
-			struct dp_frame *f = &b->f[i];
-
-			dp_port_send_frames(w, v, net->ports[j], &f, &b->strip[i], 1);
-		} else {
+		if (b->frames && (p->ops->tx_frames != NULL || !p->link_up))
+			dp_port_send_frames(w, v, net->ports[j], &b->fp[i], &b->strip[i], 1);
+		else
 			to[k++] = net->ports[j];
-		}
 	}
 	if (b->frames) {
 		if (k == 0)
@@ -102,16 +98,16 @@ static void output_mbufs(struct worker *w, const struct view *v, struct dp_burst
 		rte_pktmbuf_free_bulk(drop, nd);
 }
 
-/* A run of k frames to port idx. */
+/* Frames [from, from + k) of b, all to port idx. */
 static void send_run(struct worker *w, const struct view *v, struct dp_burst *b, uint16_t idx,
-		     struct dp_frame **run, uint8_t *strip, const uint16_t *at, uint16_t k)
+		     uint16_t from, uint16_t k)
 {
 	if (likely(v->ports[idx]->ops->tx_frames != NULL)) {
-		dp_port_send_frames(w, v, idx, run, strip, k);
+		dp_port_send_frames(w, v, idx, &b->fp[from], &b->strip[from], k);
 		return;
 	}
-	for (uint16_t j = 0; j < k; j++) {
-		struct rte_mbuf *m = frame_mbuf(w, v, b, at[j], &idx, 1);
+	for (uint16_t j = from; j < from + k; j++) {
+		struct rte_mbuf *m = frame_mbuf(w, v, b, j, &idx, 1);
 
 		if (m != NULL)
 			txbuf_add(w, v, idx, m);
@@ -120,17 +116,15 @@ static void send_run(struct worker *w, const struct view *v, struct dp_burst *b,
 
 static void output_frames(struct worker *w, const struct view *v, struct dp_burst *b)
 {
-	struct dp_frame *run[PW_BURST];
-	uint8_t run_strip[PW_BURST];
-	uint16_t at[PW_BURST];
-	uint16_t k = 0, run_dst = 0;
+	uint16_t k = 0, from = 0, run_dst = 0;
 
-	/* Runs of one destination go out together, in order. */
+	/* Runs of one destination go out together, in order: a run is a
+	 * range of the burst (anything else in between ends it). */
 	for (uint16_t i = 0; i < b->n; i++) {
 		uint16_t dst = b->dst[i];
 
 		if (dst != run_dst && k != 0) {
-			send_run(w, v, b, run_dst, run, run_strip, at, k);
+			send_run(w, v, b, run_dst, from, k);
 			k = 0;
 		}
 		if (unlikely(dp_is_drop(dst)))
@@ -139,17 +133,31 @@ static void output_frames(struct worker *w, const struct view *v, struct dp_burs
 			flood(w, v, b, i);
 			continue;
 		}
+		if (k == 0)
+			from = i;
 		run_dst = dst;
-		run_strip[k] = b->strip[i];
-		at[k] = i;
-		run[k++] = &b->f[i];
+		k++;
 	}
 	if (k != 0)
-		send_run(w, v, b, run_dst, run, run_strip, at, k);
+		send_run(w, v, b, run_dst, from, k);
 }
 
 void dp_stage_output(struct worker *w, const struct view *v, struct dp_burst *b)
 {
+	/* The whole burst to one port: one call, and for mbufs no trip
+	 * through the tx buffer unless it holds frames for that port
+	 * already (which must leave first). */
+	if (b->one_dst != DP_NO_ONE_DST) {
+		if (b->frames ? v->ports[b->one_dst]->ops->tx_frames != NULL
+			      : w->txbuf[b->one_dst].n == 0)
+			dp_port_send_burst(w, v, b);
+		else if (b->frames)
+			send_run(w, v, b, b->one_dst, 0, b->n);
+		else
+			for (uint16_t i = 0; i < b->n; i++)
+				txbuf_add(w, v, b->one_dst, b->pkts[i]);
+		return;
+	}
 	if (b->frames) {
 		if (b->n_fwd != 0)
 			output_frames(w, v, b);

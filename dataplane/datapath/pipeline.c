@@ -50,17 +50,13 @@ static void __rte_noinline observe_in(struct worker *w, const struct view *v, st
 
 	dp_burst_headers(b);
 	if (in->observe & DP_OBS_CAP_RX) {
-		struct dp_frame *f[PW_BURST];
 		uint8_t why[PW_BURST];
 
 		dp_burst_why(b, why);
-		if (b->frames) {
-			for (uint16_t i = 0; i < b->n; i++)
-				f[i] = &b->f[i];
-			capture_frames(w->id, in, f, NULL, b->n, CAPTURE_IN, why);
-		} else {
+		if (b->frames)
+			capture_frames(w->id, in, b->fp, NULL, b->n, CAPTURE_IN, why);
+		else
 			capture_mbufs(w->id, in, b->pkts, b->n, CAPTURE_IN, why);
-		}
 	}
 	if (in->observe & DP_OBS_TRACE)
 		trace_burst(w->id, v, b);

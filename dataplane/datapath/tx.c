@@ -4,6 +4,7 @@
  * once, made into two functions by the compiler (port_send is inlined
  * with its sort known).
  */
+#include "datapath/burst.h"
 #include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "datapath/txbuf.h"
@@ -50,9 +51,11 @@ static __rte_noinline void send_drop(struct worker *w, struct dp_port *p, struct
 		rte_pktmbuf_free_bulk(m, n);
 }
 
+/* known_bytes: the frames' bytes as they go out when the caller knows
+ * them and that none exceeds the port's MTU (else UINT64_MAX). */
 static __rte_always_inline void port_send(struct worker *w, const struct view *v, uint16_t idx,
 					  struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip,
-					  uint16_t n)
+					  uint16_t n, uint64_t known_bytes)
 {
 	struct port_counters *c = &w->ctr[idx];
 	struct dp_port *p = v->ports[idx];
@@ -71,7 +74,11 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 		return;
 	}
 	/* The egress MTU; those that fit keep their order. */
-	for (uint16_t i = 0; i < n; i++) {
+	if (known_bytes != UINT64_MAX) {
+		bytes = known_bytes;
+		k = n;
+	}
+	for (uint16_t i = k; i < n; i++) {
 		uint32_t len = out_len(m, f, strip, i);
 
 		if (unlikely(len > p->max_frame)) {
@@ -130,11 +137,24 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **pkts,
 		  uint16_t n)
 {
-	port_send(w, v, idx, pkts, NULL, NULL, n);
+	port_send(w, v, idx, pkts, NULL, NULL, n, UINT64_MAX);
 }
 
 void dp_port_send_frames(struct worker *w, const struct view *v, uint16_t idx, struct dp_frame **f,
 			 uint8_t *strip, uint16_t n)
 {
-	port_send(w, v, idx, NULL, f, strip, n);
+	port_send(w, v, idx, NULL, f, strip, n, UINT64_MAX);
+}
+
+void dp_port_send_burst(struct worker *w, const struct view *v, struct dp_burst *b)
+{
+	const struct dp_port *p = v->ports[b->one_dst];
+	uint64_t known = UINT64_MAX;
+
+	if (!b->stripped && p != NULL && b->longest <= p->max_frame)
+		known = b->bytes;
+	if (b->frames)
+		port_send(w, v, b->one_dst, NULL, b->fp, b->strip, b->n, known);
+	else
+		port_send(w, v, b->one_dst, b->pkts, NULL, NULL, b->n, known);
 }

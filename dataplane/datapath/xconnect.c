@@ -20,6 +20,12 @@ void xconnect_decide(struct worker *w, const struct view *v, struct dp_burst *b)
 				dp_burst_drop(b, c, i, DROP_NO_ROUTE);
 		return;
 	}
+	if (likely(b->n_fwd == b->n)) {
+		for (uint16_t i = 0; i < b->n; i++)
+			b->dst[i] = peer;
+		b->one_dst = peer;
+		return;
+	}
 	for (uint16_t i = 0; i < b->n; i++)
 		if (!dp_is_drop(b->dst[i]))
 			b->dst[i] = peer;
