@@ -917,7 +917,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (sc_frames_make(mp) < 0) {
-		fprintf(stderr, "podwire-stagecost: could not build %u frames\n", SC_BURST);
+		fprintf(stderr, "podwire-stagecost: could not build %d frames\n", SC_BURST);
 		goto out;
 	}
 	for (unsigned int ki = 0; ki < SC_NB_K; ki++) {
@@ -932,7 +932,7 @@ int main(int argc, char **argv)
 			goto out;
 	}
 
-	printf("podwire-stagecost: bursts of %u mbufs on lcore %u, TSC %.3f GHz; %u runs of "
+	printf("podwire-stagecost: bursts of %d mbufs on lcore %u, TSC %.3f GHz; %u runs of "
 	       "%g s after %g s warm-up, schemes interleaved in slices of %u bursts\n",
 	       SC_BURST, rte_lcore_id(), (double)rte_get_tsc_hz() / 1e9, o.runs, o.seconds,
 	       o.warmup, o.slice);
