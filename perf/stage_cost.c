@@ -4,32 +4,39 @@
  *
  * podwired's datapath becomes a chain of stages over one burst type (input
  * checks -> the network's decision -> output). The question is how the
- * chain is driven; this program measures three ways on one lcore, with the
+ * chain is driven; this program measures four ways on one lcore, with the
  * same stage bodies and the same 32 pre-allocated mbufs fed every burst (no
  * rx or tx driver: dispatch is measured, not I/O):
  *
- *   direct  K work stages called one after another on the whole burst, then
- *           the split and the output: the baseline;
- *   table   the same functions from an array of pointers taking (ctx, burst),
- *           the burst carrying the mbufs and per-frame metadata arrays (dst
- *           port, drop reason); the split marks each frame, the output
- *           stage groups them;
- *   graph   DPDK's librte_graph: one node per stage, rte_graph_walk, frames
- *           moved with rte_node_next_stream_move and, at the split,
- *           rte_node_enqueue_x1; per-frame metadata in an mbuf dynfield,
- *           since a graph moves only object pointers.
+ *   direct      K work stages called one after another on the whole burst,
+ *               then the split and the output: the baseline;
+ *   table       the same functions from an array of pointers taking (ctx,
+ *               burst), the burst carrying the mbufs and per-frame metadata
+ *               arrays (dst port, drop reason); the split marks each frame,
+ *               the output stage groups them;
+ *   table-mbuf  the same table with the metadata in an mbuf dynfield, where
+ *               a graph must keep it: it separates the cost of that
+ *               placement from the graph's own;
+ *   graph       DPDK's librte_graph: one node per stage, rte_graph_walk,
+ *               frames moved with rte_node_next_stream_move and, at the
+ *               split, rte_node_enqueue_x1; per-frame metadata in the mbuf
+ *               dynfield, since a graph moves only object pointers.
  *
  * Each work stage reads a header byte and folds it into the frame's
  * metadata; the split sends each frame to unicast (grouped per destination
  * port), flood or drop (counted per reason); the output sums the metadata
- * into a counter so that nothing can be optimised away. All three schemes
- * must produce identical counters before anything is timed.
+ * into a counter so that nothing can be optimised away. All schemes must
+ * produce identical counters before anything is timed.
  *
- * The schemes are interleaved in short slices within each run (direct,
- * table, graph, then the next K, ... the starting scheme rotating), so that
- * on a VM whose vCPU changes speed they see the same conditions; the table
- * gives per-run cycles per frame (median, min, max over runs) and the
- * difference to direct taken within each run.
+ * The schemes are interleaved in short slices within each run (every
+ * scheme, then the next K, ... the starting scheme rotating), so that on a
+ * VM whose vCPU changes speed they see the same conditions. A run's figure
+ * is the median over its slices (a preempted slice is an outlier, not an
+ * average's share), its difference to direct the median of the differences
+ * within each round; the table gives median, min and max over runs.
+ *
+ * Measure with hugepages (EAL -m 64 --in-memory): with --no-huge, 4 KiB
+ * pages make TLB misses, not dispatch, the larger cost on a VM.
  *
  *   podwire-stagecost [EAL options] -- [--runs N] [--seconds S]
  *                     [--warmup S] [--slice BURSTS] [--per-run]
@@ -100,7 +107,7 @@ struct sc_burst {
 	uint8_t reason[SC_BURST]; /* enum sc_drop, when out is SC_OUT_DROP */
 } __rte_cache_aligned;
 
-/* The graph's per-frame metadata, in an mbuf dynamic field. */
+/* The per-frame metadata of table-mbuf and the graph, in an mbuf dynfield. */
 struct sc_md {
 	uint32_t acc;
 	uint8_t out;
