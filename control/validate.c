@@ -193,12 +193,12 @@ int validate_ifname(const char *obj, const char *name, char *msg, size_t len)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n > 15 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	if (n == 0 || n > API_IFNAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 	    strpbrk(name, "/: \t\n") != NULL) {
 		snprintf(msg, len,
-			 "%s: interface name \"%s\" is not valid; give 1-15 characters "
+			 "%s: interface name \"%s\" is not valid; give 1-%d characters "
 			 "without '/', ':' or spaces, as \"ip link\" shows it",
-			 obj, name);
+			 obj, name, API_IFNAME_MAX);
 		return -EINVAL;
 	}
 	return 0;
