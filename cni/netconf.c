@@ -261,9 +261,11 @@ static int get_dir(const cJSON *obj, const char *name, const char *dflt, char *o
 	return 0;
 }
 
+#define XSTR(x)	 XSTR_(x)
+#define XSTR_(x) #x
 static const char *const socket_dir_why =
     ": each pod's socket is <dir>/<8 hex digits>/vhost.sock and a unix socket path holds "
-    "at most 107 bytes; use a shorter directory";
+    "at most " XSTR(API_SOCKET_PATH_MAX) " bytes; use a shorter directory";
 
 static int parse_mac(const char *where, const char *text, char out[18], struct cni_error *err)
 {

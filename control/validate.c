@@ -163,16 +163,6 @@ int validate_socket_path(const char *obj, const char *path, int need_write, char
 	return 0;
 }
 
-int validate_mtu(const char *obj, long mtu, char *msg, size_t len)
-{
-	if (mtu < API_MTU_MIN || mtu > API_MTU_MAX) {
-		snprintf(msg, len, "%s: MTU %ld is out of range; give %d-%d", obj, mtu, API_MTU_MIN,
-			 API_MTU_MAX);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int validate_vlan(const char *obj, long vlan, char *msg, size_t len)
 {
 	if (vlan < 0 || vlan > API_VLAN_MAX) {
