@@ -80,19 +80,22 @@ static void ensure_socket_dir(const char *sock)
 		LOG(NOTICE, "recreated socket directory %s", dir);
 }
 
-/* Where an entry of the file failed, for the log: "<dir>/state.json:
- * port "p1"", and ", field "mtu"" when the message does not name it. */
+/* Where an entry of the file failed, for the log: "<dir>/state.json",
+ * then what msg does not say already: "port "p1"", "field "mtu"". */
 static const char *entry_where(const char *kind, const cJSON *item, const char *field,
 			       const char *msg, char *buf, size_t len)
 {
-	char quoted[80] = "";
+	char entry[128], quoted[80] = "";
+	size_t n;
 
+	snprintf(entry, sizeof(entry), "%s \"%s\"", kind, api_get_str(item, API_F_NAME, "?"));
 	if (field != NULL)
 		snprintf(quoted, sizeof(quoted), "\"%s\"", field);
-	if (quoted[0] != '\0' && strstr(msg, quoted) != NULL)
-		quoted[0] = '\0';
-	snprintf(buf, len, "%s/%s: %s \"%s\"%s%s", state_dir, STATE_FILE, kind,
-		 api_get_str(item, API_F_NAME, "?"), quoted[0] != '\0' ? ", field " : "", quoted);
+	n = (size_t)snprintf(buf, len, "%s/%s", state_dir, STATE_FILE);
+	if (n < len && strstr(msg, entry) == NULL)
+		n += (size_t)snprintf(buf + n, len - n, ": %s", entry);
+	if (n < len && quoted[0] != '\0' && strstr(msg, quoted) == NULL)
+		snprintf(buf + n, len - n, ", field %s", quoted);
 	return buf;
 }
 
