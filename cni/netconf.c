@@ -200,6 +200,33 @@ static int get_int(const cJSON *obj, const char *name, long *out, const char *he
 	return 1;
 }
 
+/*
+ * An integer of the config that podwired takes as api (a field of method
+ * m) under the config's name: checked against the API table's range, so
+ * the plugin refuses what podwired would, before it changes anything, and
+ * names the field as the config does. 1 when present, 0 when absent (out
+ * untouched), -1 on an error.
+ */
+static int get_api_int(const cJSON *obj, const char *name, enum api_method m, const char *api,
+		       long *out, struct cni_error *err)
+{
+	const struct api_field *f = api_param_find(m, api);
+	char what[64], hint[512], msg[512];
+	int rc;
+
+	if (f == NULL || f->type != API_T_INT)
+		return cni_fail(err, CNI_ERR_CONFIG, "\"%s\": %s has no integer \"%s\"", name,
+				api_methods[m].name, api);
+	snprintf(hint, sizeof(hint), "%ld-%ld (%s); %s", f->min, f->max, f->unit, f->help);
+	rc = get_int(obj, name, out, hint, err);
+	if (rc <= 0)
+		return rc;
+	snprintf(what, sizeof(what), "\"%s\"", name);
+	if (api_field_check_int(f, what, *out, msg, sizeof(msg)) != 0)
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
+	return 1;
+}
+
 /* An absolute directory without "..", copied without trailing slashes. */
 static int get_dir(const cJSON *obj, const char *name, const char *dflt, char *out, size_t max,
 		   const char *why, struct cni_error *err)
@@ -234,9 +261,11 @@ static int get_dir(const cJSON *obj, const char *name, const char *dflt, char *o
 	return 0;
 }
 
+#define XSTR(x)	 XSTR_(x)
+#define XSTR_(x) #x
 static const char *const socket_dir_why =
     ": each pod's socket is <dir>/<8 hex digits>/vhost.sock and a unix socket path holds "
-    "at most 107 bytes; use a shorter directory";
+    "at most " XSTR(API_SOCKET_PATH_MAX) " bytes; use a shorter directory";
 
 static int parse_mac(const char *where, const char *text, char out[18], struct cni_error *err)
 {
@@ -406,17 +435,12 @@ static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *
 					     "%s%s", off ? "," : "", m->valuestring);
 		}
 	}
-	if (get_int(root, "macLimit", &c->mac_limit, "MACs the pod may use, 1-65536", err) < 0 ||
-	    get_int(root, "floodLimit", &c->flood_limit,
-		    "broadcast/multicast/unknown frames per second, 0 for no limit", err) < 0)
+	/* The pod's port's port.create fields, under the config's names. */
+	if (get_api_int(root, "macLimit", API_M_PORT_CREATE, API_F_MAC_LIMIT, &c->mac_limit, err) <
+		0 ||
+	    get_api_int(root, "floodLimit", API_M_PORT_CREATE, API_F_FLOOD_LIMIT, &c->flood_limit,
+			err) < 0)
 		return -1;
-	if (c->mac_limit != -1 && (c->mac_limit < 1 || c->mac_limit > 65536))
-		return cni_fail(err, CNI_ERR_CONFIG, "\"macLimit\" is %ld; give 1-65536",
-				c->mac_limit);
-	if (c->flood_limit != -1 && (c->flood_limit < 0 || c->flood_limit > 10000000))
-		return cni_fail(err, CNI_ERR_CONFIG,
-				"\"floodLimit\" is %ld; give 0 (no limit) to 10000000",
-				c->flood_limit);
 	return 0;
 }
 
@@ -447,10 +471,9 @@ static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err
 	if (validate_name("physnet", physnet, msg, sizeof(msg)) != 0)
 		return cni_fail(err, CNI_ERR_CONFIG, "\"physnet\": %s", msg);
 	snprintf(c->physnet, sizeof(c->physnet), "%s", physnet);
-	if (get_int(root, "vlan", &vlan, "the VF's VLAN id 1-4094, or 0 for none", err) < 0)
+	/* The VF's VLAN: vf.alloc's "vlan". */
+	if (get_api_int(root, "vlan", API_M_VF_ALLOC, API_F_VLAN, &vlan, err) < 0)
 		return -1;
-	if (vlan != -1 && validate_vlan("\"vlan\"", vlan, msg, sizeof(msg)) != 0)
-		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
 	c->vlan = vlan;
 	if (get_on_off(root, "spoofChk", "the PF's spoof check of frames the VF sends",
 		       &c->spoof_chk, err) != 0 ||
@@ -467,7 +490,6 @@ static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *e
 {
 	const char *mode;
 	long mtu = API_MTU_DEFAULT;
-	char msg[512];
 	static const char *const why_vf = "it configures an SR-IOV VF (iftype \"pci\")";
 
 	if (c->iftype == IFTYPE_PCI)
@@ -508,10 +530,8 @@ static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *e
 			 c->pod_creates_socket ? "master" : "slave");
 	}
 
-	if (get_int(root, "mtu", &mtu, "68-9000", err) < 0)
+	if (get_api_int(root, "mtu", API_M_PORT_CREATE, API_F_MTU, &mtu, err) < 0)
 		return -1;
-	if (validate_mtu("\"mtu\"", mtu, msg, sizeof(msg)) != 0)
-		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
 	c->mtu = mtu;
 	return parse_guards(root, c, err);
 }
@@ -538,10 +558,9 @@ static int parse_network(const cJSON *root, struct netconf *c, struct cni_error 
 		return cni_fail(err, CNI_ERR_CONFIG, "\"network\": %s", msg);
 	}
 	snprintf(c->network, sizeof(c->network), "%.*s", API_NAME_MAX, net);
-	if (get_int(root, "vlan", &vlan, "a VLAN id 1-4094, or 0 for none", err) < 0)
+	/* The network's VLAN, when the plugin creates it: network.create's. */
+	if (get_api_int(root, "vlan", API_M_NETWORK_CREATE, API_F_VLAN, &vlan, err) < 0)
 		return -1;
-	if (vlan != -1 && validate_vlan("\"vlan\"", vlan, msg, sizeof(msg)) != 0)
-		return cni_fail(err, CNI_ERR_CONFIG, "%s", msg);
 	c->vlan = vlan;
 	return 0;
 }

@@ -19,7 +19,7 @@
 
 #define CNI_DEFAULT_SOCKET_DIR "/run/podwire/pods"
 #define CNI_DEFAULT_DATA_DIR   "/var/lib/cni/podwire"
-#define CNI_IFNAME_MAX	       15
+#define CNI_IFNAME_MAX	       API_IFNAME_MAX
 #define CNI_CONTAINERID_MAX    256
 /* Each attachment gets socketDir/<8 hex digits>/<socket name>; both socket
  * names are this long, so the directory may use what is left of sun_path. */

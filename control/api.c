@@ -8,93 +8,121 @@
 
 #include "api.h"
 
+/* Parameters with bounds (api.h): an integer of min-max in unit; a string
+ * of at most max bytes. The help says what the value is, not its range:
+ * messages add the range from here. */
+#define INT(name, req, help, lo, hi, unit)                                                         \
+	{                                                                                          \
+		name, API_T_INT, req, help, NULL, lo, hi, unit                                     \
+	}
+#define STR(name, req, help, max)                                                                  \
+	{                                                                                          \
+		name, API_T_STRING, req, help, NULL, 0, max, "bytes"                               \
+	}
+
+/* Defaults in the help, from api.h. */
+#define XSTR(x)	 XSTR_(x)
+#define XSTR_(x) #x
+
 static const struct api_field no_params[] = {{NULL}};
 #define SYSTEM_INFO_params  no_params
 #define NETWORK_LIST_params no_params
 #define CDI_LIST_params	    no_params
 
 static const struct api_field NETWORK_CREATE_params[] = {
-    {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
+    STR(API_F_NAME, true, "characters of [A-Za-z0-9._-]", API_NAME_MAX),
     {API_F_MODE, API_T_STRING, false, "\"bridge\" (default) or \"xconnect\""},
-    {API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094, or 0 for none"},
-    {API_F_MAC_LIMIT, API_T_INT, false, "MACs the network may learn, 1-16777216 (default 65536)"},
-    {API_F_FLOOD_LIMIT, API_T_INT, false,
-     "default for its ports: broadcast, multicast and unknown-unicast frames per second a port "
-     "may send, 0 for no limit (default 10000)"},
+    INT(API_F_VLAN, false, "0 for none", 0, API_VLAN_MAX, "VLAN id"),
+    INT(API_F_MAC_LIMIT, false, "MACs the network may learn (default " XSTR(API_NET_MAC_LIMIT) ")",
+	1, API_NET_MAC_LIMIT_MAX, "MACs"),
+    INT(API_F_FLOOD_LIMIT, false,
+	"default for its ports: broadcast, multicast and unknown-unicast frames per second a "
+	"port may send, 0 for no limit (default " XSTR(API_FLOOD_LIMIT) ")",
+	0, API_FLOOD_LIMIT_MAX, "frames/s"),
     {NULL}};
 
 static const struct api_field name_only_params[] = {
-    {API_F_NAME, API_T_STRING, true, "the name of an existing object"}, {NULL}};
+    STR(API_F_NAME, true, "the name of an existing object", API_NAME_MAX), {NULL}};
 #define NETWORK_DELETE_params name_only_params
 #define PORT_DELETE_params    name_only_params
 #define PORT_GET_params	      name_only_params
 
 static const struct api_field PORT_CREATE_params[] = {
-    {API_F_NAME, API_T_STRING, true, "1-63 characters of [A-Za-z0-9._-]"},
-    {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"},
+    STR(API_F_NAME, true, "characters of [A-Za-z0-9._-]", API_NAME_MAX),
+    STR(API_F_NETWORK, true, "the name of an existing network", API_NAME_MAX),
     {API_F_TYPE, API_T_STRING, true,
      "a port kind such as \"vhost-user\" or \"memif\"; `podwirectl info` lists them"},
-    {API_F_SOCKET, API_T_STRING, false,
-     "an absolute path of at most 107 bytes in an existing directory"},
+    STR(API_F_SOCKET, false, "an absolute path in an existing directory", API_SOCKET_PATH_MAX),
     {API_F_MODE, API_T_STRING, false,
      "\"server\" (podwired creates the socket, default) or \"client\""},
     {API_F_MAC, API_T_STRING, false, "a unicast MAC such as 02:00:00:00:00:01"},
-    {API_F_MTU, API_T_INT, false, "68-9000 (default 1500)"},
-    {API_F_SECRET, API_T_STRING, false, "memif secret, at most 24 characters"},
-    {API_F_IFACE, API_T_STRING, false,
-     "af_xdp/af_packet: an existing kernel interface; veth: the host end to make (1-15 bytes)"},
-    {API_F_PCI, API_T_STRING, false, "pci: a PCI address such as 0000:01:10.2"},
+    INT(API_F_MTU, false, "the largest frame payload (default " XSTR(API_MTU_DEFAULT) ")",
+	API_MTU_MIN, API_MTU_MAX, "bytes"),
+    STR(API_F_SECRET, false, "memif secret, without ',' or '='", API_SECRET_MAX),
+    STR(API_F_IFACE, false,
+	"af_xdp/af_packet: an existing kernel interface; veth: the host end to make",
+	API_IFNAME_MAX),
+    STR(API_F_PCI, false, "pci: a PCI address such as 0000:01:10.2", API_PCI_ADDR_MAX),
     {API_F_PORT_SECURITY, API_T_BOOL, false,
      "true: on a bridge, only frames from the port's MAC (and allowed_macs) are taken; the "
      "default for pod ports given a MAC"},
-    {API_F_ALLOWED_MACS, API_T_STRING, false,
-     "up to 8 more source MACs the pod may use, comma separated"},
-    {API_F_MAC_LIMIT, API_T_INT, false,
-     "MACs the port may have learned, 1-65536 (default 64; uplinks 65536)"},
-    {API_F_FLOOD_LIMIT, API_T_INT, false,
-     "broadcast, multicast and unknown-unicast frames per second the port may send, 0 for no "
-     "limit (default: its network's; uplinks 0)"},
-    {API_F_TX_RETRIES, API_T_INT, false,
-     "times a full ring (a pod's receive ring, an uplink's tx ring) is tried again at once, "
-     "0-64 (default 8)"},
+    STR(API_F_ALLOWED_MACS, false,
+	"up to " XSTR(API_ALLOWED_MACS_MAX) " more source MACs the pod may use, comma separated",
+	API_ALLOWED_MACS_LEN),
+    INT(API_F_MAC_LIMIT, false,
+	"MACs the port may have learned (default " XSTR(API_PORT_MAC_LIMIT) "; uplinks " XSTR(
+	    API_PORT_MAC_LIMIT_MAX) ")",
+	1, API_PORT_MAC_LIMIT_MAX, "MACs"),
+    INT(API_F_FLOOD_LIMIT, false,
+	"broadcast, multicast and unknown-unicast frames per second the port may send, 0 for no "
+	"limit (default: its network's; uplinks 0)",
+	0, API_FLOOD_LIMIT_MAX, "frames/s"),
+    INT(API_F_TX_RETRIES, false,
+	"times a full ring (a pod's receive ring, an uplink's tx ring) is tried again at once "
+	"(default " XSTR(API_TX_RETRIES) ")",
+	0, API_TX_RETRIES_MAX, "tries"),
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
-    {API_F_NETWORK, API_T_STRING, false, "the name of an existing network"}, {NULL}};
+    STR(API_F_NETWORK, false, "the name of an existing network", API_NAME_MAX), {NULL}};
 
 static const struct api_field stats_params[] = {
-    {API_F_PORT, API_T_STRING, false, "the name of an existing port"}, {NULL}};
+    STR(API_F_PORT, false, "the name of an existing port", API_NAME_MAX), {NULL}};
 #define STATS_GET_params   stats_params
 #define STATS_CLEAR_params stats_params
 
 static const struct api_field MAC_LIST_params[] = {
-    {API_F_NETWORK, API_T_STRING, true, "the name of an existing network"}, {NULL}};
+    STR(API_F_NETWORK, true, "the name of an existing network", API_NAME_MAX), {NULL}};
 
 static const struct api_field VF_LIST_params[] = {
-    {API_F_PHYSNET, API_T_STRING, false, "a physical network named in --physnets"}, {NULL}};
+    STR(API_F_PHYSNET, false, "a physical network named in --physnets", API_NAME_MAX), {NULL}};
 
 static const struct api_field VF_ALLOC_params[] = {
-    {API_F_PHYSNET, API_T_STRING, true, "a physical network named in --physnets"},
+    STR(API_F_PHYSNET, true, "a physical network named in --physnets", API_NAME_MAX),
     {API_F_OWNER, API_T_STRING, true,
      "who holds the VF, e.g. \"<containerID>/<ifname>\"; one VF per owner and physnet"},
-    {API_F_VLAN, API_T_INT, false, "a VLAN id 1-4094 set on the VF through its PF, or 0"},
+    INT(API_F_VLAN, false, "set on the VF through its PF, 0 for none", 0, API_VLAN_MAX, "VLAN id"),
     {API_F_MAC, API_T_STRING, false, "a unicast MAC set on the VF through its PF"},
     {API_F_SPOOFCHK, API_T_BOOL, false, "true or false: the PF's spoof check for the VF"},
     {API_F_TRUST, API_T_BOOL, false, "true or false: the PF's trust setting for the VF"},
     {NULL}};
 
 static const struct api_field VF_RELEASE_params[] = {
-    {API_F_PCI, API_T_STRING, false, "the PCI address of an allocated VF"},
+    STR(API_F_PCI, false, "the PCI address of an allocated VF", API_PCI_ADDR_MAX),
     {API_F_OWNER, API_T_STRING, false, "release every VF this owner holds"},
     {NULL}};
 
 static const struct api_field CAPTURE_START_params[] = {
     {API_F_PORTS, API_T_STRING, true,
-     "1-16 names of existing ports, comma separated, e.g. \"pod-a,pod-b\""},
+     "1-" XSTR(
+	 API_CAPTURE_PORTS) " names of existing ports, comma separated, e.g. \"pod-a,pod-b\""},
     {API_F_DIRECTION, API_T_STRING, false, "\"rx\", \"tx\" or \"both\" (default)"},
-    {API_F_COUNT, API_T_INT, false, "stop after this many frames, 0 for no limit (default)"},
-    {API_F_DURATION, API_T_INT, false, "stop after this many seconds, 0 for no limit (default)"},
-    {API_F_SNAPLEN, API_T_INT, false, "bytes kept of each frame, 14-262144 (default 262144)"},
+    INT(API_F_COUNT, false, "stop after this many, 0 for no limit (default)", 0,
+	API_CAPTURE_COUNT_MAX, "frames"),
+    INT(API_F_DURATION, false, "stop after this long, 0 for no limit (default)", 0,
+	API_CAPTURE_DURATION_MAX, "seconds"),
+    INT(API_F_SNAPLEN, false, "kept of each frame (default " XSTR(API_SNAPLEN_MAX) ")",
+	API_SNAPLEN_MIN, API_SNAPLEN_MAX, "bytes"),
     {API_F_FILTER, API_T_STRING, false,
      "a tcpdump (libpcap) filter expression such as \"udp port 53\""},
     {NULL}};
@@ -103,9 +131,12 @@ static const struct api_field CAPTURE_START_params[] = {
 #define TRACE_CLEAR_params  no_params
 
 static const struct api_field TRACE_ADD_params[] = {
-    {API_F_COUNT, API_T_INT, true, "frames to record, 1-1000"},
-    {API_F_PORT, API_T_STRING, false, "only frames received on this port (default: any port)"},
+    INT(API_F_COUNT, true, "frames to record", 1, API_TRACE_MAX, "frames"),
+    STR(API_F_PORT, false, "only frames received on this port (default: any port)", API_NAME_MAX),
     {NULL}};
+
+#undef INT
+#undef STR
 
 /* ---- results ---------------------------------------------------------- */
 
@@ -534,12 +565,69 @@ static bool type_matches(const cJSON *v, enum api_type t)
 	return false;
 }
 
+/* What a good value of f is, for messages: its range and unit, then its help. */
+static const char *describe(const struct api_field *f, char *buf, size_t len)
+{
+	if (f->unit == NULL)
+		return f->help;
+	if (f->type == API_T_STRING)
+		snprintf(buf, len, "%s; at most %ld %s", f->help, f->max, f->unit);
+	else
+		snprintf(buf, len, "%ld-%ld (%s); %s", f->min, f->max, f->unit, f->help);
+	return buf;
+}
+
+int api_field_check_int(const struct api_field *f, const char *what, long v, char *msg,
+			size_t msglen)
+{
+	if (f->unit == NULL || (v >= f->min && v <= f->max))
+		return 0;
+	snprintf(msg, msglen, "%s is %ld, it must be %ld-%ld (%s); %s", what, v, f->min, f->max,
+		 f->unit, f->help);
+	return -ERANGE;
+}
+
+/* The value of item within f's bounds: 0, or API_ERR_INVALID_PARAMS. The
+ * message names the method and, when params name one, the object:
+ * "port.create: port "pod1": "mtu" is 67, ...". */
+static int check_bounds(const char *method, const cJSON *params, const struct api_field *f,
+			const cJSON *item, char *msg, size_t msglen)
+{
+	const char *name = api_get_str(params, API_F_NAME, NULL);
+	const char *dot = strchr(method, '.');
+	char what[192];
+	size_t n;
+
+	if (f->unit == NULL)
+		return 0;
+	n = (size_t)snprintf(what, sizeof(what), "%s: ", method);
+	if (name != NULL && name[0] != '\0' && strlen(name) <= API_NAME_MAX && dot != NULL &&
+	    strcmp(f->name, API_F_NAME) != 0)
+		n += (size_t)snprintf(what + n, sizeof(what) - n,
+				      "%.*s \"%s\": ", (int)(dot - method), method, name);
+	snprintf(what + n, sizeof(what) - n, "\"%s\"", f->name);
+	if (f->type == API_T_STRING) {
+		size_t len = strlen(item->valuestring);
+
+		if (len <= (size_t)f->max)
+			return 0;
+		snprintf(msg, msglen, "%s is %zu bytes, the limit is %ld; %s", what, len, f->max,
+			 f->help);
+		return API_ERR_INVALID_PARAMS;
+	}
+	if (f->type == API_T_INT &&
+	    api_field_check_int(f, what, api_number_to_long(item->valuedouble), msg, msglen) != 0)
+		return API_ERR_INVALID_PARAMS;
+	return 0;
+}
+
 int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t msglen,
 		     const char **field)
 {
 	const struct api_method_desc *d = &api_methods[m];
 	const struct api_field *f;
 	const cJSON *item;
+	char hint[512];
 
 	*field = NULL;
 	if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsNull(params)) {
@@ -564,20 +652,32 @@ int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t m
 		}
 		if (!type_matches(item, f->type)) {
 			*field = f->name;
-			snprintf(msg, msglen, "%s: field \"%s\" must be %s (%s)", d->name, f->name,
-				 type_name(f->type), f->help);
+			snprintf(msg, msglen, "%s: field \"%s\" must be %s: %s", d->name, f->name,
+				 type_name(f->type), describe(f, hint, sizeof(hint)));
+			return API_ERR_INVALID_PARAMS;
+		}
+		if (check_bounds(d->name, params, f, item, msg, msglen) != 0) {
+			*field = f->name;
 			return API_ERR_INVALID_PARAMS;
 		}
 	}
 	for (f = d->params; f->name != NULL; f++) {
 		if (f->required && cJSON_GetObjectItemCaseSensitive(params, f->name) == NULL) {
 			*field = f->name;
-			snprintf(msg, msglen, "%s: field \"%s\" is required (%s)", d->name, f->name,
-				 f->help);
+			snprintf(msg, msglen, "%s: field \"%s\" is required: %s", d->name, f->name,
+				 describe(f, hint, sizeof(hint)));
 			return API_ERR_INVALID_PARAMS;
 		}
 	}
 	return 0;
+}
+
+const struct api_field *api_param_find(enum api_method m, const char *name)
+{
+	for (const struct api_field *f = api_methods[m].params; f->name != NULL; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
 }
 
 static const struct api_field *field_find(const struct api_field *fields, const char *name)

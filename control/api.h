@@ -27,24 +27,41 @@
 
 /* Longest request or response line, newline included. */
 #define API_MAX_LINE (1 << 20)
-/* Longest name of a network or port (bytes, without the NUL). */
-#define API_NAME_MAX 63
-/* sun_path holds 108 bytes; one is the NUL. */
-#define API_SOCKET_PATH_MAX  107
+
+/*
+ * The bounds of the parameters, named once. The method table (api.c) is
+ * built from them and api_check_params enforces it; the daemon's model,
+ * the CNI config and the state file are checked against the table
+ * (api_param_find), so a bound is changed here and nowhere else.
+ */
+/* Strings: the longest value, in bytes without the NUL. */
+#define API_NAME_MAX	     63	 /* a network, port or physnet name */
+#define API_SOCKET_PATH_MAX  107 /* sun_path holds 108 bytes; one is the NUL */
 #define API_SECRET_MAX	     24
-#define API_MTU_MIN	     68
-#define API_MTU_MAX	     9000
-#define API_MTU_DEFAULT	     1500
-#define API_SNAPLEN_MIN	     14	    /* an Ethernet header */
-#define API_SNAPLEN_MAX	     262144 /* tcpdump's default; frames are at most 9022 bytes */
-#define API_CAPTURE_PORTS    16	    /* ports in one capture */
-#define API_TRACE_MAX	     1000   /* frames one trace add records */
-#define API_VLAN_MAX	     4094
+#define API_IFNAME_MAX	     15 /* IFNAMSIZ less the NUL */
+#define API_PCI_ADDR_MAX     12 /* 0000:01:10.2 */
 #define API_ALLOWED_MACS_MAX 8
-#define API_PORT_MAC_LIMIT   64	   /* default learned MACs per port */
-#define API_NET_MAC_LIMIT    65536 /* default learned MACs per network */
-#define API_FLOOD_LIMIT	     10000 /* default flooded frames/s per port */
-#define API_TX_RETRIES	     8	   /* default, as OVS's tx-retries */
+/* "m1,m2,...": 17 characters a MAC and a comma between two. */
+#define API_ALLOWED_MACS_LEN (API_ALLOWED_MACS_MAX * 18 - 1)
+#define API_CAPTURE_PORTS    16 /* ports in one capture */
+/* Integers. */
+#define API_MTU_MIN		 68
+#define API_MTU_MAX		 9000
+#define API_MTU_DEFAULT		 1500
+#define API_VLAN_MAX		 4094
+#define API_PORT_MAC_LIMIT	 64	  /* default learned MACs per port */
+#define API_PORT_MAC_LIMIT_MAX	 65536	  /* and an uplink's default */
+#define API_NET_MAC_LIMIT	 65536	  /* default learned MACs per network */
+#define API_NET_MAC_LIMIT_MAX	 16777216 /* 2^24 */
+#define API_FLOOD_LIMIT		 10000	  /* default flooded frames/s per port */
+#define API_FLOOD_LIMIT_MAX	 10000000
+#define API_TX_RETRIES		 8 /* default, as OVS's tx-retries */
+#define API_TX_RETRIES_MAX	 64
+#define API_SNAPLEN_MIN		 14	/* an Ethernet header */
+#define API_SNAPLEN_MAX		 262144 /* tcpdump's default; frames are at most 9022 bytes */
+#define API_CAPTURE_COUNT_MAX	 1000000000
+#define API_CAPTURE_DURATION_MAX 31536000 /* a year, in seconds */
+#define API_TRACE_MAX		 1000	  /* frames one trace add records */
 
 /* Stable error codes. The JSON-RPC ones keep their standard meaning. */
 enum api_error {
@@ -277,6 +294,11 @@ struct api_field {
 	/* Results: an object's members, or the members of an array's object
 	 * items; NULL for an array of strings or an object of counters. */
 	const struct api_field *members;
+	/* Parameters: what api_check_params enforces. An integer is min-max,
+	 * counted in unit ("bytes", "frames/s"); a string is at most max
+	 * bytes long (min is 0), unit "bytes". unit NULL: no bound. */
+	long min, max;
+	const char *unit;
 };
 
 struct api_method_desc {
@@ -297,12 +319,26 @@ int api_method_lookup(const char *name);
 
 /*
  * Checks params (an object, or NULL for none) against the method's table:
- * unknown fields, missing required fields and wrong types. On failure
+ * unknown fields, missing required fields, wrong types and values out of
+ * their field's range (an integer's value, a string's length). On failure
  * returns API_ERR_INVALID_PARAMS and writes a message naming the field and
  * the fix, and the field name, into the buffers (field may be NULL).
  */
 int api_check_params(enum api_method m, const cJSON *params, char *msg, size_t msglen,
 		     const char **field);
+
+/* The declared parameter name of method m, or NULL. For readers of the
+ * same values under other names (the CNI config's "macLimit" is
+ * port.create's "mac_limit"): they check against its range. */
+const struct api_field *api_param_find(enum api_method m, const char *name);
+
+/*
+ * Checks v against f's range (an integer field). 0, or -ERANGE with msg
+ * "<what> is V, it must be MIN-MAX (UNIT); <help>", what naming the
+ * field as the reader knows it (e.g. "\"macLimit\"").
+ */
+int api_field_check_int(const struct api_field *f, const char *what, long v, char *msg,
+			size_t msglen);
 
 /*
  * Checks that every member of a method's result (and of its nested

@@ -163,16 +163,6 @@ int validate_socket_path(const char *obj, const char *path, int need_write, char
 	return 0;
 }
 
-int validate_mtu(const char *obj, long mtu, char *msg, size_t len)
-{
-	if (mtu < API_MTU_MIN || mtu > API_MTU_MAX) {
-		snprintf(msg, len, "%s: MTU %ld is out of range; give %d-%d", obj, mtu, API_MTU_MIN,
-			 API_MTU_MAX);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int validate_vlan(const char *obj, long vlan, char *msg, size_t len)
 {
 	if (vlan < 0 || vlan > API_VLAN_MAX) {
@@ -193,12 +183,12 @@ int validate_ifname(const char *obj, const char *name, char *msg, size_t len)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n > 15 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	if (n == 0 || n > API_IFNAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 	    strpbrk(name, "/: \t\n") != NULL) {
 		snprintf(msg, len,
-			 "%s: interface name \"%s\" is not valid; give 1-15 characters "
+			 "%s: interface name \"%s\" is not valid; give 1-%d characters "
 			 "without '/', ':' or spaces, as \"ip link\" shows it",
-			 obj, name);
+			 obj, name, API_IFNAME_MAX);
 		return -EINVAL;
 	}
 	return 0;

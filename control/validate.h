@@ -23,7 +23,9 @@ int validate_socket_path_shape(const char *obj, const char *path, char *msg, siz
  * need_write); the path, if it exists, is a socket. */
 int validate_socket_path(const char *obj, const char *path, int need_write, char *msg, size_t len);
 
-int validate_mtu(const char *obj, long mtu, char *msg, size_t len);
+/* The ranges of the API's integers (MTU, limits) are checked against its
+ * table: api_check_params, or api_param_find and api_field_check_int for
+ * a reader of its own names. This is for the VLAN of vf.alloc's handler. */
 int validate_vlan(const char *obj, long vlan, char *msg, size_t len);
 
 /* A kernel interface name: 1-15 bytes, no '/', ':' or white space, not "." or "..". */

@@ -48,6 +48,8 @@ int net_conf_parse(const cJSON *obj, struct net_conf *c, char *msg, size_t len, 
 
 	memset(c, 0, sizeof(*c));
 	*field = NULL;
+	/* Types, unknown fields and ranges, as for a request: the state file
+	 * is held to what the API accepts. */
 	rc = api_check_params(API_M_NETWORK_CREATE, obj, msg, len, field);
 	if (rc != 0)
 		return rc;
@@ -66,26 +68,9 @@ int net_conf_parse(const cJSON *obj, struct net_conf *c, char *msg, size_t len, 
 			 what, mode);
 		return API_ERR_INVALID_PARAMS;
 	}
-	*field = API_F_VLAN;
-	if (validate_vlan(what, vlan, msg, len) != 0)
-		return API_ERR_INVALID_PARAMS;
+	/* In range: api_check_params held them to api.c's table. */
 	c->vlan = (uint16_t)vlan;
-	*field = API_F_MAC_LIMIT;
-	if (mac_limit < 1 || mac_limit > (1 << 24)) {
-		snprintf(msg, len, "%s: mac_limit %ld is out of range; give 1-16777216", what,
-			 mac_limit);
-		return API_ERR_INVALID_PARAMS;
-	}
 	c->mac_limit = (uint32_t)mac_limit;
-	*field = API_F_FLOOD_LIMIT;
-	if (flood < 0 || flood > 10000000) {
-		snprintf(
-		    msg, len,
-		    "%s: flood_limit %ld is out of range; give 0 (no limit) to 10000000 frames "
-		    "per second",
-		    what, flood);
-		return API_ERR_INVALID_PARAMS;
-	}
 	c->flood_limit = (uint32_t)flood;
 	*field = NULL;
 	return 0;

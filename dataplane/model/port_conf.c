@@ -123,9 +123,10 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(obj, API_F_PORT_SECURITY);
 	const char *allowed = api_get_str(obj, API_F_ALLOWED_MACS, NULL);
 	/* An uplink's learning is bounded by its network's limit only, and
-	 * its floods (a physical network's ARP) are not limited unless asked. */
-	long mac_limit =
-	    api_get_int(obj, API_F_MAC_LIMIT, kind->uplink ? 65536 : API_PORT_MAC_LIMIT);
+	 * its floods (a physical network's ARP) are not limited unless asked.
+	 * The ranges were checked by api_check_params, against api.c's table. */
+	long mac_limit = api_get_int(obj, API_F_MAC_LIMIT,
+				     kind->uplink ? API_PORT_MAC_LIMIT_MAX : API_PORT_MAC_LIMIT);
 	long tx_retries = api_get_int(obj, API_F_TX_RETRIES, API_TX_RETRIES);
 	const cJSON *flood = cJSON_GetObjectItemCaseSensitive(obj, API_F_FLOOD_LIMIT);
 
@@ -149,26 +150,9 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 	}
 	if (allowed != NULL && parse_allowed(allowed, c, what, msg, len) != 0)
 		return field_error(field, API_F_ALLOWED_MACS, API_ERR_INVALID_PARAMS);
-	if (mac_limit < 1 || mac_limit > 65536) {
-		snprintf(msg, len, "%s: mac_limit %ld is out of range; give 1-65536", what,
-			 mac_limit);
-		return field_error(field, API_F_MAC_LIMIT, API_ERR_INVALID_PARAMS);
-	}
 	c->mac_limit = (uint32_t)mac_limit;
-	if (tx_retries < 0 || tx_retries > 64) {
-		snprintf(msg, len, "%s: tx_retries %ld is out of range; give 0-64", what,
-			 tx_retries);
-		return field_error(field, API_F_TX_RETRIES, API_ERR_INVALID_PARAMS);
-	}
 	c->tx_retries = (uint16_t)tx_retries;
 	if (flood != NULL) {
-		if (flood->valuedouble < 0 || flood->valuedouble > 10000000) {
-			snprintf(msg, len,
-				 "%s: flood_limit %.0f is out of range; give 0 (no limit) to "
-				 "10000000 frames per second",
-				 what, flood->valuedouble);
-			return field_error(field, API_F_FLOOD_LIMIT, API_ERR_INVALID_PARAMS);
-		}
 		c->flood_limit = (uint32_t)flood->valuedouble;
 		c->flood_limit_set = true;
 	} else if (kind->uplink) {
@@ -194,8 +178,8 @@ int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	/* Types and unknown fields first, so that the state file is held to
-	 * exactly what the API accepts. */
+	/* Types, unknown fields and ranges first (api.c's table), so that the
+	 * state file is held to exactly what the API accepts. */
 	rc = api_check_params(API_M_PORT_CREATE, obj, msg, len, field);
 	if (rc != 0)
 		return rc;
@@ -265,9 +249,7 @@ int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char
 		c->mac[0] = (c->mac[0] & 0xfc) | 0x02; /* unicast, locally administered */
 	}
 
-	if (validate_mtu(what, mtu, msg, len) != 0)
-		return field_error(field, API_F_MTU, API_ERR_INVALID_PARAMS);
-	c->mtu = (uint16_t)mtu;
+	c->mtu = (uint16_t)mtu; /* in range: api_check_params */
 
 	if (secret != NULL) {
 		if (!(kind->fields & PORT_FIELD_SECRET)) {

@@ -34,8 +34,8 @@ struct port_conf {
 	char type[16];
 	char socket[API_SOCKET_PATH_MAX + 1];
 	char secret[API_SECRET_MAX + 1];
-	char iface[16]; /* IFNAMSIZ */
-	char pci[16];	/* domain:bus:device.function */
+	char iface[API_IFNAME_MAX + 1];
+	char pci[16]; /* domain:bus:device.function */
 	enum port_role role;
 	uint8_t mac[6];
 	uint16_t mtu;

@@ -80,10 +80,29 @@ static void ensure_socket_dir(const char *sock)
 		LOG(NOTICE, "recreated socket directory %s", dir);
 }
 
+/* Where an entry of the file failed, for the log: "<dir>/state.json",
+ * then what msg does not say already: "port "p1"", "field "mtu"". */
+static const char *entry_where(const char *kind, const cJSON *item, const char *field,
+			       const char *msg, char *buf, size_t len)
+{
+	char entry[128], quoted[80] = "";
+	size_t n;
+
+	snprintf(entry, sizeof(entry), "%s \"%s\"", kind, api_get_str(item, API_F_NAME, "?"));
+	if (field != NULL)
+		snprintf(quoted, sizeof(quoted), "\"%s\"", field);
+	n = (size_t)snprintf(buf, len, "%s/%s", state_dir, STATE_FILE);
+	if (n < len && strstr(msg, entry) == NULL)
+		n += (size_t)snprintf(buf + n, len - n, ": %s", entry);
+	if (n < len && quoted[0] != '\0' && strstr(msg, quoted) == NULL)
+		snprintf(buf + n, len - n, ", field %s", quoted);
+	return buf;
+}
+
 int state_restore(void)
 {
 	const cJSON *item, *nets, *ports;
-	char msg[1024];
+	char msg[1024], where[512];
 	const char *field;
 	cJSON *doc;
 	long version;
@@ -126,10 +145,11 @@ int state_restore(void)
 		struct network *n;
 
 		/* As strict as the API: the file is held to what it accepts. */
+		field = NULL;
 		if (net_conf_parse(item, &conf, msg, sizeof(msg), &field) != 0 ||
 		    network_create(&conf, &n, &code, msg, sizeof(msg)) != 0) {
-			LOG(ERR, "restoring network \"%s\": %s", api_get_str(item, API_F_NAME, "?"),
-			    msg);
+			LOG(ERR, "restoring %s: %s",
+			    entry_where("network", item, field, msg, where, sizeof(where)), msg);
 			failed++;
 		}
 	}
@@ -139,6 +159,7 @@ int state_restore(void)
 		struct port *p;
 		bool parsed;
 
+		field = NULL;
 		parsed = port_conf_parse(item, false, &conf, msg, sizeof(msg), &field) == 0;
 		if (parsed) {
 			n = network_find(conf.network);
@@ -155,9 +176,10 @@ int state_restore(void)
 			}
 		}
 		LOG(ERR,
-		    "restoring a port: %s; it is kept as failed (podwirectl port list shows it) "
+		    "restoring %s: %s; it is kept as failed (podwirectl port list shows it) "
 		    "and tried again at the next start: fix the cause and restart podwired, or "
 		    "delete it with podwirectl port del",
+		    entry_where("port", item, parsed ? NULL : field, msg, where, sizeof(where)),
 		    msg);
 		if (port_failed_add(item, parsed ? &conf : NULL, msg) != 0)
 			LOG(ERR, "out of memory keeping the failed port; it may be lost");

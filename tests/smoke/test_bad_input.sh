@@ -209,10 +209,10 @@ refused "broadcast MAC" 'port "x";multicast' \
 	port add x --network net1 --type null --mac ff:ff:ff:ff:ff:ff
 refused "zero MAC" 'port "x";00:00:00:00:00:00' \
 	port add x --network net1 --type null --mac 00:00:00:00:00:00
-refused "MTU 67" 'port "x";MTU 67;68-9000' port add x --network net1 --type null --mtu 67
-refused "MTU 9001" 'port "x";MTU 9001;68-9000' port add x --network net1 --type null --mtu 9001
-refused "VLAN 4095" 'network "netv";4095;1-4094' network add netv --vlan 4095
-refused "VLAN -1" 'network "netv";-1;1-4094' network add netv --vlan -1
+refused "MTU 67" 'port.create;port "x";"mtu" is 67;68-9000 (bytes)' port add x --network net1 --type null --mtu 67
+refused "MTU 9001" 'port "x";"mtu" is 9001;68-9000 (bytes)' port add x --network net1 --type null --mtu 9001
+refused "VLAN 4095" 'network "netv";"vlan" is 4095;0-4094 (VLAN id);0 for none' network add netv --vlan 4095
+refused "VLAN -1" 'network "netv";"vlan" is -1;0-4094 (VLAN id)' network add netv --vlan -1
 refused "unknown port type" 'port "x";unknown type "tap";vhost-user;memif;null' \
 	port add x --network net1 --type tap
 refused "unknown network mode" 'network "netm";mode "hub";bridge;xconnect' \
@@ -240,12 +240,12 @@ refused "port name with a slash" '"bad/name";'"'/'"';[A-Za-z0-9._-]' \
 	port add bad/name --network net1 --type null
 refused "port name with a space" '"bad name";[A-Za-z0-9._-]' \
 	port add "bad name" --network net1 --type null
-refused "port name too long" 'port name;64 bytes;the limit is 63' \
+refused "port name too long" 'port.create;"name" is 64 bytes;the limit is 63' \
 	port add "$NAME64" --network net1 --type null
 refused "port name starting with a dot" '".x";start with a letter or digit' \
 	port add .x --network net1 --type null
 refused "network name with a colon" '"bad:net";'"':'" network add bad:net
-refused "network name too long" 'network name;64 bytes;the limit is 63' network add "$NAME64"
+refused "network name too long" 'network.create;"name" is 64 bytes;the limit is 63' network add "$NAME64"
 refused_raw "empty port name (raw)" -32602 'port name is empty' \
 	"$(req port.create '{"name":"","network":"net1","type":"null"}')"
 

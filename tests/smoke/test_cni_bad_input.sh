@@ -73,7 +73,7 @@ cni ADD pod1 net1 "$T/bad.json"
 cni_err "pod socket path too long" 7 '"podSocketDir" is'
 cni_conf '.mtu = 10000' >"$T/bad.json"
 cni ADD pod1 net1 "$T/bad.json"
-cni_err "MTU out of range" 7 '"mtu": MTU 10000 is out of range; give 68-9000'
+cni_err "MTU out of range" 7 '"mtu" is 10000, it must be 68-9000 (bytes)'
 cni_conf '.socketGroup = "no-such-group-pw"' >"$T/bad.json"
 cni ADD pod1 net1 "$T/bad.json"
 cni_err "unknown socketGroup" 7 'group "no-such-group-pw" does not exist'

@@ -238,7 +238,7 @@ grep -q 'podwired knows physnet2, physnet3' "$T/cni.out" || fail "the error shou
 nothing_of pod3 net1
 jq '.vlan = 4095' "$T/a.json" >"$T/bad.json"
 cni ADD pod3 net1 "$T/bad.json"
-cni_err "VLAN out of range" 7 '"vlan": VLAN id 4095 is out of range'
+cni_err "VLAN out of range" 7 '"vlan" is 4095, it must be 0-4094 (VLAN id)'
 jq '.vlan = "100"' "$T/a.json" >"$T/bad.json"
 cni ADD pod3 net1 "$T/bad.json"
 cni_err "VLAN not a number" 7 '"vlan" must be an integer'

@@ -144,7 +144,7 @@ refused "unknown physnet" 1001 'physnet "physnet9" is not configured;physnet2, p
 	vf.alloc '{"physnet": "physnet9", "owner": "x"}'
 refused "owner missing" -32602 owner vf.alloc '{"physnet": "physnet3"}'
 refused "owner with a space" -32602 "owner" vf.alloc '{"physnet": "physnet3", "owner": "a b"}'
-refused "vlan out of range" -32602 "VLAN id 5000" vf.alloc '{"physnet": "physnet3", "owner": "x", "vlan": 5000}'
+refused "vlan out of range" -32602 '"vlan" is 5000, it must be 0-4094 (VLAN id)' vf.alloc '{"physnet": "physnet3", "owner": "x", "vlan": 5000}'
 refused "multicast mac" -32602 "MAC \"01:00:5e:00:00:01\" is a multicast address" vf.alloc '{"physnet": "physnet3", "owner": "x", "mac": "01:00:5e:00:00:01"}'
 refused "spoof_check not a bool" -32602 spoof_check vf.alloc '{"physnet": "physnet3", "owner": "x", "spoof_check": "yes"}'
 refused "unknown field" -32602 iface vf.alloc '{"physnet": "physnet3", "owner": "x", "iface": "eth0"}'

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of control/api.c: the method table, parameter checks and the
  * JSON-RPC 2.0 message builders. */
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 
@@ -23,8 +24,8 @@ static cJSON *good_value(const struct api_field *f)
 	switch (f->type) {
 	case API_T_STRING:
 		return cJSON_CreateString("x1");
-	case API_T_INT:
-		return cJSON_CreateNumber(100);
+	case API_T_INT: /* within its range */
+		return cJSON_CreateNumber(f->unit != NULL ? (double)f->min : 100);
 	case API_T_BOOL:
 		return cJSON_CreateTrue();
 	default: /* results only: no parameter has these types */
@@ -286,7 +287,9 @@ static void test_params_wrong_type(void)
 		ASSERT_INT_EQ(api_check_params(API_M_PORT_CREATE, p, msg, sizeof(msg), &field),
 			      API_ERR_INVALID_PARAMS);
 		ASSERT_STR_EQ(field, "mtu");
-		ASSERT_CONTAINS(msg, "port.create: field \"mtu\" must be an integer (68-9000");
+		ASSERT_CONTAINS(msg,
+				"port.create: field \"mtu\" must be an integer: 68-9000 (bytes); "
+				"the largest frame payload");
 		cJSON_Delete(p);
 
 		p = cJSON_Parse("{\"name\":\"n\",\"vlan\":10.25}");
@@ -359,6 +362,249 @@ static void test_params_null(void)
 		      API_ERR_INVALID_PARAMS);
 	ASSERT_STR_EQ(field, API_F_NETWORK);
 	cJSON_Delete(jnull);
+}
+
+/* Every integer parameter declares its range and unit; strings with a
+ * bound are lengths in bytes. */
+static void test_ranges_declared(void)
+{
+	int ints = 0, strings = 0;
+
+	for (int m = 0; m < API_METHOD_COUNT; m++) {
+		for (const struct api_field *f = api_methods[m].params; f->name != NULL; f++) {
+			if (f->type == API_T_INT) {
+				unit_check(f->unit != NULL && f->unit[0] != '\0', __LINE__,
+					   __FILE__, "%s \"%s\": an integer without a unit",
+					   api_methods[m].name, f->name);
+				unit_check(f->min <= f->max, __LINE__, __FILE__,
+					   "%s \"%s\": min %ld > max %ld", api_methods[m].name,
+					   f->name, f->min, f->max);
+				ints++;
+			} else if (f->type == API_T_STRING && f->unit != NULL) {
+				ASSERT_STR_EQ(f->unit, "bytes");
+				ASSERT_INT_EQ(f->min, 0);
+				CU_ASSERT(f->max > 0);
+				strings++;
+			} else {
+				unit_check(f->unit == NULL, __LINE__, __FILE__,
+					   "%s \"%s\": a bound on a %s", api_methods[m].name,
+					   f->name, f->type == API_T_BOOL ? "bool" : "result type");
+			}
+		}
+	}
+	/* network.create 3, port.create 4, vf.alloc 1, capture.start 3, trace.add 1 */
+	ASSERT_INT_EQ(ints, 12);
+	CU_ASSERT(strings >= 10);
+
+	/* The bounds are api.h's constants, which other readers share. */
+	ASSERT_INT_EQ(api_param_find(API_M_PORT_CREATE, API_F_MTU)->min, API_MTU_MIN);
+	ASSERT_INT_EQ(api_param_find(API_M_PORT_CREATE, API_F_MTU)->max, API_MTU_MAX);
+	ASSERT_INT_EQ(api_param_find(API_M_NETWORK_CREATE, API_F_VLAN)->max, API_VLAN_MAX);
+	ASSERT_INT_EQ(api_param_find(API_M_VF_ALLOC, API_F_VLAN)->max, API_VLAN_MAX);
+	ASSERT_INT_EQ(api_param_find(API_M_PORT_CREATE, API_F_MAC_LIMIT)->max,
+		      API_PORT_MAC_LIMIT_MAX);
+	ASSERT_INT_EQ(api_param_find(API_M_NETWORK_CREATE, API_F_MAC_LIMIT)->max,
+		      API_NET_MAC_LIMIT_MAX);
+	ASSERT_INT_EQ(api_param_find(API_M_PORT_CREATE, API_F_SOCKET)->max, API_SOCKET_PATH_MAX);
+	/* The defaults lie within their ranges. */
+	ASSERT_INT_EQ(api_field_check_int(api_param_find(API_M_PORT_CREATE, API_F_MTU), "d",
+					  API_MTU_DEFAULT, NULL, 0),
+		      0);
+	ASSERT_INT_EQ(api_field_check_int(api_param_find(API_M_PORT_CREATE, API_F_MAC_LIMIT), "d",
+					  API_PORT_MAC_LIMIT, NULL, 0),
+		      0);
+	ASSERT_INT_EQ(api_field_check_int(api_param_find(API_M_NETWORK_CREATE, API_F_MAC_LIMIT),
+					  "d", API_NET_MAC_LIMIT, NULL, 0),
+		      0);
+	ASSERT_INT_EQ(api_field_check_int(api_param_find(API_M_PORT_CREATE, API_F_FLOOD_LIMIT), "d",
+					  API_FLOOD_LIMIT, NULL, 0),
+		      0);
+	ASSERT_INT_EQ(api_field_check_int(api_param_find(API_M_PORT_CREATE, API_F_TX_RETRIES), "d",
+					  API_TX_RETRIES, NULL, 0),
+		      0);
+}
+
+/* f of method m set to v (with m's other required fields): api_check_params'
+ * verdict, checking that it left params as they were. */
+static int check_one(int m, const struct api_field *f, cJSON *v, char *msg, size_t len,
+		     const char **field)
+{
+	cJSON *p = params_for(m, f->name, false), *before;
+	int rc;
+
+	cJSON_AddItemToObject(p, f->name, v);
+	before = cJSON_Duplicate(p, true);
+	msg[0] = '\0';
+	*field = NULL;
+	rc = api_check_params(m, p, msg, len, field);
+	CU_ASSERT(cJSON_Compare(before, p, true));
+	cJSON_Delete(before);
+	cJSON_Delete(p);
+	return rc;
+}
+
+/* Every integer: min-1 and max+1 refused, naming the field and the range;
+ * min and max taken. */
+static void test_ranges_boundaries(void)
+{
+	char msg[512], want[128];
+	const char *field;
+
+	for (int m = 0; m < API_METHOD_COUNT; m++) {
+		for (const struct api_field *f = api_methods[m].params; f->name != NULL; f++) {
+			const long ok[] = {f->min, f->max}, bad[] = {f->min - 1, f->max + 1};
+			int rc;
+
+			if (f->type != API_T_INT)
+				continue;
+			for (int i = 0; i < 2; i++) {
+				rc = check_one(m, f, cJSON_CreateNumber((double)ok[i]), msg,
+					       sizeof(msg), &field);
+				unit_check(rc == 0, __LINE__, __FILE__, "%s \"%s\" = %ld: %s",
+					   api_methods[m].name, f->name, ok[i], msg);
+			}
+			for (int i = 0; i < 2; i++) {
+				rc = check_one(m, f, cJSON_CreateNumber((double)bad[i]), msg,
+					       sizeof(msg), &field);
+				unit_check(rc == API_ERR_INVALID_PARAMS, __LINE__, __FILE__,
+					   "%s \"%s\" = %ld taken", api_methods[m].name, f->name,
+					   bad[i]);
+				ASSERT_STR_EQ(field, f->name);
+				ASSERT_CONTAINS(msg, api_methods[m].name);
+				snprintf(want, sizeof(want),
+					 "\"%s\" is %ld, it must be %ld-%ld (%s)", f->name, bad[i],
+					 f->min, f->max, f->unit);
+				ASSERT_CONTAINS(msg, want);
+				ASSERT_CONTAINS(msg, f->help);
+			}
+		}
+	}
+	/* Far out: beyond an int, and beyond a long (saturated, not wrapped). */
+	{
+		cJSON *p = cJSON_Parse("{\"name\":\"n\",\"vlan\":4294967296}");
+
+		ASSERT_INT_EQ(api_check_params(API_M_NETWORK_CREATE, p, msg, sizeof(msg), &field),
+			      API_ERR_INVALID_PARAMS);
+		ASSERT_STR_EQ(field, "vlan");
+		cJSON_Delete(p);
+		p = cJSON_Parse("{\"name\":\"n\",\"mac_limit\":-9223372036854775808}");
+		ASSERT_INT_EQ(api_check_params(API_M_NETWORK_CREATE, p, msg, sizeof(msg), &field),
+			      API_ERR_INVALID_PARAMS);
+		ASSERT_STR_EQ(field, "mac_limit");
+		cJSON_Delete(p);
+	}
+}
+
+static void test_ranges_string_lengths(void)
+{
+	char msg[512], want[128], text[2048];
+	const char *field;
+
+	for (int m = 0; m < API_METHOD_COUNT; m++) {
+		for (const struct api_field *f = api_methods[m].params; f->name != NULL; f++) {
+			int rc;
+
+			if (f->type != API_T_STRING || f->unit == NULL)
+				continue;
+			CU_ASSERT_FATAL(f->max + 1 < (long)sizeof(text));
+			memset(text, 'a', (size_t)f->max);
+			text[f->max] = '\0';
+			/* The length alone is checked here; the shape by the
+			 * validators after. */
+			rc = check_one(m, f, cJSON_CreateString(text), msg, sizeof(msg), &field);
+			unit_check(rc == 0, __LINE__, __FILE__, "%s \"%s\" of %ld bytes: %s",
+				   api_methods[m].name, f->name, f->max, msg);
+			text[f->max] = 'a';
+			text[f->max + 1] = '\0';
+			rc = check_one(m, f, cJSON_CreateString(text), msg, sizeof(msg), &field);
+			unit_check(rc == API_ERR_INVALID_PARAMS, __LINE__, __FILE__,
+				   "%s \"%s\" of %ld bytes taken", api_methods[m].name, f->name,
+				   f->max + 1);
+			ASSERT_STR_EQ(field, f->name);
+			snprintf(want, sizeof(want), "\"%s\" is %ld bytes, the limit is %ld",
+				 f->name, f->max + 1, f->max);
+			ASSERT_CONTAINS(msg, want);
+		}
+	}
+}
+
+static void test_ranges_message(void)
+{
+	char msg[512];
+	const char *field;
+	cJSON *p;
+
+	/* The object is named when the request names it. */
+	p = cJSON_Parse("{\"name\":\"x\",\"network\":\"n\",\"type\":\"null\",\"mtu\":70000}");
+	ASSERT_INT_EQ(api_check_params(API_M_PORT_CREATE, p, msg, sizeof(msg), &field),
+		      API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(field, "mtu");
+	ASSERT_STR_EQ(msg, "port.create: port \"x\": \"mtu\" is 70000, it must be 68-9000 (bytes); "
+			   "the largest frame payload (default 1500)");
+	cJSON_Delete(p);
+
+	p = cJSON_Parse("{\"name\":\"n1\",\"flood_limit\":-1}");
+	ASSERT_INT_EQ(api_check_params(API_M_NETWORK_CREATE, p, msg, sizeof(msg), &field),
+		      API_ERR_INVALID_PARAMS);
+	ASSERT_CONTAINS(msg, "network.create: network \"n1\": \"flood_limit\" is -1, it must be "
+			     "0-10000000 (frames/s); ");
+	ASSERT_CONTAINS(msg, "0 for no limit");
+	cJSON_Delete(p);
+
+	/* No name: the method alone. */
+	p = cJSON_Parse("{\"physnet\":\"p\",\"owner\":\"o\",\"vlan\":4095}");
+	ASSERT_INT_EQ(api_check_params(API_M_VF_ALLOC, p, msg, sizeof(msg), &field),
+		      API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(field, "vlan");
+	ASSERT_CONTAINS(msg, "vf.alloc: \"vlan\" is 4095, it must be 0-4094 (VLAN id); ");
+	cJSON_Delete(p);
+
+	p = cJSON_Parse("{\"count\":1001}");
+	ASSERT_INT_EQ(api_check_params(API_M_TRACE_ADD, p, msg, sizeof(msg), &field),
+		      API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(msg, "trace.add: \"count\" is 1001, it must be 1-1000 (frames); frames to "
+			   "record");
+	cJSON_Delete(p);
+
+	/* A name too long is not repeated in the other fields' messages. */
+	p = cJSON_Parse(
+	    "{\"name\":\"a234567890123456789012345678901234567890123456789012345678901234\","
+	    "\"network\":\"n\",\"type\":\"null\",\"tx_retries\":65}");
+	ASSERT_INT_EQ(api_check_params(API_M_PORT_CREATE, p, msg, sizeof(msg), &field),
+		      API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(field, "name");
+	ASSERT_STR_EQ(msg, "port.create: \"name\" is 64 bytes, the limit is 63; characters of "
+			   "[A-Za-z0-9._-]");
+	cJSON_Delete(p);
+
+	/* A required field's hint carries the range. */
+	p = cJSON_CreateObject();
+	ASSERT_INT_EQ(api_check_params(API_M_TRACE_ADD, p, msg, sizeof(msg), &field),
+		      API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(msg, "trace.add: field \"count\" is required: 1-1000 (frames); frames to "
+			   "record");
+	cJSON_Delete(p);
+}
+
+static void test_ranges_lookup(void)
+{
+	const struct api_field *f = api_param_find(API_M_PORT_CREATE, API_F_MAC_LIMIT);
+	char msg[512];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	ASSERT_STR_EQ(f->name, "mac_limit");
+	CU_ASSERT_PTR_NULL(api_param_find(API_M_PORT_CREATE, "macLimit"));
+	CU_ASSERT_PTR_NULL(api_param_find(API_M_SYSTEM_INFO, API_F_NAME));
+	/* A reader's own name for the field in the message. */
+	ASSERT_INT_EQ(api_field_check_int(f, "\"macLimit\"", 1, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(api_field_check_int(f, "\"macLimit\"", 65536, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(api_field_check_int(f, "\"macLimit\"", 0, msg, sizeof(msg)), -ERANGE);
+	ASSERT_CONTAINS(msg, "\"macLimit\" is 0, it must be 1-65536 (MACs); ");
+	ASSERT_INT_EQ(api_field_check_int(f, "\"macLimit\"", 65537, msg, sizeof(msg)), -ERANGE);
+	/* A field without a range takes anything. */
+	ASSERT_INT_EQ(api_field_check_int(api_param_find(API_M_PORT_CREATE, API_F_MAC), "m", -5,
+					  msg, sizeof(msg)),
+		      0);
 }
 
 /* Serialises and parses back, so the test sees what goes on the wire. */
@@ -545,6 +791,11 @@ int main(void)
 	    {"params: wrong type", test_params_wrong_type},
 	    {"params: not an object", test_params_not_object},
 	    {"params: none given", test_params_null},
+	    {"ranges: every integer has one, with a unit", test_ranges_declared},
+	    {"ranges: each bound enforced at the boundary", test_ranges_boundaries},
+	    {"ranges: strings' lengths enforced at the limit", test_ranges_string_lengths},
+	    {"ranges: the message names method, object, field, range, unit", test_ranges_message},
+	    {"ranges: lookup by method and field for other readers", test_ranges_lookup},
 	    {"request shape", test_request_new},
 	    {"result shape", test_result_new},
 	    {"error shape", test_error_new},

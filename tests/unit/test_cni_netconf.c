@@ -255,8 +255,9 @@ static void test_pci_bad(void)
 		   "\"physnet\": physnet name \"phys net\" has character ' '");
 	expect_bad(PCI(",\"physnet\":2"), CNI_ERR_CONFIG, "\"physnet\" must be a string");
 	expect_bad(PCI(PN ",\"vlan\":4095"), CNI_ERR_CONFIG,
-		   "\"vlan\": VLAN id 4095 is out of range; give 1-4094, or 0 for none");
-	expect_bad(PCI(PN ",\"vlan\":-2"), CNI_ERR_CONFIG, "VLAN id -2 is out of range");
+		   "\"vlan\" is 4095, it must be 0-4094 (VLAN id); set on the VF through its PF, "
+		   "0 for none");
+	expect_bad(PCI(PN ",\"vlan\":-2"), CNI_ERR_CONFIG, "\"vlan\" is -2, it must be 0-4094");
 	expect_bad(PCI(PN ",\"vlan\":\"10\""), CNI_ERR_CONFIG, "\"vlan\" must be an integer");
 	expect_bad(PCI(PN ",\"spoofChk\":true"), CNI_ERR_CONFIG,
 		   "\"spoofChk\" is true; give \"on\" or \"off\" (as in sriov-cni)");
@@ -331,10 +332,12 @@ static void test_guards(void)
 	      "\"02:00:00:00:00:04\",\"02:00:00:00:00:05\",\"02:00:00:00:00:06\","
 	      "\"02:00:00:00:00:07\",\"02:00:00:00:00:08\",\"02:00:00:00:00:09\"]"),
 	    CNI_ERR_CONFIG, "\"allowedMacs\" lists more than 8 MACs");
-	expect_bad(G("\"macLimit\":0"), CNI_ERR_CONFIG, "\"macLimit\" is 0; give 1-65536");
+	expect_bad(G("\"macLimit\":0"), CNI_ERR_CONFIG,
+		   "\"macLimit\" is 0, it must be 1-65536 (MACs); MACs the port may have learned");
 	expect_bad(G("\"macLimit\":\"64\""), CNI_ERR_CONFIG, "\"macLimit\"");
 	expect_bad(G("\"floodLimit\":-5"), CNI_ERR_CONFIG,
-		   "\"floodLimit\" is -5; give 0 (no limit) to 10000000");
+		   "\"floodLimit\" is -5, it must be 0-10000000 (frames/s); ");
+	expect_bad(G("\"floodLimit\":-5"), CNI_ERR_CONFIG, "0 for no limit");
 	/* A VF is not on a podwired bridge. */
 	expect_bad(G("\"iftype\":\"pci\",\"physnet\":\"p\",\"macLimit\":5"), CNI_ERR_FIELD,
 		   "\"macLimit\"");
@@ -367,9 +370,12 @@ static void test_bad_fields(void)
 		   "\"mac\": MAC \"02:00:00:00:00\" is not of the form");
 	expect_bad(CONF("\"runtimeConfig\":{\"mac\":\"03:00:00:00:00:01\"}"), CNI_ERR_CONFIG,
 		   "runtimeConfig \"mac\": MAC \"03:00:00:00:00:01\" is a multicast");
-	expect_bad(CONF("\"mtu\":9001"), CNI_ERR_CONFIG, "\"mtu\": MTU 9001 is out of range");
-	expect_bad(CONF("\"mtu\":\"1500\""), CNI_ERR_CONFIG, "\"mtu\" must be an integer");
-	expect_bad(CONF("\"vlan\":4095"), CNI_ERR_CONFIG, "\"vlan\": VLAN id 4095 is out of range");
+	expect_bad(CONF("\"mtu\":9001"), CNI_ERR_CONFIG,
+		   "\"mtu\" is 9001, it must be 68-9000 (bytes); the largest frame payload");
+	expect_bad(CONF("\"mtu\":\"1500\""), CNI_ERR_CONFIG,
+		   "\"mtu\" must be an integer (68-9000 (bytes); ");
+	expect_bad(CONF("\"vlan\":4095"), CNI_ERR_CONFIG,
+		   "\"vlan\" is 4095, it must be 0-4094 (VLAN id); 0 for none");
 	expect_bad(CONF("\"network\":\"a b\""), CNI_ERR_CONFIG,
 		   "\"network\": network name \"a b\"");
 	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"my net\"}", CNI_ERR_CONFIG,
@@ -452,6 +458,65 @@ static void test_verbs_need(void)
 	ASSERT_CONTAINS(err.msg, "needs string \"containerID\" and \"ifname\"");
 }
 
+/* Each integer of the config that is a podwired field under the config's
+ * name, at each bound of the API table's range: the bound taken, one
+ * beyond refused, naming the config's field and the range. */
+static void test_api_ranges(void)
+{
+	static const struct {
+		const char *cni;
+		const char *iftype;
+		enum api_method m;
+		const char *api;
+	} map[] = {
+	    {"mtu", "vhost-user", API_M_PORT_CREATE, API_F_MTU},
+	    {"mtu", "memif", API_M_PORT_CREATE, API_F_MTU},
+	    {"macLimit", "vhost-user", API_M_PORT_CREATE, API_F_MAC_LIMIT},
+	    {"floodLimit", "memif", API_M_PORT_CREATE, API_F_FLOOD_LIMIT},
+	    {"vlan", "vhost-user", API_M_NETWORK_CREATE, API_F_VLAN},
+	    {"vlan", "pci", API_M_VF_ALLOC, API_F_VLAN},
+	};
+	char json[512], want[160];
+	struct cni_error err;
+	struct netconf c;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		const struct api_field *f = api_param_find(map[i].m, map[i].api);
+		const char *extra = strcmp(map[i].iftype, "pci") == 0 ? ",\"physnet\":\"p\"" : "";
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		for (int b = 0; b < 4; b++) {
+			long v = b == 0	  ? f->min - 1
+				 : b == 1 ? f->min
+				 : b == 2 ? f->max
+					  : f->max + 1;
+			long got;
+			int rc;
+
+			snprintf(json, sizeof(json),
+				 "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"%s\"%s,"
+				 "\"%s\":%ld}",
+				 map[i].iftype, extra, map[i].cni, v);
+			rc = parse(json, &env_add, &c, &err);
+			if (b == 1 || b == 2) {
+				unit_check(rc == 0, __LINE__, __FILE__, "%s: %s", json, err.msg);
+				got = strcmp(map[i].cni, "mtu") == 0	    ? c.mtu
+				      : strcmp(map[i].cni, "macLimit") == 0 ? c.mac_limit
+				      : strcmp(map[i].cni, "vlan") == 0	    ? c.vlan
+									    : c.flood_limit;
+				unit_check(got == v, __LINE__, __FILE__, "%s: got %ld", json, got);
+				netconf_free(&c);
+				continue;
+			}
+			unit_check(rc == -1 && err.code == CNI_ERR_CONFIG, __LINE__, __FILE__,
+				   "%s taken", json);
+			snprintf(want, sizeof(want), "\"%s\" is %ld, it must be %ld-%ld (%s)",
+				 map[i].cni, v, f->min, f->max, f->unit);
+			ASSERT_CONTAINS(err.msg, want);
+		}
+	}
+}
+
 static void test_peek_version(void)
 {
 	char v[16];
@@ -476,6 +541,7 @@ int main(void)
 	    {"config: port security and limits", test_guards},
 	    {"config: bad JSON and versions", test_json_and_version},
 	    {"config: bad fields name the field and the fix", test_bad_fields},
+	    {"config: port fields take the API table's ranges", test_api_ranges},
 	    {"config: socketDir length limit 87", test_socket_dir_length},
 	    {"config: CHECK and GC requirements", test_verbs_need},
 	    {"peek version", test_peek_version},
