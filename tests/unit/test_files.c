@@ -124,11 +124,5 @@ int main(void)
 	    {"a directory at the temporary name is an error", test_write_tmp_is_directory},
 	    {NULL, NULL},
 	};
-	int rc;
-
-	if (!unit_tmpdir(tmp, sizeof(tmp)))
-		return 2;
-	rc = unit_run("files", tests);
-	unit_rmtree(tmp);
-	return rc;
+	return unit_run_in_tmpdir("files", tests, tmp, sizeof(tmp));
 }

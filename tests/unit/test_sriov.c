@@ -338,13 +338,5 @@ int main(void)
 	    {"root prefix", test_root_prefix},
 	    {NULL, NULL},
 	};
-	int rc;
-
-	if (!unit_tmpdir(base, sizeof(base))) {
-		perror("mkdtemp");
-		return 2;
-	}
-	rc = unit_run("sriov", tests);
-	unit_rmtree(base);
-	return rc;
+	return unit_run_in_tmpdir("sriov", tests, base, sizeof(base));
 }

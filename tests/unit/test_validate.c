@@ -432,13 +432,5 @@ int main(void)
 	    {"messages fit the buffer", test_message_truncation},
 	    {NULL, NULL},
 	};
-	int rc;
-
-	if (!unit_tmpdir(tmp, sizeof(tmp))) {
-		perror("mkdtemp");
-		return 2;
-	}
-	rc = unit_run("validate", tests);
-	unit_rmtree(tmp);
-	return rc;
+	return unit_run_in_tmpdir("validate", tests, tmp, sizeof(tmp));
 }

@@ -7,6 +7,7 @@
 #ifndef PODWIRE_UNIT_H
 #define PODWIRE_UNIT_H
 
+#include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -121,6 +122,24 @@ static inline void unit_rmtree(const char *path)
 {
 	if (path != NULL && path[0] != '\0')
 		nftw(path, unit_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* unit_run in a fresh temp directory (dir, of len bytes, gets its path
+ * for the tests to use), removed afterwards whatever the result. 2 when
+ * it cannot be made. */
+static inline int unit_run_in_tmpdir(const char *suite, const struct unit_test *tests, char *dir,
+				     size_t len)
+{
+	int rc;
+
+	if (!unit_tmpdir(dir, len)) {
+		fprintf(stderr, "%s: cannot make a temp directory: %s\n", suite, strerror(errno));
+		return 2;
+	}
+	rc = unit_run(suite, tests);
+	unit_rmtree(dir);
+	dir[0] = '\0';
+	return rc;
 }
 
 #endif
