@@ -4,6 +4,9 @@
  * write hook): --physnets, discovery, allocation until exhaustion, release,
  * persistence across a restart, and that a failed request changes nothing. */
 #include <errno.h>
+#include <stdio.h>
+
+#include <rte_log.h>
 
 #include <cjson/cJSON.h>
 
@@ -41,13 +44,16 @@ static int config_fake(const char *pf, int vf, const struct sriov_vf_conf *c, ch
 	return config_rc;
 }
 
+/* What sriov/ logs (the podwire.sriov rte_log type), kept to be read. */
 static char logged[8192];
 
-static void log_capture(int level, const char *text)
+static ssize_t log_capture(void *cookie, const char *buf, size_t size)
 {
 	size_t n = strlen(logged);
 
-	snprintf(logged + n, sizeof(logged) - n, "%s%s\n", level == 0 ? "W: " : "N: ", text);
+	(void)cookie;
+	snprintf(logged + n, sizeof(logged) - n, "%.*s", (int)size, buf);
+	return (ssize_t)size;
 }
 
 /* A fresh tree and state dir; the pool configured with spec. */
@@ -65,7 +71,6 @@ static void setup(struct fk_opts o, const char *spec)
 	sriov_set_write_hook(hook);
 	sriov_set_timeout_ms(100);
 	vf_pool_set_config_fn(config_fake);
-	vf_pool_set_log(log_capture);
 	config_rc = -ENODEV; /* PFs of the fake tree have no kernel netdev */
 	config_calls = 0;
 	logged[0] = '\0';
@@ -586,13 +591,19 @@ int main(void)
 	    {"state not saved: alloc undone", test_state_unwritable},
 	    {NULL, NULL},
 	};
+	FILE *log = fopencookie(NULL, "w", (cookie_io_functions_t){.write = log_capture});
 	int rc;
 
-	if (!unit_tmpdir(base, sizeof(base))) {
+	if (!unit_tmpdir(base, sizeof(base)) || log == NULL) {
 		perror("mkdtemp");
 		return 2;
 	}
+	/* Unbuffered: each line is in logged once rte_log returns. */
+	setvbuf(log, NULL, _IONBF, 0);
+	rte_openlog_stream(log);
 	rc = unit_run("vf_pool", tests);
+	rte_openlog_stream(NULL);
+	fclose(log);
 	vf_pool_fini();
 	unit_rmtree(base);
 	return rc;
