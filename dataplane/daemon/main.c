@@ -15,8 +15,6 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_lcore.h>
-#include <rte_mbuf.h>
 
 #include "api/registry.h"
 #include "core/config.h"
