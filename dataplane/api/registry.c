@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/registry.h"
+#include "core/notify.h"
 
 static struct {
 	api_handler_fn fn;
@@ -74,15 +75,7 @@ cJSON *api_refuse(struct api_err *err, int code, const char *field)
 	return NULL;
 }
 
-static void (*after_fn)(void);
-
-void api_set_after_request(void (*fn)(void))
-{
-	after_fn = fn;
-}
-
 void api_after_request(void)
 {
-	if (after_fn != NULL)
-		after_fn();
+	notify_publish(NOTIFY_API_REQUEST_DONE, NULL);
 }

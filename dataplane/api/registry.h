@@ -51,11 +51,11 @@ void api_unregister(enum api_method m);
 		api_register(API_M_##method, fn, __FILE__);                                        \
 	}
 
-/* fn is called after every request's handler, success or not, before the
- * answer is sent (NULL: none): for what mirrors the model, e.g. the CDI
- * spec files, so that a client reading them after an answer sees them
- * current and a refused request (rolled back) leaves them as they were. */
-void api_set_after_request(void (*fn)(void));
+/* For the server: after every request's handler, success or not, before
+ * the answer is sent. Publishes NOTIFY_API_REQUEST_DONE (core/notify.h)
+ * for what mirrors the model, e.g. the CDI spec files, so that a client
+ * reading them after an answer sees them current and a refused request
+ * (rolled back) leaves them as they were. */
 void api_after_request(void);
 
 /* The handler of m, NULL when none is registered. */

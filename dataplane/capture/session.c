@@ -31,6 +31,7 @@
 #include "capture/pcapng.h"
 #include "core/loop.h"
 #include "core/log.h"
+#include "core/module.h"
 #include "datapath/worker.h"
 #include "model/network.h"
 
@@ -498,3 +499,24 @@ cJSON *capture_list_json(void)
 	}
 	return a;
 }
+
+/* The "capture" module: nothing to start. At a stop, before the ports and
+ * the workers go, each capture ends as when its duration is reached: the
+ * workers stop copying, its statistics go out as far as the client's
+ * socket takes them now, and its rings and pools are freed. */
+static void capture_fini(void)
+{
+	struct capture *c;
+
+	pthread_mutex_lock(&ctl_lock);
+	while ((c = TAILQ_FIRST(&captures)) != NULL) {
+		if (c->state == CAP_RUNNING)
+			finish(c, "podwired stopped");
+		if (flush(c) != 0)
+			LOG(DEBUG, "capture %d: its client went away", c->id);
+		capture_end(c);
+	}
+	pthread_mutex_unlock(&ctl_lock);
+}
+
+PW_MODULE(capture, NULL, capture_fini, "model");

@@ -10,13 +10,15 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "api/registry.h"
 #include "cdi/cdi.h"
 #include "cdi/spec.h"
+#include "core/config.h"
 #include "core/log.h"
+#include "core/loop.h"
+#include "core/module.h"
+#include "core/notify.h"
 #include "files.h"
 #include "model/port.h"
-#include "model/state.h"
 #include "sriov/vf_pool.h"
 #include "validate.h"
 
@@ -32,13 +34,17 @@ static bool synced; /* a first sync also removes files a crash left */
  * start-up step) that changed it, once, as it finally stands. */
 static bool dirty;
 
-static void mark_dirty(void)
+static void mark_dirty(const void *arg, void *ctx)
 {
+	(void)arg;
+	(void)ctx;
 	dirty = true;
 }
 
-static void flush(void)
+static void flush(const void *arg, void *ctx)
 {
+	(void)arg;
+	(void)ctx;
 	if (dirty) {
 		dirty = false;
 		cdi_sync();
@@ -194,36 +200,77 @@ static void remove_stale_temps(void)
 		closedir(d);
 }
 
-void cdi_start(const char *dir, const char *root)
+/* What changes the devices: the specs are rebuilt once the request (or
+ * the start-up step) that changed them is done. */
+static const enum notify_event marks[] = {NOTIFY_PORT_CREATED, NOTIFY_PORT_DELETED,
+					  NOTIFY_STATE_SAVED, NOTIFY_VF_POOL_CHANGED};
+
+static void unsubscribe(void)
+{
+	for (unsigned int i = 0; i < RTE_DIM(marks); i++)
+		notify_unsubscribe(marks[i], mark_dirty, NULL);
+	notify_unsubscribe(NOTIFY_API_REQUEST_DONE, flush, NULL);
+}
+
+int cdi_start(const char *dir, const char *root)
 {
 	snprintf(cdi_dir, sizeof(cdi_dir), "%s", dir);
 	snprintf(dev_root, sizeof(dev_root), "%s", root);
 	if (cdi_dir[0] == '\0') {
 		LOG(NOTICE, "no CDI directory: no CDI specs are written");
-		return;
+		return 0;
 	}
 	remove_stale_temps();
+	for (unsigned int i = 0; i < RTE_DIM(marks); i++)
+		if (notify_subscribe(marks[i], mark_dirty, NULL) != 0) {
+			unsubscribe();
+			LOG(ERR, "out of memory subscribing to the model's changes; CDI specs "
+				 "are not written");
+			return -ENOMEM;
+		}
+	if (notify_subscribe(NOTIFY_API_REQUEST_DONE, flush, NULL) != 0) {
+		unsubscribe();
+		LOG(ERR, "out of memory subscribing to the API's requests; CDI specs are not "
+			 "written");
+		return -ENOMEM;
+	}
 	started = true;
 	cdi_sync();
-	state_set_observer(mark_dirty);
-	vf_pool_set_observer(mark_dirty);
-	api_set_after_request(flush);
 	LOG(NOTICE, "CDI specs in %s (%s/%s, %s/%s, %s/%s)", cdi_dir, CDI_VENDOR, classes[0],
 	    CDI_VENDOR, classes[1], CDI_VENDOR, classes[2]);
+	return 0;
 }
 
 void cdi_stop(void)
 {
 	if (cdi_dir[0] == '\0' || !started)
 		return;
-	state_set_observer(NULL);
-	vf_pool_set_observer(NULL);
-	api_set_after_request(NULL);
+	unsubscribe();
 	for (int k = 0; k < CDI_KIND_COUNT; k++)
 		remove_file(k);
 	started = false;
 	synced = false;
 }
+
+static int cdi_init(void)
+{
+	int rc;
+
+	pthread_mutex_lock(&ctl_lock);
+	rc = cdi_start(pw_cfg.cdi_dir, pw_cfg.dev_root);
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
+}
+
+static void cdi_fini(void)
+{
+	pthread_mutex_lock(&ctl_lock);
+	cdi_stop();
+	pthread_mutex_unlock(&ctl_lock);
+}
+
+/* The specs list the model's ports and the pools' VFs, both restored. */
+PW_MODULE(cdi, cdi_init, cdi_fini, "model", "sriov");
 
 /* One row per device: its qualified name, kind, file and environment. */
 static void list_devices(cJSON *out, const cJSON *doc, const char *file)

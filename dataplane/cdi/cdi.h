@@ -13,8 +13,10 @@
 /* Starts keeping the specs in dir ("" : none are written, cdi.list still
  * answers); dev_root is where the host's device nodes are. Removes the
  * temporary files a crash left, writes the specs, and from now on
- * rewrites them after every change of ports or VFs. */
-void cdi_start(const char *dir, const char *dev_root);
+ * rewrites them after every change of ports or VFs (NOTIFY_* events, see
+ * core/notify.h), once per API request. 0, or -ENOMEM (logged). The "cdi"
+ * module (core/module.h) starts it with --cdi-dir and --dev-root. */
+int cdi_start(const char *dir, const char *dev_root);
 
 /* Rebuilds the specs and writes those that changed. */
 void cdi_sync(void);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The daemon's parts that other files call: the control loop and its
- * lock, start-up checks, telemetry. */
+/* The daemon's parts that other files call: the control loop, start-up
+ * checks, options. (Telemetry is a module: core/module.h.) */
 #ifndef PODWIRE_DAEMON_DAEMON_H
 #define PODWIRE_DAEMON_DAEMON_H
 
@@ -21,9 +21,5 @@ void raise_fd_limit(void);
 /* Parses argv (and --config FILE) into cfg. Returns 0, 1 when the program
  * should exit 0 (--help, --version), or -EINVAL with a message printed. */
 int options_parse(int argc, char **argv, struct pw_config *cfg);
-
-void telemetry_init(void);
-/* Points sriov/'s log and port lookup at the daemon's. */
-void sriov_hooks_install(void);
 
 #endif

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* podwired: start-up, EAL, workers, and shutdown. */
+/* podwired: options, checks, EAL, then the modules (core/module.h) in
+ * the order their needs give, the control loop, and the modules stopped
+ * in reverse. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,23 +15,14 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_lcore.h>
-#include <rte_mbuf.h>
 
 #include "api/registry.h"
-#include "cdi/cdi.h"
 #include "core/config.h"
-#include "daemon/daemon.h"
-#include "core/loop.h"
 #include "core/log.h"
-#include "datapath/forward.h"
-#include "datapath/stats.h"
-#include "datapath/worker.h"
+#include "core/loop.h"
+#include "core/module.h"
+#include "daemon/daemon.h"
 #include "model/port.h"
-#include "model/state.h"
-#include "observe/metrics.h"
-#include "ports/memif/config.h"
-#include "sriov/vf_api.h"
 
 /* The DPDK file prefix follows the socket, so instances never collide. */
 static int eal_start(const char *prog)
@@ -89,64 +82,35 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-static void shutdown_all(void)
+/* EAL goes last, after every module stopped; DPDK leaves its runtime dir
+ * (config, telemetry socket) behind. */
+static void eal_stop(void)
 {
 	char rundir[PATH_MAX];
 
-	/* Its thread reads the model under ctl_lock: it goes first. */
-	metrics_stop();
-	pthread_mutex_lock(&ctl_lock);
-	/* Ports go while the workers still run: the empty view is published
-	 * and its grace period waits on their quiescent reports. The state
-	 * file keeps the ports for the next start. */
-	port_destroy_all();
-	pthread_mutex_unlock(&ctl_lock);
-	workers_stop();
-	view_fini();
-	l2_bridge_fini();
-	stats_fini();
-	rte_mempool_free(pw_mbuf_pool);
-	/* DPDK leaves its runtime dir (config, telemetry socket) behind. */
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	remove_dir(rundir);
 }
 
-/* The registries filled by constructors: a kind or handler that did not
- * make it in is a build mistake, caught before anything starts. */
+/* The registries filled by constructors: a kind, handler or module that
+ * did not make it in (or a module needing one that did not) is a build
+ * mistake, caught before anything starts. */
 static int check_registries(void)
 {
-	char msg[512];
+	char msg[1024];
 
-	if (port_kinds_check(msg, sizeof(msg)) != 0 || api_registry_check(msg, sizeof(msg)) != 0) {
+	if (port_kinds_check(msg, sizeof(msg)) != 0 || api_registry_check(msg, sizeof(msg)) != 0 ||
+	    module_check(msg, sizeof(msg)) != 0) {
 		fprintf(stderr, "podwired: %s\n", msg);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int datapath_start(void)
-{
-	pw_mbuf_pool = rte_pktmbuf_pool_create("pw_mbufs", pw_cfg.mbufs, 256, 0,
-					       RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (pw_mbuf_pool == NULL) {
-		fprintf(stderr, "podwired: cannot allocate %u mbufs: %s; reserve more hugepages\n",
-			pw_cfg.mbufs, rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
-	if (stats_init(pw_cfg.n_worker_cores) != 0 || view_init(pw_cfg.n_worker_cores) != 0 ||
-	    l2_bridge_init(pw_cfg.mac_capacity) != 0 ||
-	    workers_start(pw_cfg.worker_cores, pw_cfg.n_worker_cores, pw_mbuf_pool) != 0) {
-		fprintf(stderr, "podwired: cannot start the datapath: out of hugepage memory or a "
-				"worker core is busy\n");
-		workers_stop();
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
+	char msg[1024];
 	sigset_t set;
 	int rc;
 
@@ -167,51 +131,34 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	/* Blocked before EAL makes threads, so only signalfd sees them. */
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* These checks and EAL stay here, not in modules: modules start once
+	 * EAL runs, and these decide whether it may (free hugepages, no other
+	 * podwired on this socket or state dir) and make it run. */
 	if (check_hugepages() != 0 || check_single_instance() != 0)
 		return 1;
 	if (eal_start(argv[0]) != 0)
 		return 1;
-	/* options_parse checked the name: this cannot fail. */
+	/* options_parse checked the name: this cannot fail. Before any
+	 * module, so that their first lines obey it. */
 	pw_log_set_level(pw_cfg.log_level);
-	memif_cfg.backoff_max_ms = pw_cfg.memif_backoff_max_ms;
-	memif_cfg.peer_max_bytes = (uint64_t)pw_cfg.memif_peer_memory_mb << 20;
-	memif_cfg.total_max_bytes = (uint64_t)pw_cfg.memif_total_memory_mb << 20;
-	port_set_socket_group(pw_cfg.socket_gid);
 	pw_start_time = time(NULL);
-	if (datapath_start() != 0) {
-		rte_eal_cleanup();
-		return 1;
-	}
+	/* The loop before the modules: port kinds watch their sockets from
+	 * the first port the model restores. */
 	if (loop_init() != 0) {
 		fprintf(stderr, "podwired: cannot create the control loop: %s\n", strerror(errno));
-		return 1;
-	}
-	housekeeping();
-	pthread_mutex_lock(&ctl_lock);
-	state_set_dir(pw_cfg.state_dir);
-	if (state_restore() == -EBADMSG) {
-		pthread_mutex_unlock(&ctl_lock);
-		fprintf(stderr, "podwired: cannot restore %s/state.json; see the log above\n",
-			pw_cfg.state_dir);
-		shutdown_all();
+		eal_stop();
 		release_instance_lock();
 		return 1;
 	}
-	sriov_hooks_install();
-	vf_api_restore(pw_cfg.state_dir);
-	cdi_start(pw_cfg.cdi_dir, pw_cfg.dev_root);
-	pthread_mutex_unlock(&ctl_lock);
-	telemetry_init();
-	if (pw_cfg.metrics[0] != '\0' && metrics_start(pw_cfg.metrics) != 0) {
-		shutdown_all();
+	/* Each module said why it could not start; those before it stopped. */
+	if (module_start_all(msg, sizeof(msg)) != 0) {
+		eal_stop();
 		release_instance_lock();
 		return 1;
 	}
 	rc = control_loop();
-	pthread_mutex_lock(&ctl_lock);
-	cdi_stop();
-	pthread_mutex_unlock(&ctl_lock);
-	shutdown_all();
+	module_stop_all();
+	eal_stop();
 	release_instance_lock();
 	return rc == 0 ? 0 : 1;
 }

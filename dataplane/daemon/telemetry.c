@@ -14,6 +14,7 @@
 #include <rte_telemetry.h>
 
 #include "core/loop.h"
+#include "core/module.h"
 #include "daemon/daemon.h"
 #include "datapath/stats.h"
 #include "model/port.h"
@@ -94,7 +95,10 @@ static int tel_port_stats(const char *cmd, const char *params, struct rte_tel_da
 	return 0;
 }
 
-void telemetry_init(void)
+/* The "telemetry" module. DPDK's telemetry thread, up since EAL, may call
+ * these at once: they read the model under ctl_lock. DPDK cannot forget a
+ * command; ports gone leave them answering with none. */
+static int telemetry_init(void)
 {
 	rte_telemetry_register_cmd(
 	    "/podwire/ports", tel_ports,
@@ -102,4 +106,7 @@ void telemetry_init(void)
 	    "more). Parameters: int FROM, default 0");
 	rte_telemetry_register_cmd("/podwire/port_stats", tel_port_stats,
 				   "Returns a port's counters. Parameters: port name");
+	return 0;
 }
+
+PW_MODULE(telemetry, telemetry_init, NULL, "model");

@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 
 #include "core/log.h"
+#include "core/notify.h"
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
@@ -353,6 +354,7 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	view_publish(v);
 	PORT_LOG(p, INFO, "%s, created on network \"%s\", worker %u", conf->type, net->name,
 		 p->worker);
+	notify_publish(NOTIFY_PORT_CREATED, p);
 	*out = p;
 	return 0;
 }
@@ -391,6 +393,7 @@ int port_destroy(struct port *p, char *msg, size_t len)
 	/* After this no worker holds p: safe to tear the kind down. */
 	view_publish(v);
 	p->deleting = true;
+	notify_publish(NOTIFY_PORT_DELETED, p);
 	port_free(p);
 	return 0;
 }
@@ -400,7 +403,9 @@ void port_destroy_all(void)
 	struct port *p;
 
 	view_publish_empty();
-	while ((p = TAILQ_FIRST(&port_all)) != NULL)
+	while ((p = TAILQ_FIRST(&port_all)) != NULL) {
+		notify_publish(NOTIFY_PORT_DELETED, p);
 		port_free(p);
+	}
 	port_failed_delete_all();
 }

@@ -103,15 +103,17 @@ struct port *port_by_pci(const char *pci);
 
 /*
  * Creates a port from conf on net: validates, makes the kind's state,
- * registers it and publishes a new view. On failure nothing is left behind
- * and *code/msg say why (API error code).
+ * registers it, publishes a new view, then NOTIFY_PORT_CREATED (core/
+ * notify.h). On failure nothing is left behind and *code/msg say why (API
+ * error code).
  */
 int port_create(const struct port_conf *conf, struct network *net, struct port **out, int *code,
 		char *msg, size_t len);
 /*
- * Removes the port from the datapath, waits for workers, then frees it.
- * -ENOMEM when the view without it cannot be built: the port then stays
- * exactly as it was (workers may still poll it), and msg says so.
+ * Removes the port from the datapath, waits for workers, publishes
+ * NOTIFY_PORT_DELETED (the port still whole), then frees it. -ENOMEM when the view without it
+ * cannot be built: the port then stays exactly as it was (workers may still poll it), and msg says
+ * so.
  */
 int port_destroy(struct port *p, char *msg, size_t len);
 /* Sets p's datapath guards (port security, limits, retries) from its
@@ -123,7 +125,8 @@ uint32_t port_flood_limit(const struct port *p);
 /* Control thread, now and then: the first time p's flood limit drops
  * frames, one log line says so and names the option. */
 void port_flood_limit_note(struct port *p);
-/* At shutdown: publishes the empty view, then frees every port. */
+/* At shutdown: publishes the empty view, then frees every port (each
+ * with NOTIFY_PORT_DELETED). */
 void port_destroy_all(void);
 
 /* Server role: removes a socket file no process listens on (left by a

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/log.h"
+#include "core/notify.h"
 #include "files.h"
 #include "model/network.h"
 #include "model/port_conf.h"
@@ -24,12 +25,6 @@ PW_LOG_TYPE("state");
 #define STATE_VERSION 2
 
 static char state_dir[256];
-static void (*observer)(void);
-
-void state_set_observer(void (*fn)(void))
-{
-	observer = fn;
-}
 
 void state_set_dir(const char *dir)
 {
@@ -60,8 +55,7 @@ int state_save(char *msg, size_t len)
 		LOG(ERR, "%s", msg);
 	cJSON_Delete(doc);
 	/* Called after every change, saved or not: the model changed. */
-	if (observer != NULL)
-		observer();
+	notify_publish(NOTIFY_STATE_SAVED, NULL);
 	return rc;
 }
 

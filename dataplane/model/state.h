@@ -6,16 +6,15 @@
 
 #include <stddef.h>
 
-/* Saves networks and ports under dir; logs and fills msg on failure. */
+/* Saves networks and ports under dir; logs and fills msg on failure.
+ * Publishes NOTIFY_STATE_SAVED (core/notify.h) either way: the model
+ * changed. */
 int state_save(char *msg, size_t len);
 /* Recreates networks and ports from the state dir: 0; -EIO when some
  * could not be (logged, the rest restored); -EBADMSG when the file cannot
  * be read or is of a newer version (nothing restored: podwired must not
  * start and overwrite it). */
 int state_restore(void);
-/* fn is called after every change of networks and ports (each
- * state_save), for what mirrors them (CDI specs). NULL: none. */
-void state_set_observer(void (*fn)(void));
 /* Where state.json lives (set once at start-up). */
 void state_set_dir(const char *dir);
 

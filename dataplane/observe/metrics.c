@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "core/loop.h"
 #include "core/log.h"
+#include "core/module.h"
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
@@ -389,3 +390,15 @@ void metrics_stop(void)
 		MHD_stop_daemon(mhd);
 	mhd = NULL;
 }
+
+/* The "metrics" module: --metrics ADDR:PORT, or nothing. */
+static int metrics_init(void)
+{
+	return pw_cfg.metrics[0] != '\0' ? metrics_start(pw_cfg.metrics) : 0;
+}
+
+/* Its thread reads the model and the pools under ctl_lock: it starts once
+ * they are restored, and stops (the fini of those that started later run
+ * first) before the ports go. metrics_stop waits for that thread, so it
+ * runs without ctl_lock. */
+PW_MODULE(metrics, metrics_init, metrics_stop, "model", "sriov");

@@ -1,27 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vf.list, vf.alloc, vf.release: the SR-IOV VF pools (vf_pool.c) over the
  * API. Validation happens here; vf_pool changes nothing when it fails.
- * No DPDK: messages go through vf_pool's log function, which the daemon
- * points at its log. */
+ * And the "sriov" module (core/module.h), which restores the allocations.
+ * No DPDK, no model: what holds a VF is asked of the others
+ * (NOTIFY_PCI_USER, core/notify.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/registry.h"
-#include "sriov/vf_api.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/loop.h"
+#include "core/module.h"
+#include "core/notify.h"
 #include "sriov/vf_pool.h"
 #include "validate.h"
 
-static vf_api_user_fn user_of;
+PW_LOG_TYPE("sriov");
 
-void vf_api_set_user_lookup(vf_api_user_fn fn)
+/* Re-reads the VF allocations saved under the state dir (vfs.json) and
+ * logs the pools; the pools themselves were found by options_parse. */
+static int sriov_init(void)
 {
-	user_of = fn;
-}
-
-void vf_api_restore(const char *state_dir)
-{
-	vf_pool_restore(state_dir);
+	pthread_mutex_lock(&ctl_lock);
+	vf_pool_restore(pw_cfg.state_dir);
 	vf_pool_refresh();
 	for (unsigned int i = 0; i < vf_pool_physnet_count(); i++) {
 		const struct vf_physnet *p = vf_pool_physnet(i);
@@ -30,10 +33,16 @@ void vf_api_restore(const char *state_dir)
 		for (unsigned int j = 0; j < vf_pool_entry_count(); j++)
 			if (vf_pool_entry(j)->physnet == i)
 				n[vf_pool_entry(j)->state]++;
-		vf_pool_log(1, "physnet %s: %u PF(s), %u VF(s) free, %u used, %u unavailable",
-			    p->name, p->n_pfs, n[VF_FREE], n[VF_USED], n[VF_UNAVAILABLE]);
+		LOG(NOTICE, "physnet %s: %u PF(s), %u VF(s) free, %u used, %u unavailable", p->name,
+		    p->n_pfs, n[VF_FREE], n[VF_USED], n[VF_UNAVAILABLE]);
 	}
+	pthread_mutex_unlock(&ctl_lock);
+	return 0;
 }
+
+/* After the model, which answers NOTIFY_PCI_USER for the pci ports that
+ * hold a VF (and came before the pools at every start so far). */
+PW_MODULE(sriov, sriov_init, NULL, "model");
 
 static cJSON *vf_json(const struct vf_entry *e)
 {
@@ -212,8 +221,8 @@ static cJSON *h_vf_alloc(const cJSON *params, struct api_err *err)
 		*field = rc == -ENOENT || rc == -ENOSPC ? API_F_PHYSNET : NULL;
 		return NULL;
 	}
-	vf_pool_log(1, "VF %s (PF %s VF %d, physnet %s) bound to vfio-pci for %s; %s", e->vf.pci,
-		    e->vf.pf, e->vf.vf_index, physnet, owner, e->vf_config);
+	LOG(NOTICE, "VF %s (PF %s VF %d, physnet %s) bound to vfio-pci for %s; %s", e->vf.pci,
+	    e->vf.pf, e->vf.vf_index, physnet, owner, e->vf_config);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, API_F_PCI, e->vf.pci);
 	cJSON_AddStringToObject(o, API_R_PF, e->vf.pf);
@@ -244,8 +253,8 @@ static void released_json(const struct vf_entry *e, void *arg)
 	cJSON_AddStringToObject(o, API_F_OWNER, e->owner);
 	cJSON_AddStringToObject(o, API_R_DRIVER, e->vf.driver);
 	cJSON_AddItemToArray(arg, o);
-	vf_pool_log(1, "VF %s released by %s, back on %s", e->vf.pci, e->owner,
-		    e->vf.driver[0] ? e->vf.driver : "no driver");
+	LOG(NOTICE, "VF %s released by %s, back on %s", e->vf.pci, e->owner,
+	    e->vf.driver[0] ? e->vf.driver : "no driver");
 }
 
 static cJSON *h_vf_release(const cJSON *params, struct api_err *err)
@@ -285,7 +294,9 @@ static cJSON *h_vf_release(const cJSON *params, struct api_err *err)
 		if (e->state != VF_USED ||
 		    (pci != NULL ? strcmp(e->vf.pci, pci) : strcmp(e->owner, owner)) != 0)
 			continue;
-		user = user_of != NULL ? user_of(e->vf.pci) : NULL;
+		user = NULL;
+		notify_publish(NOTIFY_PCI_USER,
+			       &(struct notify_pci_user){.pci = e->vf.pci, .user = &user});
 		if (user != NULL)
 			return api_fail(err, API_ERR_IN_USE, pci ? API_F_PCI : API_F_OWNER,
 					"VF %s is used by port \"%s\"; delete the port first "

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* VF pools per physnet; see vf_pool.h. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +8,15 @@
 #include <cjson/cJSON.h>
 
 #include "api.h"
+#include "core/log.h"
+#include "core/notify.h"
 #include "files.h"
 #include "sriov/vf_pool.h"
 #include "validate.h"
 
 #define VF_STATE_VERSION 1
+
+PW_LOG_TYPE("sriov");
 
 static struct vf_physnet physnets[VF_POOL_MAX_PHYSNETS];
 static unsigned int n_physnets;
@@ -21,39 +24,11 @@ static struct vf_entry *entries;
 static unsigned int n_entries;
 static char state_dir[256];
 
-static void log_stderr(int level, const char *text)
-{
-	fprintf(stderr, "podwired: sriov: %s%s\n", level == 0 ? "warning: " : "", text);
-}
-
-static vf_pool_log_fn log_fn = log_stderr;
 static vf_pool_config_fn config_fn = sriov_nl_set_vf;
-static void (*changed_fn)(void);
-
-void vf_pool_set_observer(void (*fn)(void))
-{
-	changed_fn = fn;
-}
-
-void vf_pool_set_log(vf_pool_log_fn fn)
-{
-	log_fn = fn != NULL ? fn : log_stderr;
-}
 
 void vf_pool_set_config_fn(vf_pool_config_fn fn)
 {
 	config_fn = fn != NULL ? fn : sriov_nl_set_vf;
-}
-
-void vf_pool_log(int level, const char *fmt, ...)
-{
-	char text[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	log_fn(level, text);
 }
 
 const char *vf_state_name(enum vf_state s)
@@ -394,8 +369,7 @@ static int save(char *msg, size_t len)
 	rc = state_file_write(state_dir, VF_POOL_FILE, doc, msg, len);
 	cJSON_Delete(doc);
 	/* Every change of an allocation is saved: this is where it is told. */
-	if (changed_fn != NULL)
-		changed_fn();
+	notify_publish(NOTIFY_VF_POOL_CHANGED, NULL);
 	return rc;
 }
 
@@ -462,34 +436,33 @@ static bool restore_record(const char *file, const cJSON *o)
 	    orig == NULL || strlen(orig) >= SRIOV_DRV_LEN || !record_conf(o, &conf)) {
 		char *text = cJSON_PrintUnformatted(o);
 
-		vf_pool_log(0, "%s: dropping a malformed record %s", file, text ? text : "?");
+		LOG(WARNING, "%s: dropping a malformed record %s", file, text ? text : "?");
 		free(text);
 		return false;
 	}
 	e = find_pci(pci);
 	if (e == NULL) {
-		vf_pool_log(
-		    0,
+		LOG(WARNING,
 		    "%s: VF %s (owner %s) is in no physnet of --physnets now; forgetting its "
 		    "allocation (its driver is left as it is)",
 		    file, pci, owner);
 		return false;
 	}
 	if (e->state == VF_USED) {
-		vf_pool_log(0,
-			    "%s: VF %s is listed twice; keeping it for owner %s, dropping owner %s",
-			    file, pci, e->owner, owner);
+		LOG(WARNING,
+		    "%s: VF %s is listed twice; keeping it for owner %s, dropping owner %s", file,
+		    pci, e->owner, owner);
 		return false;
 	}
 	if (physnet == NULL || strcmp(physnet, physnets[e->physnet].name) != 0)
-		vf_pool_log(1, "%s: VF %s was allocated in physnet %s, now in physnet %s", file,
-			    pci, physnet ? physnet : "?", physnets[e->physnet].name);
+		LOG(NOTICE, "%s: VF %s was allocated in physnet %s, now in physnet %s", file, pci,
+		    physnet ? physnet : "?", physnets[e->physnet].name);
 	sriov_vf_refresh(&e->vf);
 	if (strcmp(e->vf.driver, SRIOV_VFIO) != 0) {
-		vf_pool_log(0,
-			    "%s: VF %s was allocated to %s but is now bound to %s, not vfio-pci (a "
-			    "reboot, or someone rebound it); releasing the allocation",
-			    file, pci, owner, e->vf.driver[0] ? e->vf.driver : "no driver");
+		LOG(WARNING,
+		    "%s: VF %s was allocated to %s but is now bound to %s, not vfio-pci (a "
+		    "reboot, or someone rebound it); releasing the allocation",
+		    file, pci, owner, e->vf.driver[0] ? e->vf.driver : "no driver");
 		return false;
 	}
 	e->state = VF_USED;
@@ -513,13 +486,12 @@ int vf_pool_restore(const char *dir)
 	if (rc == -ENOENT)
 		return 0;
 	if (rc != 0) {
-		vf_pool_log(0, "%s; VF allocations are not restored (fix or remove the file)", msg);
+		LOG(WARNING, "%s; VF allocations are not restored (fix or remove the file)", msg);
 		return rc;
 	}
 	a = cJSON_GetObjectItemCaseSensitive(doc, "vfs");
 	if (!cJSON_IsArray(a)) {
-		vf_pool_log(
-		    0,
+		LOG(WARNING,
 		    "%s has no \"vfs\" array; VF allocations are not restored (fix or remove "
 		    "the file)",
 		    file);
@@ -535,10 +507,10 @@ int vf_pool_restore(const char *dir)
 	cJSON_Delete(doc);
 	vf_pool_refresh();
 	if (dropped > 0 && save(msg, sizeof(msg)) != 0)
-		vf_pool_log(0, "%s", msg);
+		LOG(WARNING, "%s", msg);
 	if (kept > 0 || dropped > 0)
-		vf_pool_log(1, "restored %d VF allocation(s) from %s, dropped %d", kept, file,
-			    dropped);
+		LOG(NOTICE, "restored %d VF allocation(s) from %s, dropped %d", kept, file,
+		    dropped);
 	return kept;
 }
 
@@ -703,8 +675,8 @@ static void reset_conf(struct vf_entry *e)
 		return;
 	rc = config_fn(e->vf.pf, e->vf.vf_index, &c, why, sizeof(why));
 	if (rc != 0 && rc != -ENODEV)
-		vf_pool_log(0, "VF %s: resetting its settings on PF %s failed: %s", e->vf.pci,
-			    e->vf.pf, why);
+		LOG(WARNING, "VF %s: resetting its settings on PF %s failed: %s", e->vf.pci,
+		    e->vf.pf, why);
 }
 
 static int release_one(struct vf_entry *e, void (*cb)(const struct vf_entry *e, void *arg),
@@ -717,7 +689,7 @@ static int release_one(struct vf_entry *e, void (*cb)(const struct vf_entry *e, 
 	if (rc != 0 && strcmp(e->vf.driver, SRIOV_VFIO) == 0)
 		return rc; /* still on vfio-pci: stays allocated */
 	if (rc != 0)
-		vf_pool_log(0, "%s; VF %s is released anyway (it left vfio-pci)", msg, e->vf.pci);
+		LOG(WARNING, "%s; VF %s is released anyway (it left vfio-pci)", msg, e->vf.pci);
 	if (cb != NULL)
 		cb(e, arg);
 	e->state = VF_FREE;

@@ -75,15 +75,10 @@ int vf_pool_configure(const char *spec, char *msg, size_t len);
 /* Empties the pool (allocations are kept in the state file). */
 void vf_pool_fini(void);
 
-/* Where warnings and notices go; default stderr. level: 0 warning, 1 notice. */
-typedef void (*vf_pool_log_fn)(int level, const char *text);
-void vf_pool_set_log(vf_pool_log_fn fn);
-/* Logs through that function; level 0 warns, 1 informs. */
-void vf_pool_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Called after every change of the allocations (each save of vfs.json,
- * written or not), for what mirrors them (CDI specs). NULL: none. */
-void vf_pool_set_observer(void (*fn)(void));
+/* Warnings and notices go to the podwire.sriov log (core/log.h). Every
+ * change of the allocations (each save of vfs.json, written or not)
+ * publishes NOTIFY_VF_POOL_CHANGED (core/notify.h), for what mirrors them
+ * (CDI specs). */
 
 /*
  * How VF settings reach the PF; default sriov_nl_set_vf. Tests replace it.

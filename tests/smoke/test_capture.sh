@@ -211,3 +211,12 @@ daemon_alive pw || fail "podwired died"
 expect_eq "observe bits left on pod-a (capture list after the kill)" 0 "$(ctlj pw capture list | jq '.captures | length')"
 tshark -r "$T/killed.pcapng" >/dev/null 2>&1 || fail "the killed client's file is not readable pcapng"
 ok "a killed capture client: podwired ended the capture, forwarding goes on, its file is whole ($before)"
+
+# ---- podwired stopped mid-capture: the capture ends with its statistics ---------------
+cap pod-a --direction rx -q -w "$T/stopped.pcapng"
+daemon_stop pw
+cap_wait
+grep -qa "podwired stopped" "$T/stopped.pcapng" ||
+	fail "the capture podwired's stop ended has no statistics block saying so"
+tshark -r "$T/stopped.pcapng" >/dev/null 2>&1 || fail "the stopped capture's file is not readable pcapng"
+ok "podwired stopped mid-capture: the client got the statistics and exited 0"

@@ -14,6 +14,7 @@
 #include "api/registry.h"
 #include "api/server.h"
 #include "core/config.h"
+#include "core/notify.h"
 #include "daemon/daemon.h"
 #include "dp_harness.h"
 #include "model/publish.h"
@@ -82,6 +83,52 @@ static void test_create_when_view_cannot_be_built(void)
 	CU_ASSERT(port_find("rcp") == NULL);
 	ASSERT_INT_EQ(port_count(), before);
 	ASSERT_INT_EQ(n->n_ports, 0);
+	ASSERT_INT_EQ(network_delete(n, &code, msg, sizeof(msg)), 0);
+}
+
+/* ---- the model's events (core/notify.h) --------------------------------- */
+
+static char events[512];
+
+static void on_event(const void *arg, void *ctx)
+{
+	size_t n = strlen(events);
+
+	snprintf(events + n, sizeof(events) - n, "%s%s%s", n ? " " : "", (const char *)ctx,
+		 arg != NULL ? ((const struct port *)arg)->conf.name : "");
+}
+
+/* What mirrors the model (CDI specs) hears of each port made and deleted,
+ * of a create rolled back nothing, and of each save of the state. */
+static void test_model_events(void)
+{
+	struct network *n = dp_net("ev", NET_BRIDGE, 0);
+	struct port *a, *b;
+	struct port_conf c;
+	struct port *p = NULL;
+	char msg[256];
+	int code;
+
+	events[0] = '\0';
+	ASSERT_INT_EQ(notify_subscribe(NOTIFY_PORT_CREATED, on_event, "+"), 0);
+	ASSERT_INT_EQ(notify_subscribe(NOTIFY_PORT_DELETED, on_event, "-"), 0);
+	ASSERT_INT_EQ(notify_subscribe(NOTIFY_STATE_SAVED, on_event, "saved"), 0);
+	a = dp_port("eva", n, "null", "02:00:00:00:02:01");
+	b = dp_port("evb", n, "null", "02:00:00:00:02:02");
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "evc");
+	snprintf(c.network, sizeof(c.network), "ev");
+	snprintf(c.type, sizeof(c.type), API_PORT_NULL);
+	c.mtu = 1500;
+	model_view_fail_next(1);
+	ASSERT_INT_EQ(port_create(&c, n, &p, &code, msg, sizeof(msg)), -ENOMEM);
+	ASSERT_INT_EQ(state_save(msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(port_destroy(a, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(port_destroy(b, msg, sizeof(msg)), 0);
+	ASSERT_STR_EQ(events, "+eva +evb saved -eva -evb");
+	notify_unsubscribe(NOTIFY_PORT_CREATED, on_event, "+");
+	notify_unsubscribe(NOTIFY_PORT_DELETED, on_event, "-");
+	notify_unsubscribe(NOTIFY_STATE_SAVED, on_event, "saved");
 	ASSERT_INT_EQ(network_delete(n, &code, msg, sizeof(msg)), 0);
 }
 
@@ -334,6 +381,7 @@ int main(void)
 	static const struct unit_test tests[] = {
 	    {"port delete when the view cannot be built", test_delete_when_view_cannot_be_built},
 	    {"port create when the view cannot be built", test_create_when_view_cannot_be_built},
+	    {"the model's events", test_model_events},
 	    {"--config=FILE is read like --config FILE", test_config_with_equals},
 	    {"every option is a config key and back", test_option_and_key_agree},
 	    {"--log-level checked before EAL", test_log_level_checked_early},

@@ -4,10 +4,15 @@
  * write hook): --physnets, discovery, allocation until exhaustion, release,
  * persistence across a restart, and that a failed request changes nothing. */
 #include <errno.h>
+#include <stdio.h>
+
+#include <rte_log.h>
 
 #include <cjson/cJSON.h>
 
 #include "../sriov/fake_kernel.h"
+#include "api/registry.h"
+#include "core/notify.h"
 #include "files.h"
 #include "model/port_conf.h"
 #include "unit.h"
@@ -41,13 +46,16 @@ static int config_fake(const char *pf, int vf, const struct sriov_vf_conf *c, ch
 	return config_rc;
 }
 
+/* What sriov/ logs (the podwire.sriov rte_log type), kept to be read. */
 static char logged[8192];
 
-static void log_capture(int level, const char *text)
+static ssize_t log_capture(void *cookie, const char *buf, size_t size)
 {
 	size_t n = strlen(logged);
 
-	snprintf(logged + n, sizeof(logged) - n, "%s%s\n", level == 0 ? "W: " : "N: ", text);
+	(void)cookie;
+	snprintf(logged + n, sizeof(logged) - n, "%.*s", (int)size, buf);
+	return (ssize_t)size;
 }
 
 /* A fresh tree and state dir; the pool configured with spec. */
@@ -65,7 +73,6 @@ static void setup(struct fk_opts o, const char *spec)
 	sriov_set_write_hook(hook);
 	sriov_set_timeout_ms(100);
 	vf_pool_set_config_fn(config_fake);
-	vf_pool_set_log(log_capture);
 	config_rc = -ENODEV; /* PFs of the fake tree have no kernel netdev */
 	config_calls = 0;
 	logged[0] = '\0';
@@ -554,6 +561,66 @@ static void test_restart_inconsistent(void)
 }
 
 /* The state cannot be saved: the allocation is undone. */
+/* sriov/ asks the others which port holds a VF (NOTIFY_PCI_USER): vf.release
+ * refuses while one does. Each change of the allocations is published. */
+static const char *held_pci;
+static unsigned int pool_changes;
+
+static void holder(const void *arg, void *ctx)
+{
+	const struct notify_pci_user *q = arg;
+
+	(void)ctx;
+	if (held_pci != NULL && strcmp(q->pci, held_pci) == 0)
+		*q->user = "pod-pci";
+}
+
+static void pool_changed(const void *arg, void *ctx)
+{
+	(void)arg;
+	(void)ctx;
+	pool_changes++;
+}
+
+static void test_release_held_by_port(void)
+{
+	api_handler_fn release = api_handler(API_M_VF_RELEASE);
+	struct api_err err = {0};
+	const struct vf_entry *e;
+	char msg[1024], pci[SRIOV_PCI_LEN];
+	cJSON *params, *res;
+
+	setup((struct fk_opts){0}, "physnet2:enp1s0f0");
+	CU_ASSERT_FATAL(release != NULL);
+	pool_changes = 0;
+	ASSERT_INT_EQ(notify_subscribe(NOTIFY_VF_POOL_CHANGED, pool_changed, NULL), 0);
+	ASSERT_INT_EQ(alloc("physnet2", "pod-a", &e, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(pool_changes, 1);
+	snprintf(pci, sizeof(pci), "%s", e->vf.pci);
+	params = cJSON_CreateObject();
+	cJSON_AddStringToObject(params, API_F_PCI, pci);
+
+	held_pci = pci;
+	ASSERT_INT_EQ(notify_subscribe(NOTIFY_PCI_USER, holder, NULL), 0);
+	res = release(params, &err);
+	CU_ASSERT(res == NULL);
+	ASSERT_INT_EQ(err.code, API_ERR_IN_USE);
+	ASSERT_CONTAINS(err.msg, "is used by port \"pod-pci\"; delete the port first");
+	ASSERT_STR_EQ(driver_of(pci), "vfio-pci");
+	ASSERT_INT_EQ(pool_changes, 1);
+
+	/* The port went: the VF goes back. */
+	notify_unsubscribe(NOTIFY_PCI_USER, holder, NULL);
+	res = release(params, &err);
+	CU_ASSERT(res != NULL);
+	cJSON_Delete(res);
+	ASSERT_STR_EQ(driver_of(pci), "iavf");
+	ASSERT_INT_EQ(pool_changes, 2);
+	notify_unsubscribe(NOTIFY_VF_POOL_CHANGED, pool_changed, NULL);
+	held_pci = NULL;
+	cJSON_Delete(params);
+}
+
 static void test_state_unwritable(void)
 {
 	const struct vf_entry *e;
@@ -584,15 +651,22 @@ int main(void)
 	    {"restart keeps allocations", test_restart_keeps_allocations},
 	    {"restart drops what no longer holds", test_restart_inconsistent},
 	    {"state not saved: alloc undone", test_state_unwritable},
+	    {"vf.release refused while a port holds the VF", test_release_held_by_port},
 	    {NULL, NULL},
 	};
+	FILE *log = fopencookie(NULL, "w", (cookie_io_functions_t){.write = log_capture});
 	int rc;
 
-	if (!unit_tmpdir(base, sizeof(base))) {
+	if (!unit_tmpdir(base, sizeof(base)) || log == NULL) {
 		perror("mkdtemp");
 		return 2;
 	}
+	/* Unbuffered: each line is in logged once rte_log returns. */
+	setvbuf(log, NULL, _IONBF, 0);
+	rte_openlog_stream(log);
 	rc = unit_run("vf_pool", tests);
+	rte_openlog_stream(NULL);
+	fclose(log);
 	vf_pool_fini();
 	unit_rmtree(base);
 	return rc;
