@@ -98,9 +98,7 @@ static cJSON *h_trace_add(const cJSON *params, struct api_err *err)
 	struct port *one = NULL, *p;
 	cJSON *o, *a;
 
-	if (count < 1 || count > API_TRACE_MAX)
-		return api_fail(err, API_ERR_INVALID_PARAMS, API_F_COUNT,
-				"count %ld: give 1-%d frames", count, API_TRACE_MAX);
+	/* count is required and in 1-API_TRACE_MAX: api_check_params. */
 	if (name != NULL && (one = port_find(name)) == NULL)
 		return api_fail(
 		    err, API_ERR_NOT_FOUND, API_F_PORT,
