@@ -78,20 +78,29 @@ static __rte_always_inline void chain(struct worker *w, const struct view *v, st
 	dp_stage_output(w, v, b);
 }
 
+/* A burst of n frames received on in, of the sort frames says, through
+ * the chain. */
+static __rte_always_inline void run_burst(struct worker *w, const struct view *v,
+					  struct dp_port *in, struct dp_burst *b, uint16_t n,
+					  bool frames)
+{
+	if (unlikely(n == 0 || n > PW_BURST))
+		return;
+	b->in = in;
+	b->net = v->nets[in->idx];
+	b->n = n;
+	b->frames = frames;
+	b->hdr_copied = !frames; /* an mbuf's header is where it is */
+	chain(w, v, b);
+}
+
 void dp_input_mbufs(struct worker *w, const struct view *v, struct dp_port *in,
 		    struct rte_mbuf **pkts, uint16_t n)
 {
 	struct dp_burst b;
 
-	if (unlikely(n == 0 || n > PW_BURST))
-		return;
-	b.in = in;
-	b.net = v->nets[in->idx];
-	b.n = n;
-	b.frames = false;
-	b.hdr_copied = true;
 	b.pkts = pkts;
-	chain(w, v, &b);
+	run_burst(w, v, in, &b, n, false);
 }
 
 void dp_input_frames(struct worker *w, const struct view *v, struct dp_port *in, struct dp_frame *f,
@@ -99,13 +108,6 @@ void dp_input_frames(struct worker *w, const struct view *v, struct dp_port *in,
 {
 	struct dp_burst b;
 
-	if (unlikely(n == 0 || n > PW_BURST))
-		return;
-	b.in = in;
-	b.net = v->nets[in->idx];
-	b.n = n;
-	b.frames = true;
-	b.hdr_copied = false;
 	b.f = f;
-	chain(w, v, &b);
+	run_burst(w, v, in, &b, n, true);
 }
