@@ -22,16 +22,16 @@
 #include "api/registry.h"
 #include "api/server.h"
 #include "core/log.h"
+#include "core/loop.h"
 
 PW_LOG_TYPE("api");
 
 /* A request begun and not ended by a newline within this long is refused. */
 #define PARTIAL_TIMEOUT_MS 10000
-#define CLIENT_MAGIC	   0x70776370u
 
 struct client {
-	uint32_t magic; /* first, as in loop watches: tells the server's pointers */
 	int fd;
+	struct loop_watch *watch;
 	char *in;
 	size_t in_len, in_cap;
 	char *out;
@@ -41,8 +41,7 @@ struct client {
 	uint64_t partial_since;	  /* when the unfinished request in `in` began */
 	api_takeover_fn takeover; /* set by the handler being run */
 	void *takeover_arg;
-	bool dead;		  /* closed; freed once the epoll batch is done */
-	TAILQ_ENTRY(client) next; /* in srv.clients, or in srv.dead when dead */
+	TAILQ_ENTRY(client) next; /* in srv.clients */
 };
 
 /* The client whose request is being handled, for a takeover. */
@@ -50,14 +49,11 @@ static struct client *current;
 
 static struct {
 	int fd;
-	int epfd;
+	struct loop_watch *watch;
 	char path[108];
 	TAILQ_HEAD(, client) clients;
-	TAILQ_HEAD(, client) dead;
 	unsigned int n_clients;
-} srv = {.fd = -1,
-	 .clients = TAILQ_HEAD_INITIALIZER(srv.clients),
-	 .dead = TAILQ_HEAD_INITIALIZER(srv.dead)};
+} srv = {.fd = -1, .clients = TAILQ_HEAD_INITIALIZER(srv.clients)};
 
 static uint64_t now_ms(void)
 {
@@ -143,34 +139,22 @@ out:
 	return text;
 }
 
-/* Closes c now and frees it once the epoll batch being handled is done:
- * a client evicted to make room for a new one may have an event of its
- * own later in the same batch, which must find it (dead, ignored), not
- * freed memory or the new client allocated there. */
+/* Closes c now; c itself is freed with its watch, once the epoll batch
+ * being dispatched is done: a client evicted to make room for a new one
+ * may have an event of its own later in the same batch, which the loop
+ * drops (the watch is dead) and which must not name freed memory or the
+ * new client allocated there. */
 static void client_close(struct client *c)
 {
 	TAILQ_REMOVE(&srv.clients, c, next);
 	srv.n_clients--;
-	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	loop_watch_del_release(c->watch, free);
+	c->watch = NULL;
 	close(c->fd);
 	c->fd = -1;
 	free(c->in);
 	free(c->out);
 	c->in = c->out = NULL;
-	c->dead = true;
-	TAILQ_INSERT_TAIL(&srv.dead, c, next);
-}
-
-/* Frees the clients closed since the last call: after an epoll batch. */
-static void clients_reap(void)
-{
-	struct client *c;
-
-	while ((c = TAILQ_FIRST(&srv.dead)) != NULL) {
-		TAILQ_REMOVE(&srv.dead, c, next);
-		c->magic = 0;
-		free(c);
-	}
 }
 
 static void client_queue(struct client *c, const char *text)
@@ -206,8 +190,6 @@ static void client_refuse(struct client *c, const char *why)
 /* Writes what it can; returns false when the client is gone. */
 static bool client_flush(struct client *c)
 {
-	struct epoll_event ev = {.data.ptr = c};
-
 	while (c->out_off < c->out_len) {
 		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -225,8 +207,7 @@ static bool client_flush(struct client *c)
 		if (c->closing)
 			return false;
 	}
-	ev.events = EPOLLIN | (c->out_len ? EPOLLOUT : 0);
-	epoll_ctl(srv.epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	loop_watch_mod(c->watch, EPOLLIN | (c->out_len ? EPOLLOUT : 0));
 	return true;
 }
 
@@ -318,11 +299,15 @@ static struct client *longest_idle(void)
 	return best;
 }
 
-static void accept_clients(void)
+static void client_on_event(void *arg, uint32_t events);
+
+/* The listening socket's watch. */
+static void accept_clients(void *arg, uint32_t events)
 {
+	(void)arg;
+	(void)events;
 	for (;;) {
 		int fd = accept4(srv.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct epoll_event ev = {.events = EPOLLIN};
 		struct client *c;
 
 		if (fd < 0)
@@ -343,11 +328,10 @@ static void accept_clients(void)
 			close(fd);
 			continue;
 		}
-		c->magic = CLIENT_MAGIC;
 		c->fd = fd;
 		c->last_ms = now_ms();
-		ev.data.ptr = c;
-		if (epoll_ctl(srv.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		c->watch = loop_watch_add(fd, EPOLLIN, client_on_event, c);
+		if (c->watch == NULL) {
 			close(fd);
 			free(c);
 			continue;
@@ -372,42 +356,37 @@ void api_server_keep_connection(void)
 		current->takeover = NULL;
 }
 
-/* Hands c's socket and unsent answer to its taker and forgets c. */
+/* Hands c's socket and unsent answer to its taker and forgets c (freed
+ * with its watch, after the batch). The watch goes first: the taker
+ * watches the same socket. */
 static void client_hand_over(struct client *c)
 {
 	TAILQ_REMOVE(&srv.clients, c, next);
 	srv.n_clients--;
-	c->magic = 0;
-	epoll_ctl(srv.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	loop_watch_del_release(c->watch, free);
+	c->watch = NULL;
 	c->takeover(c->takeover_arg, c->fd, c->out + c->out_off, c->out_len - c->out_off);
+	c->fd = -1;
 	free(c->in);
 	free(c->out);
-	free(c);
+	c->in = c->out = NULL;
 }
 
-int api_server_event(void *ptr, uint32_t events)
+/* A client's watch: the loop calls it only while c is open. */
+static void client_on_event(void *arg, uint32_t events)
 {
-	struct client *c = ptr;
+	struct client *c = arg;
 
-	if (ptr == &srv) {
-		accept_clients();
-		return 1;
-	}
-	if (c == NULL || c->magic != CLIENT_MAGIC)
-		return 0;
-	if (c->dead) /* closed earlier in this batch */
-		return 1;
 	if ((events & EPOLLIN) && !client_read(c)) {
 		client_close(c);
-		return 1;
+		return;
 	}
 	if (c->takeover != NULL) {
 		client_hand_over(c);
-		return 1;
+		return;
 	}
 	if (!client_flush(c) || (events & (EPOLLHUP | EPOLLERR) && c->out_len == 0))
 		client_close(c);
-	return 1;
 }
 
 void api_server_housekeeping(void)
@@ -415,8 +394,6 @@ void api_server_housekeeping(void)
 	uint64_t now = now_ms();
 	struct client *c, *tmp;
 
-	/* The batch is done: no event of a closed client is left. */
-	clients_reap();
 	for (c = TAILQ_FIRST(&srv.clients); c != NULL; c = tmp) {
 		tmp = TAILQ_NEXT(c, next);
 		if (c->partial_since == 0 || now - c->partial_since < PARTIAL_TIMEOUT_MS)
@@ -428,19 +405,18 @@ void api_server_housekeeping(void)
 	}
 }
 
-int api_server_open(int epfd, const char *path, gid_t gid)
+int api_server_open(const char *path, gid_t gid)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &srv};
 
-	srv.epfd = epfd;
 	snprintf(srv.path, sizeof(srv.path), "%s", path);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	srv.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	unlink(path); /* checked at start-up: no live daemon owns it */
 	if (srv.fd < 0 || bind(srv.fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    chmod(path, 0660) != 0 || (gid != (gid_t)-1 && chown(path, 0, gid) != 0) ||
-	    listen(srv.fd, 64) != 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, srv.fd, &ev) != 0) {
+	    listen(srv.fd, 64) != 0 ||
+	    (srv.watch = loop_watch_add(srv.fd, EPOLLIN, accept_clients, NULL)) == NULL) {
 		LOG(ERR, "cannot serve the API on %s: %s", path, strerror(errno));
 		fprintf(stderr, "podwired: cannot serve the API on %s: %s\n", path,
 			strerror(errno));
@@ -453,7 +429,8 @@ void api_server_close(void)
 {
 	while (!TAILQ_EMPTY(&srv.clients))
 		client_close(TAILQ_FIRST(&srv.clients));
-	clients_reap();
+	loop_watch_del(srv.watch);
+	srv.watch = NULL;
 	if (srv.fd >= 0) {
 		close(srv.fd);
 		unlink(srv.path);

@@ -16,16 +16,14 @@
  * others out. The API socket is root's and its group's only. */
 #define API_SERVER_CLIENTS_MAX 4096
 
-/* Binds path (mode 0660, group gid when not -1) and adds it to epfd. */
-int api_server_open(int epfd, const char *path, gid_t gid);
-/* Handles an epoll event whose data.ptr the server registered. Returns 1
- * when the event was the server's. */
-int api_server_event(void *ptr, uint32_t events);
+/* Binds path (mode 0660, group gid when not -1) and watches it and each
+ * client in the control loop (core/loop.h): a client closed is freed with
+ * its watch, after the batch that may still hold events for it. Control
+ * thread, after loop_init. */
+int api_server_open(const char *path, gid_t gid);
 void api_server_close(void);
-/* Ends clients whose request stays unfinished too long, and frees the
- * clients closed meanwhile; the control loop calls it after each epoll
- * batch (an event of a client closed earlier in the batch is ignored
- * until then). */
+/* Ends clients whose request stays unfinished too long; the control loop
+ * calls it once per turn, under ctl_lock. */
 void api_server_housekeeping(void);
 /* Handles one request line; returns the response line (malloc'd). For
  * tests and for the server itself. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The control thread's loop: API clients, signals, housekeeping. */
+/* The control thread: its signals, and what it does each turn of the loop
+ * that core/loop.c runs (housekeeping). */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <time.h>
@@ -39,50 +41,56 @@ void housekeeping(void)
 			p->ops->poll_link(p);
 }
 
+/* The signalfd's watch: SIGINT or SIGTERM ends the loop. */
+static void on_signal(void *arg, uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	RTE_SET_USED(events);
+	if (read(*(int *)arg, &si, sizeof(si)) == sizeof(si)) {
+		LOG(NOTICE, "signal %u: shutting down", si.ssi_signo);
+		loop_stop();
+	}
+}
+
+/* What the daemon does once per turn of the loop, after the batch. */
+static void control_turn(void)
+{
+	api_server_housekeeping();
+	housekeeping();
+}
+
 int control_loop(void)
 {
-	struct epoll_event ev = {.events = EPOLLIN}, evs[32];
+	struct loop_watch *sig;
 	sigset_t set;
-	int ep, sfd;
+	int sfd, rc;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	ep = loop_epfd();
-	ev.data.ptr = &sfd;
-	if (sfd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev) != 0)
+	if (sfd < 0)
 		return -errno;
-	if (api_server_open(ep, pw_cfg.socket, pw_cfg.socket_gid) != 0)
+	sig = loop_watch_add(sfd, EPOLLIN, on_signal, &sfd);
+	if (sig == NULL) {
+		rc = -errno;
+		close(sfd);
+		return rc;
+	}
+	if (api_server_open(pw_cfg.socket, pw_cfg.socket_gid) != 0) {
+		loop_watch_del(sig);
+		close(sfd);
 		return -1;
+	}
 	LOG(NOTICE, "ready: API on %s, %u worker(s), %u network(s), %u port(s)", pw_cfg.socket,
 	    n_workers, network_count(), port_count());
-	for (;;) {
-		int n = epoll_wait(ep, evs, RTE_DIM(evs), 100);
-
-		pthread_mutex_lock(&ctl_lock);
-		for (int i = 0; i < n; i++) {
-			if (evs[i].data.ptr == &sfd) {
-				struct signalfd_siginfo si;
-
-				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					LOG(NOTICE, "signal %u: shutting down", si.ssi_signo);
-					pthread_mutex_unlock(&ctl_lock);
-					goto out;
-				}
-				continue;
-			}
-			/* The API server knows its pointers; a watch knows itself. */
-			if (!api_server_event(evs[i].data.ptr, evs[i].events))
-				loop_watch_dispatch(evs[i].data.ptr, evs[i].events);
-		}
-		loop_watch_reap();
-		api_server_housekeeping();
-		housekeeping();
-		pthread_mutex_unlock(&ctl_lock);
-	}
-out:
+	/* A tick of 100 ms: housekeeping runs even when nothing happens. */
+	rc = loop_run(100, control_turn);
+	if (rc < 0)
+		LOG(ERR, "control loop: epoll_wait failed: %s; shutting down", strerror(-rc));
 	api_server_close();
+	loop_watch_del(sig);
 	close(sfd);
-	return 0;
+	return rc;
 }

@@ -9,7 +9,11 @@
 # - a client that goes away mid-request changes nothing;
 # - 1,000 idle connections do not stop other clients from being served,
 #   and 5,000 (past the server's 4,096) neither: the one idle longest
-#   makes room.
+#   makes room;
+# - clients that connect, send and close at once, by the hundred, and
+#   idle clients that send just as new ones evict them (one epoll batch
+#   then carries events of clients closed earlier in it): podwired keeps
+#   serving (under tests/sanitize.sh: no use-after-free).
 . "$(dirname "$0")/lib.sh"
 
 chmod 0711 "$T" # others may pass through to the socket; its mode decides
@@ -117,4 +121,49 @@ for n in 1000 5000; do
 done
 grep -q "API clients: closing the one idle longest" "$T/pw.log" ||
 	fail "podwired did not say it made room past 4096 clients"
+
+# ---- clients closed while their events wait -----------------------------------
+# 400 threads each connect, send a request and close without reading,
+# five times (the answer meets a closed socket); meanwhile 4,096 idle
+# connections are held, and each sends a request just as a new client
+# arrives (accepting it evicts an idle one, maybe that one).
+/usr/bin/python3 - "$SOCK" <<-'EOF' || fail "the burst of clients failed"
+	import resource, socket, sys, threading
+	path = sys.argv[1]
+	resource.setrlimit(resource.RLIMIT_NOFILE, (12000, 12000))
+	req = b'{"jsonrpc":"2.0","id":1,"method":"network.list"}\n'
+	def hit_and_run():
+	    for _ in range(5):
+	        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	        try:
+	            s.connect(path)
+	            s.sendall(req)
+	        except OSError:
+	            pass
+	        s.close()
+	threads = [threading.Thread(target=hit_and_run) for _ in range(400)]
+	held = []
+	for _ in range(4096):
+	    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	    s.connect(path)
+	    held.append(s)
+	for t in threads:
+	    t.start()
+	fresh = []
+	for s in held:
+	    n = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	    try:
+	        n.connect(path)
+	        s.send(req)
+	    except OSError:
+	        pass  # evicted already: reset
+	    fresh.append(n)
+	for t in threads:
+	    t.join()
+	for s in held + fresh:
+	    s.close()
+EOF
+out=$(ctl pw network list) || fail "podwired does not serve after the burst: $out"
+grep -q '^net1 ' <<<"$out" || fail "after the burst: $out"
+ok "served after 2,000 clients sent and closed at once and 4,096 were evicted while sending"
 daemon_alive pw || fail "podwired died"

@@ -18,25 +18,20 @@
 #include <rte_malloc.h>
 
 #include "api/server.h"
+#include "core/loop.h"
 #include "datapath/observe.h"
 #include "dp_harness.h"
 
 /* ---- API server: eviction with the evicted client's event pending ---------- */
 
-static int epfd = -1;
-
-/* Runs the control loop's part for the API server until nothing is ready:
- * each batch dispatched in order, then the housekeeping that follows a
- * batch. */
+/* Runs the control loop until nothing is ready: each batch dispatched in
+ * order, then the housekeeping that follows a batch. */
 static unsigned int pump(int timeout_ms)
 {
-	struct epoll_event evs[32];
 	unsigned int total = 0;
 	int n;
 
-	while ((n = epoll_wait(epfd, evs, 32, timeout_ms)) > 0) {
-		for (int i = 0; i < n; i++)
-			CU_ASSERT(api_server_event(evs[i].data.ptr, evs[i].events) == 1);
+	while ((n = loop_run_once(timeout_ms)) > 0) {
 		api_server_housekeeping();
 		total += (unsigned int)n;
 		timeout_ms = 0;
@@ -100,9 +95,8 @@ static void test_evicted_client_with_event_pending(void)
 	rl.rlim_cur = 2 * max + 64;
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &rl) == 0);
 	snprintf(path, sizeof(path), "/tmp/pwunit-api-%d.sock", (int)getpid());
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	CU_ASSERT_FATAL(epfd >= 0);
-	CU_ASSERT_FATAL(api_server_open(epfd, path, (gid_t)-1) == 0);
+	CU_ASSERT_FATAL(loop_init() == 0);
+	CU_ASSERT_FATAL(api_server_open(path, (gid_t)-1) == 0);
 
 	/* The first client is the one idle longest. */
 	fds[n] = client_connect(path);
@@ -127,15 +121,8 @@ static void test_evicted_client_with_event_pending(void)
 	CU_ASSERT_FATAL(fresh >= 0);
 	CU_ASSERT(send(fresh, "fresh\n", 6, MSG_NOSIGNAL) == 6);
 	CU_ASSERT(send(idle, "idle\n", 5, MSG_NOSIGNAL) == 5);
-	{
-		struct epoll_event evs[32];
-		int got = epoll_wait(epfd, evs, 32, 1000);
-
-		ASSERT_INT_EQ(got, 2);
-		for (int i = 0; i < got; i++)
-			CU_ASSERT(api_server_event(evs[i].data.ptr, evs[i].events) == 1);
-		api_server_housekeeping();
-	}
+	ASSERT_INT_EQ(loop_run_once(1000), 2);
+	api_server_housekeeping();
 	/* The idle client's event went to nobody else: the new client (whose
 	 * memory may be the evicted one's, reused) is read in the next batch,
 	 * not in this one, where it had no event. */
@@ -159,7 +146,6 @@ static void test_evicted_client_with_event_pending(void)
 	close(fresh);
 	pump(100);
 	api_server_close();
-	close(epfd);
 	free(fds);
 }
 
