@@ -35,7 +35,6 @@
 #include "core/loop.h"
 #include "core/log.h"
 #include "ports/memif/memif.h"
-#include "ports/memif/sock.h"
 
 PW_LOG_TYPE("memif");
 

@@ -24,10 +24,8 @@
 #include <rte_prefetch.h>
 
 #include "datapath/frame.h"
-#include "datapath/prefetch.h"
 #include "datapath/stats.h"
 #include "ports/memif/memif.h"
-#include "ports/memif/ring.h"
 
 static inline struct memif_conn *conn_of(struct dp_port *p)
 {
@@ -319,12 +317,12 @@ static inline void tx_look_ahead(struct memif_conn *c, struct memif_qring *r, ui
 		uint16_t slot = (uint16_t)(a->first + i) & r->mask;
 
 		if (memif_desc_line_start(i, slot))
-			dp_prefetch_write(&r->ring->desc[slot]);
+			memif_prefetch_write(&r->ring->desc[slot]);
 	}
 	for (uint16_t i = 0; i < a->n; i++) {
 		a->dst[i] = tx_slot(c, r, (uint16_t)(a->first + i), &a->cap[i]);
 		if (likely(a->dst[i] != NULL))
-			dp_prefetch_write(a->dst[i]);
+			memif_prefetch_write(a->dst[i]);
 	}
 }
 
