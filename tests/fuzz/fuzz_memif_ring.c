@@ -14,7 +14,7 @@
 #include "datapath/frame.h"
 #include "datapath/stats.h"
 #include "memif/memif.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 #define LOG2   4
 #define SLOTS  (1u << LOG2)

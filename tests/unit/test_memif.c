@@ -15,7 +15,7 @@
 #include "datapath/frame.h"
 #include "datapath/stats.h"
 #include "memif/memif.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 #include "unit.h"
 
 static char why[256];

@@ -34,7 +34,7 @@
 
 #include "core/loop.h"
 #include "core/log.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 PW_LOG_TYPE("memif");
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms)
 {

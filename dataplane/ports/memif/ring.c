@@ -25,7 +25,7 @@
 
 #include "datapath/frame.h"
 #include "datapath/stats.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 static inline struct memif_conn *conn_of(struct dp_port *p)
 {
@@ -173,7 +173,7 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 	     k++, q = (uint16_t)(q + 1 == c->n_rx ? 0 : q + 1)) {
 		struct memif_qring *r = &c->rx[q];
 		/* Server: what the head last promised; it is read again only
-		 * when that is short of the burst (memif.h: seen). */
+		 * when that is short of the burst (port.h: seen). */
 		uint16_t avail = (uint16_t)(r->seen - r->last);
 
 		if (c->server && avail < n - got) {

@@ -4,15 +4,15 @@
  * kind), ctl.c (the control channel, on the control thread), ring.c (the
  * datapath, on workers), kick.c (eventfd kicks, on a thread of their
  * own) and limits.c (podwired's limits on a peer). The protocol itself is
- * libpwmemif's (memif/memif.h). The pod on the other side is untrusted: everything read from its
- * messages or its memory is checked before use.
+ * libpwmemif's (memif/memif.h). The pod on the other side is untrusted:
+ * everything read from its messages or its memory is checked before use.
  *
  * Roles: podwired as server ("master") takes the pod's memory and rings;
  * it receives on s2m rings and sends on m2s rings. As client ("slave") it
  * owns the memory: it receives on m2s and sends on s2m.
  */
-#ifndef PODWIRE_PORTS_MEMIF_H
-#define PODWIRE_PORTS_MEMIF_H
+#ifndef PODWIRE_PORTS_MEMIF_PORT_H
+#define PODWIRE_PORTS_MEMIF_PORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
