@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * podwire-bench's shared state: the pods, the directions between them and
- * a trial's totals, kept by bench_main.c (the traffic loop and the pods'
- * set-up) and read by bench_events.c (pods that outlive their switch, and
- * --events) and bench_report.c (the results).
+ * podwire-bench's state, in one struct bench_ctx passed to whoever uses
+ * it: the pods, the directions between them and a trial's totals, kept by
+ * bench_main.c (the traffic loop and the pods' set-up) and read by
+ * bench_events.c (pods that outlive their switch, and --events) and
+ * bench_report.c (the results).
  */
 #ifndef PODWIRE_BENCH_H
 #define PODWIRE_BENCH_H
@@ -70,51 +71,64 @@ struct trial {
 	struct bench_hist hist;
 };
 
-extern struct pod *pods;
-extern struct dir *dirs; /* npods x npods */
-extern uint16_t npods;
-extern volatile sig_atomic_t mark_wanted; /* SIGUSR2 */
-extern unsigned int marks;
-extern bool counting; /* frames built now are counted */
-/* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
-extern bool watch_links;
-extern uint64_t gap_ticks;
-extern uint64_t next_link_service;
-extern struct bench_reopen_conf reopen_conf;
-extern FILE *events;
-extern double tsc_ns;
-extern uint64_t tsc_ns_q32; /* tsc_ns * 2^32 */
-extern double offered_pps;  /* rate of the reported measurement, 0 = full speed */
+/* podwire-bench's state, one per run: main() (bench_main.c) makes it and
+ * hands it to everything that reads or changes it, here and in
+ * bench_events.c and bench_report.c. What every frame reads comes first. */
+struct bench_ctx {
+	struct pod *pods;
+	struct dir *dirs; /* npods x npods */
+	uint16_t npods;
+	bool counting;	     /* frames built now are counted */
+	uint64_t tsc_ns_q32; /* tsc_ns * 2^32 */
+	/* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
+	uint64_t gap_ticks;
+	bool watch_links;
+	uint64_t next_link_service;
+	struct bench_reopen_conf reopen_conf;
+	FILE *events;
+	unsigned int marks;
+	double tsc_ns;
+	double offered_pps; /* rate of the reported measurement, 0 = full speed */
+	struct rte_mempool *pool;
+	/* Set by the signal handler. */
+	volatile sig_atomic_t quit;	      /* SIGINT, SIGTERM */
+	volatile sig_atomic_t stop_measuring; /* SIGUSR1 */
+	volatile sig_atomic_t mark_wanted;    /* SIGUSR2 */
+};
 
 /* bench_main.c */
 /* Configures and starts a pod's port; quiet: a failure is expected. */
-int port_setup(uint16_t port, bool quiet);
+int bench_port_setup(struct bench_ctx *ctx, uint16_t port, bool quiet);
 /* Connects --memif pod p to its switch. reopen: from the outage loop,
  * which has its own back-off: one try, and a failure is expected (not
  * said); else at start-up, waiting up to BENCH_MEMIF_START_MS for a
  * switch that is not serving yet. */
-int memif_pod_connect(uint16_t p, bool reopen);
+int bench_pod_memif_connect(struct bench_ctx *ctx, uint16_t p, bool reopen);
 /* Drops pod p's frames still waiting to be sent. */
-void pod_pending_drop(uint16_t p, bool count);
+void bench_pod_pending_drop(struct bench_ctx *ctx, uint16_t p, bool count);
 
 /* bench_events.c */
-uint64_t ticks_ns(uint64_t ticks);
-uint64_t wall_now(void);
+uint64_t bench_ticks_ns(const struct bench_ctx *ctx, uint64_t ticks);
+uint64_t bench_wall_now(void);
 /* One line of --events; fmt continues the object after "event". */
-void event(const char *name, uint64_t t_ns, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void mark_take(void);
-void mark_reached(uint16_t src, uint16_t dst, uint64_t now, uint64_t sent);
-void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, uint64_t sent);
+void bench_event(const struct bench_ctx *ctx, const char *name, uint64_t t_ns, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void bench_mark_take(struct bench_ctx *ctx);
+void bench_mark_reached(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t now,
+			uint64_t sent);
+void bench_gap_seen(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t from, uint64_t now,
+		    uint64_t sent);
 /* Watches every pod's link (--reconnect, --events), at most once a ms. */
-void links_service(uint64_t now);
+void bench_links_service(struct bench_ctx *ctx, uint64_t now);
 /* The pod's device name and arguments, for re-opening it; its --events line. */
-int pod_identify(uint16_t p);
+int bench_pod_identify(struct bench_ctx *ctx, uint16_t p);
 
 /* bench_report.c */
-void mac_str(const struct rte_ether_addr *a, char *buf, size_t len);
-double loss_of(uint64_t tx, uint64_t rx);
-void print_json(const struct trial *t, const struct bench_ndr_result *ndr);
-void print_summary(const struct trial *t, const struct bench_ndr_result *ndr);
+void bench_mac_str(const struct rte_ether_addr *a, char *buf, size_t len);
+double bench_loss_of(uint64_t tx, uint64_t rx);
+void bench_print_json(const struct bench_ctx *ctx, const struct trial *t,
+		      const struct bench_ndr_result *ndr);
+void bench_print_summary(const struct bench_ctx *ctx, const struct trial *t,
+			 const struct bench_ndr_result *ndr);
 
 #endif

@@ -21,21 +21,22 @@
 #include "bench_memif.h"
 #include "bench_opts.h"
 
-uint64_t ticks_ns(uint64_t ticks)
+uint64_t bench_ticks_ns(const struct bench_ctx *ctx, uint64_t ticks)
 {
 	/* Fixed point, 32 fraction bits: every received frame goes through
 	 * here, and a conversion to double and back costs more. */
-	return (uint64_t)(((unsigned __int128)ticks * tsc_ns_q32) >> 32);
+	return (uint64_t)(((unsigned __int128)ticks * ctx->tsc_ns_q32) >> 32);
 }
 
 /* Wall-clock time of TSC t (<= now_tsc), read now: only the difference
  * goes through the TSC rate, so a rate off by a little errs by little. */
-static uint64_t wall_ns(uint64_t t, uint64_t now_tsc, uint64_t now_wall)
+static uint64_t wall_ns(const struct bench_ctx *ctx, uint64_t t, uint64_t now_tsc,
+			uint64_t now_wall)
 {
-	return t <= now_tsc ? now_wall - ticks_ns(now_tsc - t) : now_wall;
+	return t <= now_tsc ? now_wall - bench_ticks_ns(ctx, now_tsc - t) : now_wall;
 }
 
-uint64_t wall_now(void)
+uint64_t bench_wall_now(void)
 {
 	struct timespec ts;
 
@@ -43,73 +44,75 @@ uint64_t wall_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void event(const char *name, uint64_t t_ns, const char *fmt, ...)
+void bench_event(const struct bench_ctx *ctx, const char *name, uint64_t t_ns, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (events == NULL)
+	if (ctx->events == NULL)
 		return;
-	fprintf(events, "{\"event\": \"%s\", \"t_ns\": %" PRIu64, name, t_ns);
+	fprintf(ctx->events, "{\"event\": \"%s\", \"t_ns\": %" PRIu64, name, t_ns);
 	va_start(ap, fmt);
-	vfprintf(events, fmt, ap);
+	vfprintf(ctx->events, fmt, ap);
 	va_end(ap);
-	fputs("}\n", events);
-	fflush(events);
+	fputs("}\n", ctx->events);
+	fflush(ctx->events);
 }
 
 /* A mark: from now on, each direction's first frame sent after it is
  * logged when it arrives (the time a restarted switch took to carry that
  * direction again, when the mark was set as it restarted). */
-void mark_take(void)
+void bench_mark_take(struct bench_ctx *ctx)
 {
 	uint64_t t = rte_rdtsc();
 
-	marks++;
-	for (uint16_t a = 0; a < npods; a++)
-		for (uint16_t b = 0; b < npods; b++)
-			dirs[a * npods + b].mark_tsc = a == b ? 0 : t;
-	event("mark", wall_now(), ", \"mark\": %u", marks);
+	ctx->marks++;
+	for (uint16_t a = 0; a < ctx->npods; a++)
+		for (uint16_t b = 0; b < ctx->npods; b++)
+			ctx->dirs[a * ctx->npods + b].mark_tsc = a == b ? 0 : t;
+	bench_event(ctx, "mark", bench_wall_now(), ", \"mark\": %u", ctx->marks);
 }
 
 /* The first frame of direction src -> dst sent after the mark arrived at
  * now; it was sent at TSC sent. */
-void mark_reached(uint16_t src, uint16_t dst, uint64_t now, uint64_t sent)
+void bench_mark_reached(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t now,
+			uint64_t sent)
 {
-	struct dir *d = &dirs[src * npods + dst];
-	uint64_t t = rte_rdtsc(), w = wall_now();
+	struct dir *d = &ctx->dirs[src * ctx->npods + dst];
+	uint64_t t = rte_rdtsc(), w = bench_wall_now();
 
-	event("resumed", wall_ns(now, t, w),
-	      ", \"mark\": %u, \"src\": %u, \"dst\": %u, \"sent_ns\": %" PRIu64
-	      ", \"rx_ns\": %" PRIu64 ", \"after_mark_ms\": %.3f",
-	      marks, src, dst, wall_ns(sent, t, w), wall_ns(now, t, w),
-	      (double)ticks_ns(now - d->mark_tsc) / 1e6);
+	bench_event(ctx, "resumed", wall_ns(ctx, now, t, w),
+		    ", \"mark\": %u, \"src\": %u, \"dst\": %u, \"sent_ns\": %" PRIu64
+		    ", \"rx_ns\": %" PRIu64 ", \"after_mark_ms\": %.3f",
+		    ctx->marks, src, dst, wall_ns(ctx, sent, t, w), wall_ns(ctx, now, t, w),
+		    (double)bench_ticks_ns(ctx, now - d->mark_tsc) / 1e6);
 	d->mark_tsc = 0;
 }
 
 /* Direction src -> dst was silent from TSC from to now; its frame that
  * ended the gap was sent at TSC sent. */
-void gap_seen(uint16_t src, uint16_t dst, uint64_t from, uint64_t now, uint64_t sent)
+void bench_gap_seen(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t from, uint64_t now,
+		    uint64_t sent)
 {
-	uint64_t t = rte_rdtsc(), w = wall_now();
+	uint64_t t = rte_rdtsc(), w = bench_wall_now();
 
-	dirs[src * npods + dst].gaps++;
-	event("gap", wall_ns(now, t, w),
-	      ", \"src\": %u, \"dst\": %u, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
-	      ", \"sent_ns\": %" PRIu64 ", \"gap_ms\": %.3f",
-	      src, dst, wall_ns(from, t, w), wall_ns(now, t, w), wall_ns(sent, t, w),
-	      (double)ticks_ns(now - from) / 1e6);
+	ctx->dirs[src * ctx->npods + dst].gaps++;
+	bench_event(ctx, "gap", wall_ns(ctx, now, t, w),
+		    ", \"src\": %u, \"dst\": %u, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
+		    ", \"sent_ns\": %" PRIu64 ", \"gap_ms\": %.3f",
+		    src, dst, wall_ns(ctx, from, t, w), wall_ns(ctx, now, t, w),
+		    wall_ns(ctx, sent, t, w), (double)bench_ticks_ns(ctx, now - from) / 1e6);
 }
 
 /* The pod's device goes: its port is stopped and the device removed
  * (which closes the port), as an application closes an interface whose
  * backend left. */
-static void pod_close(uint16_t p)
+static void pod_close(struct bench_ctx *ctx, uint16_t p)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	struct rte_eth_dev_info info;
 	int rc = -ENODEV;
 
-	pod_pending_drop(p, counting);
+	bench_pod_pending_drop(ctx, p, ctx->counting);
 	pd->present = false;
 	if (pd->own_memif) {
 		/* Its memory is its own: unmapped here, between bursts. */
@@ -130,15 +133,15 @@ static void pod_close(uint16_t p)
 /* Probes the pod's device again from the arguments it was first given
  * and starts it with its MAC; 0, or a negative errno with nothing left
  * behind (its switch is not back yet, most often). */
-static int pod_open(uint16_t p)
+static int pod_open(struct bench_ctx *ctx, uint16_t p)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	struct rte_eth_dev_info info;
 	uint16_t port;
 	int rc;
 
 	if (pd->own_memif)
-		return memif_pod_connect(p, true);
+		return bench_pod_memif_connect(ctx, p, true);
 	rc = rte_dev_probe(pd->devargs);
 	if (rc < 0)
 		return rc;
@@ -148,7 +151,7 @@ static int pod_open(uint16_t p)
 	pd->port = port;
 	/* A device given no MAC makes up a new one when probed. */
 	rte_eth_dev_default_mac_addr_set(port, &pd->mac);
-	rc = port_setup(port, true);
+	rc = bench_port_setup(ctx, port, true);
 	if (rc == 0) {
 		pd->present = true;
 		return 0;
@@ -160,9 +163,9 @@ static int pod_open(uint16_t p)
 	return rc;
 }
 
-static void pod_watch(uint16_t p, uint64_t now)
+static void pod_watch(struct bench_ctx *ctx, uint16_t p, uint64_t now)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	struct bench_reopen *r = &pd->ro;
 	struct rte_eth_link link;
 	enum bench_reopen_event ev;
@@ -177,38 +180,40 @@ static void pod_watch(uint16_t p, uint64_t now)
 		else
 			up = rte_eth_link_get_nowait(pd->port, &link) == 0 &&
 			     link.link_status == RTE_ETH_LINK_UP;
-		ev = bench_reopen_link(r, &reopen_conf, now, up);
+		ev = bench_reopen_link(r, &ctx->reopen_conf, now, up);
 		if (ev == BENCH_REOPEN_WENT_DOWN)
-			event("link_down", wall_now(), ", \"pod\": %u, \"device\": \"%s\"", p,
-			      pd->name);
+			bench_event(ctx, "link_down", bench_wall_now(),
+				    ", \"pod\": %u, \"device\": \"%s\"", p, pd->name);
 		else if (ev == BENCH_REOPEN_CAME_UP)
-			event("link_up", wall_now(),
-			      ", \"pod\": %u, \"device\": \"%s\", \"down_ms\": %.3f, "
-			      "\"open_attempts\": %u",
-			      p, pd->name, (double)ticks_ns(now - r->down_at) / 1e6, r->attempts);
+			bench_event(ctx, "link_up", bench_wall_now(),
+				    ", \"pod\": %u, \"device\": \"%s\", \"down_ms\": %.3f, "
+				    "\"open_attempts\": %u",
+				    p, pd->name,
+				    (double)bench_ticks_ns(ctx, now - r->down_at) / 1e6,
+				    r->attempts);
 		break;
 	case BENCH_REOPEN_CLOSE:
-		pod_close(p);
-		bench_reopen_closed(r, &reopen_conf, rte_rdtsc());
+		pod_close(ctx, p);
+		bench_reopen_closed(r, &ctx->reopen_conf, rte_rdtsc());
 		break;
 	case BENCH_REOPEN_OPEN:
-		bench_reopen_opened(r, &reopen_conf, rte_rdtsc(), pod_open(p) == 0);
+		bench_reopen_opened(r, &ctx->reopen_conf, rte_rdtsc(), pod_open(ctx, p) == 0);
 		break;
 	}
 }
 
 /* Every millisecond or so: the pods' links (--reconnect, --events). */
-void links_service(uint64_t now)
+void bench_links_service(struct bench_ctx *ctx, uint64_t now)
 {
-	if (!watch_links || now < next_link_service)
+	if (!ctx->watch_links || now < ctx->next_link_service)
 		return;
-	next_link_service = now + rte_get_tsc_hz() / 1000;
-	if (mark_wanted) {
-		mark_wanted = 0;
-		mark_take();
+	ctx->next_link_service = now + rte_get_tsc_hz() / 1000;
+	if (ctx->mark_wanted) {
+		ctx->mark_wanted = 0;
+		bench_mark_take(ctx);
 	}
-	for (uint16_t p = 0; p < npods; p++)
-		pod_watch(p, now);
+	for (uint16_t p = 0; p < ctx->npods; p++)
+		pod_watch(ctx, p, now);
 }
 
 /* An ethdev pod's device name and arguments, for re-opening it, and
@@ -252,21 +257,21 @@ static int ethdev_identify(struct pod *pd, bool *self)
 
 /* What re-opening pod p takes (a --memif pod has its name, socket and MAC
  * already), and its line in --events. */
-int pod_identify(uint16_t p)
+int bench_pod_identify(struct bench_ctx *ctx, uint16_t p)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	bool self = !opt.reconnect;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 	int rc;
 
-	if (!watch_links)
+	if (!ctx->watch_links)
 		return 0;
 	if (!pd->own_memif && (rc = ethdev_identify(pd, &self)) < 0)
 		return rc;
 	bench_reopen_init(&pd->ro, self, rte_rdtsc());
-	mac_str(&pd->mac, mac, sizeof(mac));
-	event("pod", wall_now(),
-	      ", \"pod\": %u, \"device\": \"%s\", \"mac\": \"%s\", \"reconnects_itself\": %s", p,
-	      pd->name, mac, self ? "true" : "false");
+	bench_mac_str(&pd->mac, mac, sizeof(mac));
+	bench_event(ctx, "pod", bench_wall_now(),
+		    ", \"pod\": %u, \"device\": \"%s\", \"mac\": \"%s\", \"reconnects_itself\": %s",
+		    p, pd->name, mac, self ? "true" : "false");
 	return 0;
 }

@@ -44,38 +44,24 @@
 #include "bench_memif.h"
 #include "bench_opts.h"
 
-struct pod *pods;
-struct dir *dirs; /* npods x npods */
-uint16_t npods;
-static struct rte_mempool *pool;
-static volatile bool quit;
-static volatile sig_atomic_t stop_measuring; /* SIGUSR1 */
-volatile sig_atomic_t mark_wanted;	     /* SIGUSR2 */
-unsigned int marks;
-bool counting; /* frames built now are counted */
-/* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
-bool watch_links;
-uint64_t gap_ticks;
-uint64_t next_link_service;
-struct bench_reopen_conf reopen_conf;
-FILE *events;
-double tsc_ns;
-uint64_t tsc_ns_q32;
-double offered_pps; /* rate of the reported measurement, 0 = full speed */
+/* The run's state, for the signal handler: signals carry no argument. */
+static struct bench_ctx *signal_ctx;
 
 static void on_signal(int sig)
 {
+	struct bench_ctx *ctx = signal_ctx;
+
 	if (sig == SIGUSR1)
-		stop_measuring = 1;
+		ctx->stop_measuring = 1;
 	else if (sig == SIGUSR2)
-		mark_wanted = 1;
+		ctx->mark_wanted = 1;
 	else
-		quit = true;
+		ctx->quit = 1;
 }
 
 /* Configures and starts a pod's port; quiet: a failure is expected (a
  * device re-opened while its switch is still away) and not reported. */
-int port_setup(uint16_t port, bool quiet)
+int bench_port_setup(struct bench_ctx *ctx, uint16_t port, bool quiet)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
@@ -92,7 +78,7 @@ int port_setup(uint16_t port, bool quiet)
 	 * from socket to socket as it reconnects, and unregisters it only
 	 * when stopped with them on (otherwise closing it leaves EAL's
 	 * interrupt thread a closed descriptor, and it panics). */
-	if (watch_links && info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
+	if (ctx->watch_links && info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
 		conf.intr_conf.lsc = 1;
 	rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (rc < 0)
@@ -109,7 +95,7 @@ int port_setup(uint16_t port, bool quiet)
 				"may be dropped\n",
 				port, info.device ? rte_dev_name(info.device) : "?", mtu);
 	}
-	rc = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port), NULL, pool);
+	rc = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port), NULL, ctx->pool);
 	if (rc < 0)
 		goto err;
 	rc = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
@@ -128,10 +114,10 @@ err:
 
 /* The k-th source MAC of a pod: its own for k = 0, then locally
  * administered addresses that carry the pod and k. */
-static void pod_mac(uint16_t pod, unsigned int k, uint8_t mac[6])
+static void pod_mac(struct bench_ctx *ctx, uint16_t pod, unsigned int k, uint8_t mac[6])
 {
 	if (k == 0) {
-		memcpy(mac, pods[pod].mac.addr_bytes, 6);
+		memcpy(mac, ctx->pods[pod].mac.addr_bytes, 6);
 		return;
 	}
 	mac[0] = 0x06;
@@ -148,11 +134,11 @@ static void rotation_reset(struct pod *pd)
 	pd->mac_i = 0;
 }
 
-static void rotation_next(struct pod *pd)
+static void rotation_next(struct bench_ctx *ctx, struct pod *pd)
 {
 	if (++pd->imix_i == BENCH_IMIX_PERIOD)
 		pd->imix_i = 0;
-	if (++pd->dst_i < npods - 1)
+	if (++pd->dst_i < ctx->npods - 1)
 		return;
 	pd->dst_i = 0;
 	if (++pd->mac_i < opt.macs)
@@ -170,10 +156,10 @@ static void rotation_next(struct pod *pd)
  * sender, as frame_received into each receiver: as calls, with their
  * spills, they cost the memif generator 13% of its rate (58-60 -> 66-69
  * Mpps through one cross-connect). */
-static __rte_always_inline uint16_t frame_write(uint16_t p, uint8_t *buf, uint64_t now,
-						uint16_t *out_len, uint64_t *tag)
+static __rte_always_inline uint16_t frame_write(struct bench_ctx *ctx, uint16_t p, uint8_t *buf,
+						uint64_t now, uint16_t *out_len, uint64_t *tag)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	uint16_t len = opt.size ? opt.size : bench_imix_len(pd->imix_i);
 	uint16_t dst = (uint16_t)(p + 1 + pd->dst_i);
 	struct dir *d;
@@ -181,10 +167,10 @@ static __rte_always_inline uint16_t frame_write(uint16_t p, uint8_t *buf, uint64
 	const uint8_t *dmac, *smac = pd->mac.addr_bytes;
 	uint8_t smac_k[6], dmac_k[6];
 
-	if (dst >= npods)
-		dst = (uint16_t)(dst - npods);
-	dmac = pods[dst].mac.addr_bytes;
-	d = &dirs[p * npods + dst];
+	if (dst >= ctx->npods)
+		dst = (uint16_t)(dst - ctx->npods);
+	dmac = ctx->pods[dst].mac.addr_bytes;
+	d = &ctx->dirs[p * ctx->npods + dst];
 	*out_len = (uint16_t)(len - BENCH_FCS_LEN);
 	/* What the headers depend on; bit 63 set: never 0, the empty tag. */
 	uint64_t key = 1ull << 63 | (uint64_t)len << 44 | (uint64_t)dst << 32 |
@@ -194,8 +180,8 @@ static __rte_always_inline uint16_t frame_write(uint16_t p, uint8_t *buf, uint64
 		/* Destinations rotate over the peers' MACs too: they learned
 		 * them when the peers sent from them. */
 		if (pd->mac_i != 0) {
-			pod_mac(dst, pd->mac_i, dmac_k);
-			pod_mac(p, pd->mac_i, smac_k);
+			pod_mac(ctx, dst, pd->mac_i, dmac_k);
+			pod_mac(ctx, p, pd->mac_i, smac_k);
 			dmac = dmac_k;
 			smac = smac_k;
 		}
@@ -206,13 +192,13 @@ static __rte_always_inline uint16_t frame_write(uint16_t p, uint8_t *buf, uint64
 	}
 	s = (struct bench_stamp){.src_pod = p, .dst_pod = dst, .seq = d->seq_tx++, .tsc = now};
 	bench_stamp_write(buf, &s);
-	rotation_next(pd);
+	rotation_next(ctx, pd);
 	return dst;
 }
 
-static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
+static uint16_t frame_next(struct bench_ctx *ctx, uint16_t p, struct rte_mbuf *m, uint64_t now)
 {
-	uint16_t len, dst = frame_write(p, rte_pktmbuf_mtod(m, uint8_t *), now, &len, NULL);
+	uint16_t len, dst = frame_write(ctx, p, rte_pktmbuf_mtod(m, uint8_t *), now, &len, NULL);
 
 	m->data_len = len;
 	m->pkt_len = len;
@@ -223,10 +209,11 @@ static uint16_t frame_next(uint16_t p, struct rte_mbuf *m, uint64_t now)
  * buffers, as many as there is room for. At a set rate what does not fit
  * is built anyway, in a scratch buffer, and counted as lost (its
  * destination is known only once built); at full speed it is not built. */
-static unsigned int memif_pod_send(uint16_t p, unsigned int n, bool count, bool keep)
+static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, unsigned int n, bool count,
+				   bool keep)
 {
 	static uint8_t scratch[BENCH_PKT_MAX_LEN];
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	uint8_t *buf[BURST];
 	uint64_t *tag[BURST];
 	uint16_t len[BURST];
@@ -234,17 +221,17 @@ static unsigned int memif_pod_send(uint16_t p, unsigned int n, bool count, bool 
 	uint16_t k = bench_memif_tx_slots(pd->memif, buf, tag, (uint16_t)n);
 
 	for (uint16_t i = 0; i < k; i++) {
-		uint16_t dst = frame_write(p, buf[i], now, &len[i], tag[i]);
+		uint16_t dst = frame_write(ctx, p, buf[i], now, &len[i], tag[i]);
 
 		if (count)
-			dirs[p * npods + dst].tx++;
+			ctx->dirs[p * ctx->npods + dst].tx++;
 	}
 	bench_memif_tx_commit(pd->memif, len, k);
 	for (unsigned int i = k; !keep && i < n; i++) {
-		uint16_t l, dst = frame_write(p, scratch, now, &l, NULL);
+		uint16_t l, dst = frame_write(ctx, p, scratch, now, &l, NULL);
 
 		if (count)
-			dirs[p * npods + dst].tx++;
+			ctx->dirs[p * ctx->npods + dst].tx++;
 	}
 	if (count) {
 		pd->tx += keep ? k : n;
@@ -264,10 +251,11 @@ static inline unsigned int pod_burst(const struct pod *pd)
  * as lost: the forwarder did not take the offered load. At full speed
  * (keep = true) it is kept and sent first next time, so the pods go as
  * fast as the forwarder takes frames and nothing is built twice. */
-static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
+static unsigned int pod_send(struct bench_ctx *ctx, uint16_t p, unsigned int n, bool count,
+			     bool keep)
 {
 	struct rte_mbuf **m;
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	uint64_t now;
 	uint16_t sent, total;
 
@@ -276,18 +264,18 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 	if (!pd->present)
 		return n; /* its device is being re-opened: its share is skipped */
 	if (pd->memif != NULL)
-		return memif_pod_send(p, n, count, keep); /* reads the clock itself */
+		return memif_pod_send(ctx, p, n, count, keep); /* reads the clock itself */
 	now = rte_rdtsc();
 	if (pd->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
 	if (n > 0) {
-		if (rte_pktmbuf_alloc_bulk(pool, pd->pend, n) < 0)
+		if (rte_pktmbuf_alloc_bulk(ctx->pool, pd->pend, n) < 0)
 			return 0;
 		for (unsigned int i = 0; i < n; i++) {
-			uint16_t dst = frame_next(p, pd->pend[i], now);
+			uint16_t dst = frame_next(ctx, p, pd->pend[i], now);
 
 			if (count)
-				dirs[p * npods + dst].tx++;
+				ctx->dirs[p * ctx->npods + dst].tx++;
 		}
 		pd->npend = (uint16_t)n;
 	}
@@ -312,9 +300,9 @@ static unsigned int pod_send(uint16_t p, unsigned int n, bool count, bool keep)
 /* Drops the frames of pod p still waiting to be sent (at the end of a
  * run, or when its device goes), and takes them out of the per-direction
  * counts they were added to: their destination is in their stamp. */
-void pod_pending_drop(uint16_t p, bool count)
+void bench_pod_pending_drop(struct bench_ctx *ctx, uint16_t p, bool count)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 
 	for (uint16_t i = 0; count && i < pd->npend; i++) {
 		struct rte_mbuf *m = pd->pend[i];
@@ -322,48 +310,49 @@ void pod_pending_drop(uint16_t p, bool count)
 
 		if (bench_stamp_read(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
 				     &s) == 0)
-			dirs[p * npods + s.dst_pod].tx--;
+			ctx->dirs[p * ctx->npods + s.dst_pod].tx--;
 	}
 	if (pd->npend > 0)
 		rte_pktmbuf_free_bulk(pd->pend, pd->npend);
 	pd->npend = 0;
 }
 
-static void pending_drop(bool count)
+static void pending_drop(struct bench_ctx *ctx, bool count)
 {
-	for (uint16_t p = 0; p < npods; p++)
-		pod_pending_drop(p, count);
+	for (uint16_t p = 0; p < ctx->npods; p++)
+		bench_pod_pending_drop(ctx, p, count);
 }
 
 /* Counts and times one frame that pod p received: len bytes in all (no
  * FCS), the first seg_len of them at buf. */
-static __rte_always_inline void frame_received(uint16_t p, const uint8_t *buf, uint32_t seg_len,
-					       uint32_t len, uint64_t now, struct bench_hist *hist)
+static __rte_always_inline void frame_received(struct bench_ctx *ctx, uint16_t p,
+					       const uint8_t *buf, uint32_t seg_len, uint32_t len,
+					       uint64_t now, struct bench_hist *hist)
 {
 	struct bench_stamp s;
 	struct dir *d;
 	uint64_t from;
 
-	if (bench_stamp_read(buf, seg_len, &s) < 0 || s.src_pod >= npods) {
-		pods[p].bad++;
+	if (bench_stamp_read(buf, seg_len, &s) < 0 || s.src_pod >= ctx->npods) {
+		ctx->pods[p].bad++;
 		return;
 	}
 	if (s.dst_pod != p) {
 		/* Flooded (destination not learned) or misrouted. */
-		pods[p].misdelivered++;
+		ctx->pods[p].misdelivered++;
 		return;
 	}
-	d = &dirs[s.src_pod * npods + p];
+	d = &ctx->dirs[s.src_pod * ctx->npods + p];
 	/* Serial-number arithmetic: sequence numbers wrap. */
 	if ((int32_t)(s.seq - d->seq_start) < 0) {
 		/* Sent before this trial began: neither counted nor timed. */
 		d->stale++;
 		return;
 	}
-	if (gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, gap_ticks, &from))
-		gap_seen(s.src_pod, p, from, now, s.tsc);
+	if (ctx->gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, ctx->gap_ticks, &from))
+		bench_gap_seen(ctx, s.src_pod, p, from, now, s.tsc);
 	if (d->mark_tsc != 0 && s.tsc > d->mark_tsc)
-		mark_reached(s.src_pod, p, now, s.tsc);
+		bench_mark_reached(ctx, s.src_pod, p, now, s.tsc);
 	if ((int32_t)(s.seq - d->seq_rx_next) < 0)
 		d->out_of_order++;
 	else
@@ -371,90 +360,92 @@ static __rte_always_inline void frame_received(uint16_t p, const uint8_t *buf, u
 	d->rx++;
 	/* Bytes of Ethernet frames with their FCS, as the frame size. */
 	d->rx_bytes += len + BENCH_FCS_LEN;
-	pods[p].rx++;
-	pods[p].rx_bytes += len + BENCH_FCS_LEN;
-	bench_hist_add(hist, ticks_ns(now - s.tsc));
+	ctx->pods[p].rx++;
+	ctx->pods[p].rx_bytes += len + BENCH_FCS_LEN;
+	bench_hist_add(hist, bench_ticks_ns(ctx, now - s.tsc));
 }
 
-static void memif_pod_recv(uint16_t p, bool count, struct bench_hist *hist)
+static void memif_pod_recv(struct bench_ctx *ctx, uint16_t p, bool count, struct bench_hist *hist)
 {
 	const uint8_t *buf[BURST];
 	uint32_t len[BURST];
-	int n = bench_memif_rx(pods[p].memif, buf, len, BURST);
+	int n = bench_memif_rx(ctx->pods[p].memif, buf, len, BURST);
 	uint64_t now;
 
 	if (n <= 0)
 		return;
 	now = rte_rdtsc();
 	for (int i = 0; count && i < n; i++)
-		frame_received(p, buf[i], len[i], len[i], now, hist);
-	bench_memif_rx_done(pods[p].memif);
+		frame_received(ctx, p, buf[i], len[i], len[i], now, hist);
+	bench_memif_rx_done(ctx->pods[p].memif);
 }
 
-static void pod_recv(uint16_t p, bool count, struct bench_hist *hist)
+static void pod_recv(struct bench_ctx *ctx, uint16_t p, bool count, struct bench_hist *hist)
 {
 	struct rte_mbuf *m[ETH_BURST];
 	uint64_t now;
 	uint16_t n;
 
-	if (!pods[p].present)
+	if (!ctx->pods[p].present)
 		return;
-	if (pods[p].memif != NULL) {
-		memif_pod_recv(p, count, hist);
+	if (ctx->pods[p].memif != NULL) {
+		memif_pod_recv(ctx, p, count, hist);
 		return;
 	}
-	n = rte_eth_rx_burst(pods[p].port, 0, m, ETH_BURST);
+	n = rte_eth_rx_burst(ctx->pods[p].port, 0, m, ETH_BURST);
 	if (n == 0)
 		return;
 	now = rte_rdtsc();
 	for (uint16_t i = 0; count && i < n; i++)
-		frame_received(p, rte_pktmbuf_mtod(m[i], const uint8_t *),
+		frame_received(ctx, p, rte_pktmbuf_mtod(m[i], const uint8_t *),
 			       rte_pktmbuf_data_len(m[i]), rte_pktmbuf_pkt_len(m[i]), now, hist);
 	rte_pktmbuf_free_bulk(m, n);
 }
 
 /* Receives on every pod for ms milliseconds: frames still in flight. */
-static void drain(unsigned int ms, bool count, struct bench_hist *hist)
+static void drain(struct bench_ctx *ctx, unsigned int ms, bool count, struct bench_hist *hist)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
 	uint64_t now;
 
 	while ((now = rte_rdtsc()) < end) {
-		for (uint16_t p = 0; p < npods; p++)
-			pod_recv(p, count, hist);
-		links_service(now);
+		for (uint16_t p = 0; p < ctx->npods; p++)
+			pod_recv(ctx, p, count, hist);
+		bench_links_service(ctx, now);
 	}
 }
 
 /* Each pod sends one frame from each of its MACs to each peer, so that a
  * learning bridge knows every address before anything is measured. */
-static void learn(void)
+static void learn(struct bench_ctx *ctx)
 {
-	for (uint16_t p = 0; p < npods; p++) {
-		unsigned int n = (unsigned int)(npods - 1) * opt.macs;
+	for (uint16_t p = 0; p < ctx->npods; p++) {
+		unsigned int n = (unsigned int)(ctx->npods - 1) * opt.macs;
 
-		rotation_reset(&pods[p]);
+		rotation_reset(&ctx->pods[p]);
 		while (n > 0) {
-			unsigned int k = RTE_MIN(n, pod_burst(&pods[p]));
+			unsigned int k = RTE_MIN(n, pod_burst(&ctx->pods[p]));
 
-			pod_send(p, k, false, false);
+			pod_send(ctx, p, k, false, false);
 			n -= k;
-			drain(1, false, NULL);
+			drain(ctx, 1, false, NULL);
 		}
 	}
-	drain(200, false, NULL);
+	drain(ctx, 200, false, NULL);
 }
 
-static void counters_reset(void)
+static void counters_reset(struct bench_ctx *ctx)
 {
-	for (uint16_t p = 0; p < npods; p++) {
-		pods[p].tx = pods[p].tx_full = pods[p].rx = pods[p].rx_bytes = 0;
-		pods[p].misdelivered = pods[p].bad = 0;
+	for (uint16_t p = 0; p < ctx->npods; p++) {
+		ctx->pods[p].tx = ctx->pods[p].tx_full = ctx->pods[p].rx = ctx->pods[p].rx_bytes =
+		    0;
+		ctx->pods[p].misdelivered = ctx->pods[p].bad = 0;
 	}
-	for (uint32_t i = 0; i < (uint32_t)npods * npods; i++) {
-		dirs[i].tx = dirs[i].rx = dirs[i].rx_bytes = dirs[i].out_of_order = 0;
-		dirs[i].stale = 0;
-		dirs[i].seq_start = dirs[i].seq_rx_next = dirs[i].seq_tx;
+	for (uint32_t i = 0; i < (uint32_t)ctx->npods * ctx->npods; i++) {
+		ctx->dirs[i].tx = ctx->dirs[i].rx = ctx->dirs[i].rx_bytes =
+		    ctx->dirs[i].out_of_order = 0;
+		ctx->dirs[i].stale = 0;
+		ctx->dirs[i].seq_start = ctx->dirs[i].seq_rx_next = ctx->dirs[i].seq_tx;
 	}
 }
 
@@ -463,17 +454,18 @@ static void counters_reset(void)
  * receives, in turn: every loop visits every pod once, so with many pods
  * the generator neither polls 128 receive queues per burst sent nor lets
  * one pod's ring overflow while it serves the others. */
-static void offer(double rate, double seconds, bool count, struct bench_hist *hist)
+static void offer(struct bench_ctx *ctx, double rate, double seconds, bool count,
+		  struct bench_hist *hist)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(seconds * hz);
 	uint64_t offered = 0, now;
 	uint16_t next = 0; /* at a set rate, the pod whose turn it is to send */
 
-	counting = count;
-	while (!quit && !stop_measuring && (now = rte_rdtsc()) < end) {
-		for (uint16_t p = 0; p < npods; p++) {
+	ctx->counting = count;
+	while (!ctx->quit && !ctx->stop_measuring && (now = rte_rdtsc()) < end) {
+		for (uint16_t p = 0; p < ctx->npods; p++) {
 			if (rate <= 0) {
-				pod_send(p, BURST, count, true);
+				pod_send(ctx, p, BURST, count, true);
 			} else {
 				double due = (double)(rte_rdtsc() - start) / (double)hz * rate -
 					     (double)offered;
@@ -481,63 +473,70 @@ static void offer(double rate, double seconds, bool count, struct bench_hist *hi
 				/* What is due goes out from the pods in turn, so
 				 * every pod offers the same share. */
 				if (due >= 1) {
-					offered +=
-					    pod_send(next, due >= BURST ? BURST : (unsigned int)due,
-						     count, false);
-					next = (uint16_t)(next + 1 == npods ? 0 : next + 1);
+					offered += pod_send(
+					    ctx, next, due >= BURST ? BURST : (unsigned int)due,
+					    count, false);
+					next = (uint16_t)(next + 1 == ctx->npods ? 0 : next + 1);
 				}
 			}
-			pod_recv(p, count, hist);
+			pod_recv(ctx, p, count, hist);
 		}
-		links_service(now);
+		bench_links_service(ctx, now);
 	}
-	pending_drop(count);
+	pending_drop(ctx, count);
 }
 
-static int run_trial(double rate, double seconds, struct trial *t)
+static int run_trial(struct bench_ctx *ctx, double rate, double seconds, struct trial *t)
 {
 	uint64_t t0, t1;
 
 	memset(t, 0, sizeof(*t));
 	bench_hist_reset(&t->hist);
-	counters_reset();
+	counters_reset(ctx);
 	t0 = rte_rdtsc();
-	offer(rate, seconds, true, &t->hist);
+	offer(ctx, rate, seconds, true, &t->hist);
 	t1 = rte_rdtsc();
 	/* What is still in the rings arrives late but is not lost. */
-	drain(100, true, &t->hist);
-	if (quit)
+	drain(ctx, 100, true, &t->hist);
+	if (ctx->quit)
 		return -EINTR;
 	t->seconds = (double)(t1 - t0) / (double)rte_get_tsc_hz();
-	for (uint16_t p = 0; p < npods; p++) {
-		t->tx += pods[p].tx;
-		t->tx_full += pods[p].tx_full;
-		t->rx += pods[p].rx;
-		t->rx_bytes += pods[p].rx_bytes;
-		t->misdelivered += pods[p].misdelivered;
-		t->bad += pods[p].bad;
+	for (uint16_t p = 0; p < ctx->npods; p++) {
+		t->tx += ctx->pods[p].tx;
+		t->tx_full += ctx->pods[p].tx_full;
+		t->rx += ctx->pods[p].rx;
+		t->rx_bytes += ctx->pods[p].rx_bytes;
+		t->misdelivered += ctx->pods[p].misdelivered;
+		t->bad += ctx->pods[p].bad;
 	}
-	for (uint32_t i = 0; i < (uint32_t)npods * npods; i++) {
-		t->out_of_order += dirs[i].out_of_order;
-		t->stale += dirs[i].stale;
+	for (uint32_t i = 0; i < (uint32_t)ctx->npods * ctx->npods; i++) {
+		t->out_of_order += ctx->dirs[i].out_of_order;
+		t->stale += ctx->dirs[i].stale;
 	}
 	return 0;
 }
 
+/* What each trial of an NDR search runs with (bench_ndr_pdr's arg). */
+struct ndr_arg {
+	struct bench_ctx *ctx;
+	struct trial *t;
+};
+
 static int ndr_trial(double rate, double *loss, void *arg)
 {
-	struct trial *t = arg;
-	int rc = run_trial(rate, opt.ndr_trial, t);
+	const struct ndr_arg *a = arg;
+	struct trial *t = a->t;
+	int rc = run_trial(a->ctx, rate, opt.ndr_trial, t);
 
 	if (rc < 0)
 		return rc;
-	*loss = loss_of(t->tx, t->rx);
+	*loss = bench_loss_of(t->tx, t->rx);
 	if (!opt.json)
 		printf("  trial %.0f pps: loss %.4f%%\n", rate, *loss * 100);
 	return 0;
 }
 
-static int run(void)
+static int run(struct bench_ctx *ctx)
 {
 	struct bench_ndr_result ndr_res;
 	struct trial *t;
@@ -547,16 +546,16 @@ static int run(void)
 	t = rte_zmalloc("bench_trial", sizeof(*t), 0);
 	if (t == NULL)
 		return -ENOMEM;
-	learn();
+	learn(ctx);
 	if (opt.warmup > 0)
-		offer(opt.rate, opt.warmup, false, NULL);
-	drain(100, false, NULL);
+		offer(ctx, opt.rate, opt.warmup, false, NULL);
+	drain(ctx, 100, false, NULL);
 	if (opt.ndr) {
 		struct bench_ndr_conf conf = {.max_trials = 40};
 
 		if (rate <= 0) {
 			/* The top of the search: what the generator offers at full speed. */
-			rc = run_trial(0, opt.ndr_trial, t);
+			rc = run_trial(ctx, 0, opt.ndr_trial, t);
 			if (rc < 0)
 				goto out;
 			rate = (double)t->tx / t->seconds;
@@ -564,25 +563,26 @@ static int run(void)
 		conf.max_rate = rate;
 		conf.min_rate = rate * opt.ndr_resolution;
 		conf.resolution = rate * opt.ndr_resolution;
-		rc = bench_ndr_pdr(&conf, ndr_trial, t, &ndr_res);
+		rc = bench_ndr_pdr(&conf, ndr_trial, &(struct ndr_arg){.ctx = ctx, .t = t},
+				   &ndr_res);
 		if (rc < 0)
 			goto out;
 		rate = ndr_res.ndr_pps;
 	}
-	offered_pps = rate;
-	event("measure", wall_now(), ", \"duration_s\": %g, \"rate_pps\": %.0f", opt.duration,
-	      rate);
+	ctx->offered_pps = rate;
+	bench_event(ctx, "measure", bench_wall_now(), ", \"duration_s\": %g, \"rate_pps\": %.0f",
+		    opt.duration, rate);
 	/* On stderr too: a script may read the switch's counters over just
 	 * the measured window (perf/suite.sh does). */
 	fprintf(stderr, "podwire-bench: measuring for %g s\n", opt.duration);
-	rc = run_trial(rate, opt.duration, t);
-	event("end", wall_now(), ", \"measured_s\": %.6f", t->seconds);
+	rc = run_trial(ctx, rate, opt.duration, t);
+	bench_event(ctx, "end", bench_wall_now(), ", \"measured_s\": %.6f", t->seconds);
 	if (rc < 0)
 		goto out;
 	if (opt.json)
-		print_json(t, opt.ndr ? &ndr_res : NULL);
+		bench_print_json(ctx, t, opt.ndr ? &ndr_res : NULL);
 	else
-		print_summary(t, opt.ndr ? &ndr_res : NULL);
+		bench_print_summary(ctx, t, opt.ndr ? &ndr_res : NULL);
 	fflush(stdout);
 out:
 	if (rc == -EINTR)
@@ -593,9 +593,9 @@ out:
 
 /* A --memif SOCK[,mac=MAC] pod: connected, its rings the size of --ring
  * (a power of two here), buffers that hold the largest frame whole. */
-static int memif_pod_open(uint16_t p, const char *arg)
+static int memif_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	char path[256];
 	const char *mac = strstr(arg, ",mac=");
 	size_t plen = mac != NULL ? (size_t)(mac - arg) : strlen(arg);
@@ -631,7 +631,7 @@ static int memif_pod_open(uint16_t p, const char *arg)
 		/* 02:62:65:00:hi:lo: locally administered, one per pod. */
 		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
 	}
-	return memif_pod_connect(p, false);
+	return bench_pod_memif_connect(ctx, p, false);
 }
 
 /* A switch started just before the generator may take a while to serve
@@ -639,9 +639,9 @@ static int memif_pod_open(uint16_t p, const char *arg)
  * machine takes seconds. */
 #define BENCH_MEMIF_START_MS 10000
 
-int memif_pod_connect(uint16_t p, bool reopen)
+int bench_pod_memif_connect(struct bench_ctx *ctx, uint16_t p, bool reopen)
 {
-	struct pod *pd = &pods[p];
+	struct pod *pd = &ctx->pods[p];
 	char err[512];
 
 	pd->memif =
@@ -662,6 +662,7 @@ int main(int argc, char **argv)
 {
 	unsigned int nb_mbufs, room;
 	struct bench_pkt_hdr h = {0};
+	struct bench_ctx run_ctx = {0}, *ctx = &run_ctx;
 	uint16_t port;
 	int rc, n;
 
@@ -676,6 +677,7 @@ int main(int argc, char **argv)
 	rc = bench_opts_parse(argc, argv);
 	if (rc < 0)
 		goto out;
+	signal_ctx = ctx;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_signal);
@@ -683,50 +685,50 @@ int main(int argc, char **argv)
 	/* A device closed after its backend died still says goodbye on the
 	 * dead socket (virtio-user's vhost-user messages). */
 	signal(SIGPIPE, SIG_IGN);
-	tsc_ns = 1e9 / (double)rte_get_tsc_hz();
-	tsc_ns_q32 = (uint64_t)(tsc_ns * 4294967296.0 + 0.5);
+	ctx->tsc_ns = 1e9 / (double)rte_get_tsc_hz();
+	ctx->tsc_ns_q32 = (uint64_t)(ctx->tsc_ns * 4294967296.0 + 0.5);
 
-	npods = (uint16_t)(rte_eth_dev_count_avail() + opt.n_memif);
-	if (npods < 2 || npods > MAX_PODS) {
+	ctx->npods = (uint16_t)(rte_eth_dev_count_avail() + opt.n_memif);
+	if (ctx->npods < 2 || ctx->npods > MAX_PODS) {
 		fprintf(stderr,
 			"podwire-bench: %u pods: need 2..%d, one per --vdev (e.g. "
 			"--vdev net_virtio_user0,path=SOCK,mac=MAC) or --memif\n",
-			npods, MAX_PODS);
+			ctx->npods, MAX_PODS);
 		rc = -EINVAL;
 		goto out;
 	}
-	pods = rte_zmalloc("bench_pods", sizeof(*pods) * npods, 0);
-	dirs = rte_zmalloc("bench_dirs", sizeof(*dirs) * npods * npods, 0);
+	ctx->pods = rte_zmalloc("bench_pods", sizeof(*ctx->pods) * ctx->npods, 0);
+	ctx->dirs = rte_zmalloc("bench_dirs", sizeof(*ctx->dirs) * ctx->npods * ctx->npods, 0);
 	/* Room for the largest frame plus what drivers add to the MTU (VLAN tags). */
 	room = (opt.size == 0 ? 1518u : opt.size) + RTE_PKTMBUF_HEADROOM + 64;
 	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
 		room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	nb_mbufs = npods * (2u * opt.ring + 2 * BURST) + 4096;
-	pool = rte_pktmbuf_pool_create("bench_pool", nb_mbufs, 256, 0, (uint16_t)room,
-				       (int)rte_socket_id());
-	if (pods == NULL || dirs == NULL || pool == NULL) {
+	nb_mbufs = ctx->npods * (2u * opt.ring + 2 * BURST) + 4096;
+	ctx->pool = rte_pktmbuf_pool_create("bench_pool", nb_mbufs, 256, 0, (uint16_t)room,
+					    (int)rte_socket_id());
+	if (ctx->pods == NULL || ctx->dirs == NULL || ctx->pool == NULL) {
 		fprintf(stderr,
 			"podwire-bench: out of memory for %u pods (%u mbufs of %u bytes); "
 			"lower --ring or add hugepages\n",
-			npods, nb_mbufs, room);
+			ctx->npods, nb_mbufs, room);
 		rc = -ENOMEM;
 		goto out;
 	}
 	if (opt.events != NULL) {
-		events = fopen(opt.events, "a");
-		if (events == NULL) {
+		ctx->events = fopen(opt.events, "a");
+		if (ctx->events == NULL) {
 			fprintf(stderr, "podwire-bench: --events %s: %s\n", opt.events,
 				strerror(errno));
 			rc = -errno;
 			goto out;
 		}
 	}
-	watch_links = opt.reconnect || opt.events != NULL;
-	if (watch_links) {
+	ctx->watch_links = opt.reconnect || opt.events != NULL;
+	if (ctx->watch_links) {
 		uint64_t ms = rte_get_tsc_hz() / 1000;
 
-		gap_ticks = (uint64_t)(opt.gap_ms * (double)ms);
-		reopen_conf = (struct bench_reopen_conf){
+		ctx->gap_ticks = (uint64_t)(opt.gap_ms * (double)ms);
+		ctx->reopen_conf = (struct bench_reopen_conf){
 		    .poll = 5 * ms,
 		    .quiet = 100 * ms,
 		    .retry_min = 10 * ms,
@@ -737,52 +739,52 @@ int main(int argc, char **argv)
 	n = 0;
 	RTE_ETH_FOREACH_DEV(port)
 	{
-		pods[n].port = port;
-		pods[n].present = true;
-		rc = pod_identify((uint16_t)n);
+		ctx->pods[n].port = port;
+		ctx->pods[n].present = true;
+		rc = bench_pod_identify(ctx, (uint16_t)n);
 		if (rc < 0)
 			goto out;
-		rte_eth_macaddr_get(port, &pods[n].mac);
-		memcpy(h.src_mac, pods[n].mac.addr_bytes, 6);
+		rte_eth_macaddr_get(port, &ctx->pods[n].mac);
+		memcpy(h.src_mac, ctx->pods[n].mac.addr_bytes, 6);
 		h.src_ip = bench_pod_ip((uint16_t)n);
 		h.dst_port = BENCH_UDP_DST_PORT;
-		bench_pkt_tmpl_init(&pods[n].tmpl, &h);
-		rc = port_setup(port, false);
+		bench_pkt_tmpl_init(&ctx->pods[n].tmpl, &h);
+		rc = bench_port_setup(ctx, port, false);
 		if (rc < 0)
 			goto out;
 		n++;
 	}
 	for (uint16_t i = 0; i < opt.n_memif; i++, n++) {
-		rc = memif_pod_open((uint16_t)n, opt.memif[i]);
+		rc = memif_pod_open(ctx, (uint16_t)n, opt.memif[i]);
 		if (rc < 0)
 			goto out;
-		rc = pod_identify((uint16_t)n);
+		rc = bench_pod_identify(ctx, (uint16_t)n);
 		if (rc < 0)
 			goto out;
-		memcpy(h.src_mac, pods[n].mac.addr_bytes, 6);
+		memcpy(h.src_mac, ctx->pods[n].mac.addr_bytes, 6);
 		h.src_ip = bench_pod_ip((uint16_t)n);
 		h.dst_port = BENCH_UDP_DST_PORT;
-		bench_pkt_tmpl_init(&pods[n].tmpl, &h);
+		bench_pkt_tmpl_init(&ctx->pods[n].tmpl, &h);
 	}
 	/* The DUT sees the link once the frontend is up; give it a moment. */
 	rte_delay_ms(500);
-	rc = run();
+	rc = run(ctx);
 out:
-	if (pods != NULL)
-		for (uint16_t p = 0; p < npods; p++) {
-			if (pods[p].own_memif) {
-				bench_memif_close(pods[p].memif);
-			} else if (pods[p].present) {
-				rte_eth_dev_stop(pods[p].port);
-				rte_eth_dev_close(pods[p].port);
+	if (ctx->pods != NULL)
+		for (uint16_t p = 0; p < ctx->npods; p++) {
+			if (ctx->pods[p].own_memif) {
+				bench_memif_close(ctx->pods[p].memif);
+			} else if (ctx->pods[p].present) {
+				rte_eth_dev_stop(ctx->pods[p].port);
+				rte_eth_dev_close(ctx->pods[p].port);
 			}
-			free(pods[p].devargs);
+			free(ctx->pods[p].devargs);
 		}
-	if (events != NULL)
-		fclose(events);
-	rte_free(dirs);
-	rte_free(pods);
-	rte_mempool_free(pool);
+	if (ctx->events != NULL)
+		fclose(ctx->events);
+	rte_free(ctx->dirs);
+	rte_free(ctx->pods);
+	rte_mempool_free(ctx->pool);
 	rte_eal_cleanup();
 	return rc < 0 ? 1 : 0;
 }

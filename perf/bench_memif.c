@@ -21,12 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_prefetch.h>
+
 #include "bench_memif.h"
-#include "datapath/prefetch.h"
-#include "ports/memif/msg.h"
-#include "ports/memif/proto.h"
-#include "ports/memif/ring.h"
-#include "ports/memif/sock.h"
+#include "memif/memif.h"
 
 #define HANDSHAKE_MS 5000
 /* A switch that is not serving us yet is tried again after 10 ms, then
@@ -351,9 +349,9 @@ uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint64_t **t
 
 		buf[i] = m->mem + slot_buf(m, m->l.s2m_buf, s);
 		tag[i] = &m->tag[s];
-		dp_prefetch_write(buf[i]);
+		memif_prefetch_write(buf[i]);
 		if (memif_desc_line_start(i, s))
-			dp_prefetch_write(&m->s2m->desc[s]);
+			memif_prefetch_write(&m->s2m->desc[s]);
 	}
 	return n;
 }
@@ -396,7 +394,7 @@ int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, ui
 		uint16_t s = (uint16_t)(m->m2s_last + i) & m->mask;
 
 		if (memif_desc_line_start(i, s))
-			dp_prefetch_write(&m->m2s->desc[s]);
+			memif_prefetch_write(&m->m2s->desc[s]);
 		rte_prefetch0(m->mem + slot_buf(m, m->l.m2s_buf, s));
 	}
 	while (avail != 0) {

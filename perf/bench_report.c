@@ -9,24 +9,25 @@
 #include "bench.h"
 #include "bench_opts.h"
 
-void mac_str(const struct rte_ether_addr *a, char *buf, size_t len)
+void bench_mac_str(const struct rte_ether_addr *a, char *buf, size_t len)
 {
 	rte_ether_format_addr(buf, (uint16_t)len, a);
 }
 
-double loss_of(uint64_t tx, uint64_t rx)
+double bench_loss_of(uint64_t tx, uint64_t rx)
 {
 	return tx == 0 || rx >= tx ? 0 : (double)(tx - rx) / (double)tx;
 }
 
-void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
+void bench_print_json(const struct bench_ctx *ctx, const struct trial *t,
+		      const struct bench_ndr_result *ndr)
 {
 	const struct bench_hist *h = &t->hist;
 	double s = t->seconds > 0 ? t->seconds : 1;
 	bool first = true;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-	printf("{\n  \"pods\": %u,\n", npods);
+	printf("{\n  \"pods\": %u,\n", ctx->npods);
 	if (opt.size)
 		printf("  \"frame_size\": %u,\n", opt.size);
 	else
@@ -34,13 +35,13 @@ void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
 	printf("  \"flows_per_pod\": %u,\n  \"macs_per_pod\": %u,\n", opt.flows, opt.macs);
 	/* offered_pps: the rate of this measurement (the NDR with --ndr); 0 = full speed. */
 	printf("  \"target_pps\": %.0f,\n  \"offered_pps\": %.0f,\n  \"duration_s\": %.6f,\n",
-	       opt.rate, offered_pps, t->seconds);
+	       opt.rate, ctx->offered_pps, t->seconds);
 	printf("  \"tx_packets\": %" PRIu64 ",\n  \"tx_ring_full\": %" PRIu64 ",\n", t->tx,
 	       t->tx_full);
 	printf("  \"rx_packets\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64 ",\n", t->rx,
 	       t->rx_bytes);
 	printf("  \"lost\": %" PRIu64 ",\n  \"loss\": %.9f,\n", t->tx > t->rx ? t->tx - t->rx : 0,
-	       loss_of(t->tx, t->rx));
+	       bench_loss_of(t->tx, t->rx));
 	printf("  \"misdelivered\": %" PRIu64 ",\n  \"foreign\": %" PRIu64
 	       ",\n  \"out_of_order\": %" PRIu64 ",\n  \"stale\": %" PRIu64 ",\n",
 	       t->misdelivered, t->bad, t->out_of_order, t->stale);
@@ -52,41 +53,41 @@ void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
 	       h->count, h->count ? h->min : 0, bench_hist_mean(h), bench_hist_percentile(h, 0.5),
 	       bench_hist_percentile(h, 0.99), bench_hist_percentile(h, 0.999), h->max);
 	printf("  \"per_pod\": [");
-	for (uint16_t p = 0; p < npods; p++) {
-		const struct pod *pd = &pods[p];
+	for (uint16_t p = 0; p < ctx->npods; p++) {
+		const struct pod *pd = &ctx->pods[p];
 
-		mac_str(&pd->mac, mac, sizeof(mac));
+		bench_mac_str(&pd->mac, mac, sizeof(mac));
 		printf(
 		    "%s\n    {\"pod\": %u, \"port\": %u, \"mac\": \"%s\", \"tx_packets\": %" PRIu64
 		    ", \"rx_packets\": %" PRIu64 ", \"rx_mpps\": %.6f, \"rx_gbps\": %.6f",
 		    p ? "," : "", p, pd->port, mac, pd->tx, pd->rx, (double)pd->rx / s / 1e6,
 		    (double)pd->rx_bytes * 8 / s / 1e9);
-		if (watch_links)
+		if (ctx->watch_links)
 			printf(", \"device\": \"%s\", \"link_downs\": %" PRIu64
 			       ", \"reopens\": %" PRIu64 ", \"open_attempts\": %" PRIu64,
 			       pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens);
 		printf("}");
 	}
 	printf("\n  ],\n  \"directions\": [");
-	for (uint16_t a = 0; a < npods; a++)
-		for (uint16_t b = 0; b < npods; b++) {
-			const struct dir *d = &dirs[a * npods + b];
+	for (uint16_t a = 0; a < ctx->npods; a++)
+		for (uint16_t b = 0; b < ctx->npods; b++) {
+			const struct dir *d = &ctx->dirs[a * ctx->npods + b];
 
 			if (d->tx == 0)
 				continue;
 			printf("%s\n    {\"src\": %u, \"dst\": %u, \"tx_packets\": %" PRIu64
 			       ", \"rx_packets\": %" PRIu64 ", \"loss\": %.9f, \"rx_mpps\": %.6f, "
 			       "\"rx_gbps\": %.6f}",
-			       first ? "" : ",", a, b, d->tx, d->rx, loss_of(d->tx, d->rx),
+			       first ? "" : ",", a, b, d->tx, d->rx, bench_loss_of(d->tx, d->rx),
 			       (double)d->rx / s / 1e6, (double)d->rx_bytes * 8 / s / 1e9);
 			first = false;
 		}
 	printf("\n  ]");
-	if (watch_links) {
+	if (ctx->watch_links) {
 		uint64_t gaps = 0;
 
-		for (uint32_t i = 0; i < (uint32_t)npods * npods; i++)
-			gaps += dirs[i].gaps;
+		for (uint32_t i = 0; i < (uint32_t)ctx->npods * ctx->npods; i++)
+			gaps += ctx->dirs[i].gaps;
 		printf(",\n  \"gaps\": %" PRIu64 ", \"gap_ms\": %g", gaps, opt.gap_ms);
 	}
 	if (ndr != NULL)
@@ -98,12 +99,13 @@ void print_json(const struct trial *t, const struct bench_ndr_result *ndr)
 	printf("\n}\n");
 }
 
-void print_summary(const struct trial *t, const struct bench_ndr_result *ndr)
+void bench_print_summary(const struct bench_ctx *ctx, const struct trial *t,
+			 const struct bench_ndr_result *ndr)
 {
 	const struct bench_hist *h = &t->hist;
 	double s = t->seconds > 0 ? t->seconds : 1;
 
-	printf("podwire-bench: %u pods, ", npods);
+	printf("podwire-bench: %u pods, ", ctx->npods);
 	if (opt.size)
 		printf("%u-byte frames", opt.size);
 	else
@@ -122,7 +124,7 @@ void print_summary(const struct trial *t, const struct bench_ndr_result *ndr)
 	       " (%.3f Mpps, %.3f Gbit/s), loss %.4f%%\n",
 	       t->seconds, t->tx, (double)t->tx / s / 1e6, t->tx_full, t->rx,
 	       (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9,
-	       loss_of(t->tx, t->rx) * 100);
+	       bench_loss_of(t->tx, t->rx) * 100);
 	if (t->misdelivered || t->bad || t->out_of_order || t->stale)
 		printf("misdelivered (flooded) %" PRIu64 ", foreign %" PRIu64
 		       ", out of order %" PRIu64 ", from an earlier trial %" PRIu64 "\n",
@@ -133,20 +135,20 @@ void print_summary(const struct trial *t, const struct bench_ndr_result *ndr)
 	       (double)bench_hist_percentile(h, 0.5) / 1e3,
 	       (double)bench_hist_percentile(h, 0.99) / 1e3,
 	       (double)bench_hist_percentile(h, 0.999) / 1e3, (double)h->max / 1e3, h->count);
-	for (uint16_t p = 0; watch_links && p < npods; p++) {
-		const struct pod *pd = &pods[p];
+	for (uint16_t p = 0; ctx->watch_links && p < ctx->npods; p++) {
+		const struct pod *pd = &ctx->pods[p];
 		uint64_t gaps = 0;
 
-		for (uint16_t a = 0; a < npods; a++)
-			gaps += dirs[a * npods + p].gaps;
+		for (uint16_t a = 0; a < ctx->npods; a++)
+			gaps += ctx->dirs[a * ctx->npods + p].gaps;
 		printf("  pod %u (%s): link down %" PRIu64 " times, re-opened %" PRIu64
 		       " times in %" PRIu64 " attempts; %" PRIu64 " gaps over %g ms received\n",
 		       p, pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens, gaps, opt.gap_ms);
 	}
-	if (npods <= 16)
-		for (uint16_t a = 0; a < npods; a++)
-			for (uint16_t b = 0; b < npods; b++) {
-				const struct dir *d = &dirs[a * npods + b];
+	if (ctx->npods <= 16)
+		for (uint16_t a = 0; a < ctx->npods; a++)
+			for (uint16_t b = 0; b < ctx->npods; b++) {
+				const struct dir *d = &ctx->dirs[a * ctx->npods + b];
 
 				if (d->tx == 0)
 					continue;
@@ -154,6 +156,6 @@ void print_summary(const struct trial *t, const struct bench_ndr_result *ndr)
 				       " (%.3f Mpps, %.3f Gbit/s) loss %.4f%%\n",
 				       a, b, d->tx, d->rx, (double)d->rx / s / 1e6,
 				       (double)d->rx_bytes * 8 / s / 1e9,
-				       loss_of(d->tx, d->rx) * 100);
+				       bench_loss_of(d->tx, d->rx) * 100);
 			}
 }

@@ -37,7 +37,9 @@ fi
 
 # 3. Boundaries (CONVENTIONS.md): the datapath reads only the view (no
 # cJSON, no API, no model); sriov/ has no DPDK; only the daemon's main
-# and options know the configuration.
+# and options know the configuration; the memif protocol library has no
+# DPDK, and perf/ speaks memif through it, not through podwired's port
+# or datapath.
 boundary() { # DESCRIPTION DIR PATTERN
 	local hits
 	hits=$(grep -nE "$3" -r "$2" --include='*.[ch]' || true)
@@ -51,6 +53,9 @@ boundary "datapath/ includes cJSON, the API or the model" dataplane/datapath \
 	'#include [<"](cjson/|api\.h|api/|model/|ports/|sriov/)'
 boundary "sriov/ uses DPDK" dataplane/sriov '#include <rte_|rte_[a-z_]+\('
 boundary "ports/ reach past the model into the API server" dataplane/ports '#include "api/'
+boundary "memif/ (libpwmemif, linked without DPDK) uses DPDK" dataplane/memif '#include <rte_|rte_[a-z_0-9]+\('
+boundary "perf/ includes podwired's private headers (use memif/memif.h)" perf \
+	'#include "(ports|datapath)/'
 
 # 4. The module graph (tests/lint/modules.py): no two modules of
 # dataplane/ include each other, nothing includes daemon/ (the top), core/

@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 
-#include "ports/memif/msg.h"
+#include "memif/memif.h"
 
 static void as_server(const struct memif_msg *m, size_t n)
 {

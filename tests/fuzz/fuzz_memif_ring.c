@@ -13,8 +13,8 @@
 
 #include "datapath/frame.h"
 #include "datapath/stats.h"
-#include "ports/memif/memif.h"
-#include "ports/memif/ring.h"
+#include "memif/memif.h"
+#include "ports/memif/port.h"
 
 #define LOG2   4
 #define SLOTS  (1u << LOG2)

@@ -34,8 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ports/memif/msg.h"
-#include "ports/memif/ring.h"
+#include "memif/memif.h"
 
 #define LOG2	  8
 #define NSLOTS	  (1u << LOG2)

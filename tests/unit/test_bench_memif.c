@@ -14,9 +14,7 @@
 #include <time.h>
 
 #include "bench_memif.h"
-#include "ports/memif/msg.h"
-#include "ports/memif/proto.h"
-#include "ports/memif/sock.h"
+#include "memif/memif.h"
 #include "unit.h"
 
 #define LOG2 6 /* 64 slots */

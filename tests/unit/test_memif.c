@@ -14,9 +14,8 @@
 
 #include "datapath/frame.h"
 #include "datapath/stats.h"
-#include "ports/memif/memif.h"
-#include "ports/memif/msg.h"
-#include "ports/memif/ring.h"
+#include "memif/memif.h"
+#include "ports/memif/port.h"
 #include "unit.h"
 
 static char why[256];

@@ -7,7 +7,7 @@
  *
  * The peer is untrusted. Every message must be exactly 128 bytes with at
  * most one fd, in the order the protocol gives, within a deadline; every
- * field is checked (msg.c); a region fd must be a memfd or a tmpfs or
+ * field is checked (memif/memif.h); a region fd must be a memfd or a tmpfs or
  * hugetlbfs file, at least as large as claimed and sealed against
  * shrinking, so the peer can neither stall podwired in a page fault nor
  * make it fault past the end of the file. Anything else ends that
@@ -34,8 +34,7 @@
 
 #include "core/loop.h"
 #include "core/log.h"
-#include "ports/memif/memif.h"
-#include "ports/memif/sock.h"
+#include "ports/memif/port.h"
 
 PW_LOG_TYPE("memif");
 

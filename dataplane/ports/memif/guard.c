@@ -7,7 +7,7 @@
  * file, a full tmpfs): the guard is for that.
  */
 #include "ports/guard.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 static void memif_fault(void *owner)
 {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 PW_LOG_TYPE("memif");
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The memif port kind: podwire's own memif (see memif.h), ethernet mode,
+ * The memif port kind: podwire's own memif (see port.h), ethernet mode,
  * filesystem sockets, podwired as server (it listens, the pod connects)
  * or as client (it connects to the pod's socket and reconnects with
  * backoff). Frames from a memif pod are forwarded without mbufs: to
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "ports/memif/memif.h"
+#include "ports/memif/port.h"
 
 PW_LOG_TYPE("memif");
 

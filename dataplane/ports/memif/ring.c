@@ -24,10 +24,8 @@
 #include <rte_prefetch.h>
 
 #include "datapath/frame.h"
-#include "datapath/prefetch.h"
 #include "datapath/stats.h"
-#include "ports/memif/memif.h"
-#include "ports/memif/ring.h"
+#include "ports/memif/port.h"
 
 static inline struct memif_conn *conn_of(struct dp_port *p)
 {
@@ -175,7 +173,7 @@ uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
 	     k++, q = (uint16_t)(q + 1 == c->n_rx ? 0 : q + 1)) {
 		struct memif_qring *r = &c->rx[q];
 		/* Server: what the head last promised; it is read again only
-		 * when that is short of the burst (memif.h: seen). */
+		 * when that is short of the burst (port.h: seen). */
 		uint16_t avail = (uint16_t)(r->seen - r->last);
 
 		if (c->server && avail < n - got) {
@@ -319,12 +317,12 @@ static inline void tx_look_ahead(struct memif_conn *c, struct memif_qring *r, ui
 		uint16_t slot = (uint16_t)(a->first + i) & r->mask;
 
 		if (memif_desc_line_start(i, slot))
-			dp_prefetch_write(&r->ring->desc[slot]);
+			memif_prefetch_write(&r->ring->desc[slot]);
 	}
 	for (uint16_t i = 0; i < a->n; i++) {
 		a->dst[i] = tx_slot(c, r, (uint16_t)(a->first + i), &a->cap[i]);
 		if (likely(a->dst[i] != NULL))
-			dp_prefetch_write(a->dst[i]);
+			memif_prefetch_write(a->dst[i]);
 	}
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * memif's control socket: one 128-byte message at a time, with at most
- * one fd, and what a client makes and says to connect (sock.h). Used by
- * podwired's control channel (ctl.c) and by podwire-bench's memif client.
+ * one fd, and what a client makes and says to connect (memif/memif.h).
+ * Used by podwired's control channel (ports/memif/ctl.c) and by
+ * podwire-bench's memif client.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ports/memif/msg.h"
-#include "ports/memif/sock.h"
+#include "memif/memif.h"
 
 int memif_msg_send(int fd, const struct memif_msg *m, int pass_fd)
 {

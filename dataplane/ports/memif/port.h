@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * podwire's own memif, shared by the files of ports/memif/: port.c (the
+ * podwired's memif port, shared by the files of ports/memif/: port.c (the
  * kind), ctl.c (the control channel, on the control thread), ring.c (the
- * datapath, on workers) and kick.c (eventfd kicks, on a thread of their
- * own). The pod on the other side is untrusted: everything read from its
- * messages or its memory is checked before use.
+ * datapath, on workers), kick.c (eventfd kicks, on a thread of their
+ * own) and limits.c (podwired's limits on a peer). The protocol itself is
+ * libpwmemif's (memif/memif.h). The pod on the other side is untrusted:
+ * everything read from its messages or its memory is checked before use.
  *
  * Roles: podwired as server ("master") takes the pod's memory and rings;
  * it receives on s2m rings and sends on m2s rings. As client ("slave") it
  * owns the memory: it receives on m2s and sends on s2m.
  */
-#ifndef PODWIRE_MEMIF_H
-#define PODWIRE_MEMIF_H
+#ifndef PODWIRE_PORTS_MEMIF_PORT_H
+#define PODWIRE_PORTS_MEMIF_PORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "datapath/view.h"
+#include "memif/memif.h"
 #include "model/port.h"
 #include "ports/memif/config.h"
-#include "ports/memif/msg.h"
-#include "ports/memif/proto.h"
 
 /* podwired as client: its rings and buffers. */
 #define MEMIF_CLIENT_LOG2_RING 10
@@ -152,6 +152,16 @@ struct memif_port {
 };
 
 uint64_t memif_now_ms(void);
+
+/* limits.c. Whether podwired may map bytes more (region index, rounded as
+ * mapped): this peer has peer_mapped of at most peer_max, all peers
+ * all_mapped of at most all_max. -ENOMEM with why naming the limit and
+ * its option. */
+int memif_check_memory(uint16_t index, uint64_t bytes, uint64_t peer_mapped, uint64_t peer_max,
+		       uint64_t all_mapped, uint64_t all_max, char *why, size_t len);
+/* How long a port waits after the n-th flap in a row (n >= 1):
+ * min_ms doubled for each flap after the first, at most max_ms. */
+unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms);
 
 /* ctl.c, control thread. */
 int memif_listen(struct memif_port *mp, char *msg, size_t len);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* memif control messages: their checks and builders (memif/memif.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ports/memif/msg.h"
+#include "memif/memif.h"
 
 static const char *const names[MEMIF_MSG_TYPE_COUNT] = {
     [MEMIF_MSG_NONE] = "none",
@@ -285,36 +286,4 @@ void memif_msg_disconnect(struct memif_msg *m, uint32_t code, const char *reason
 	clear(m, MEMIF_MSG_DISCONNECT);
 	m->disconnect.code = code;
 	put_str(m->disconnect.reason, sizeof(m->disconnect.reason) - 1, reason);
-}
-
-unsigned int memif_flap_backoff_ms(unsigned int n, unsigned int min_ms, unsigned int max_ms)
-{
-	uint64_t ms = min_ms;
-
-	/* Doubling stops at the cap: no shift past the width. */
-	for (unsigned int i = 1; i < n && ms != 0 && ms < max_ms; i++)
-		ms *= 2;
-	return n == 0 ? 0 : (unsigned int)(ms < max_ms ? ms : max_ms);
-}
-
-int memif_check_memory(uint16_t index, uint64_t bytes, uint64_t peer_mapped, uint64_t peer_max,
-		       uint64_t all_mapped, uint64_t all_max, char *why, size_t len)
-{
-	/* The reason goes to the peer too, cut at 96 bytes: the limit and the
-	 * option first. */
-	if (peer_mapped + bytes > peer_max)
-		return refuse(
-		    -ENOMEM, why, len,
-		    "region %u: %llu MiB would pass the %llu MiB a peer may map "
-		    "(podwired --memif-peer-memory-mb); this peer has %llu MiB mapped",
-		    index, (unsigned long long)((peer_mapped + bytes + (1 << 20) - 1) >> 20),
-		    (unsigned long long)(peer_max >> 20), (unsigned long long)(peer_mapped >> 20));
-	if (all_mapped + bytes > all_max)
-		return refuse(-ENOMEM, why, len,
-			      "region %u: %llu MiB more would pass the %llu MiB all peers may map "
-			      "(podwired --memif-total-memory-mb); they have %llu MiB mapped",
-			      index, (unsigned long long)((bytes + (1 << 20) - 1) >> 20),
-			      (unsigned long long)(all_max >> 20),
-			      (unsigned long long)(all_mapped >> 20));
-	return 0;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "datapath/prefetch.h"
+/* Whether the CPU has PREFETCHW, asked once before main() runs, for
+ * memif_prefetch_write (memif/memif.h) on either side's datapath. */
+#include "memif/memif.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
-bool dp_have_prefetchw;
+bool memif_have_prefetchw;
 
 static void __attribute__((constructor)) prefetch_probe(void)
 {
@@ -13,6 +15,6 @@ static void __attribute__((constructor)) prefetch_probe(void)
 	unsigned int a, b, c, d;
 
 	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
-		dp_have_prefetchw = (c & (1u << 8)) != 0;
+		memif_have_prefetchw = (c & (1u << 8)) != 0;
 #endif
 }
