@@ -25,8 +25,8 @@ refused() { # EXIT TEXT podwirectl-args...
 	grep -q -- "$text" <<<"$out" || fail "$*: the error does not name $text: $out"
 	ok "$* refused ($rc): $(head -n1 <<<"$out")"
 }
-refused 1 'count 0' trace add 0
-refused 1 'count 5000' trace add 5000
+refused 1 '"count" is 0, it must be 1-1000' trace add 0
+refused 1 '"count" is 5000, it must be 1-1000' trace add 5000
 refused 1 'port "nope" does not exist' trace add 1 --port nope
 refused 2 'is not a number' trace add lots
 refused 2 'missing N' trace add
