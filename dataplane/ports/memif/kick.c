@@ -5,7 +5,7 @@
  * block it: the peer shares the eventfd's file description, so it can
  * clear O_NONBLOCK and fill the counter. So workers only mark the ring
  * and ring podwired's own doorbell; this thread writes the peers'
- * eventfds, each write bounded by a repeating timer signal, never holding
+ * eventfds, each write bounded (ports/doorbell.h), never holding
  * a lock the control thread takes. A write that would block marks the
  * connection, which the control thread then closes.
  */
@@ -16,17 +16,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "ports/doorbell.h"
 #include "ports/memif/port.h"
 
 PW_LOG_TYPE("memif");
 
-#define KICK_SIGNAL	(SIGRTMIN + 4)
-#define KICK_TIMEOUT_NS (20 * 1000 * 1000)
+#define KICK_SIGNAL (SIGRTMIN + 4)
 
 /* The kicker's view of one connection. The eventfds are the kicker's own
  * duplicates, so the control thread can close the connection's fds and
@@ -43,28 +42,6 @@ struct kick_entry {
 static int doorbell = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kick_entry *entries;
-
-static void on_signal(int sig)
-{
-	(void)sig; /* its only job is to interrupt a write */
-}
-
-/* Writes 1 to fd, giving up (false) when that does not finish at once.
- * The guard timer repeats, so a write that blocks is interrupted even if
- * the first signal came before it started. */
-static bool kick_one(timer_t guard, int fd)
-{
-	struct itimerspec arm = {.it_value = {.tv_nsec = KICK_TIMEOUT_NS},
-				 .it_interval = {.tv_nsec = KICK_TIMEOUT_NS}},
-			  off = {0};
-	uint64_t one = 1;
-	ssize_t w;
-
-	timer_settime(guard, 0, &arm, NULL);
-	w = write(fd, &one, sizeof(one));
-	timer_settime(guard, 0, &off, NULL);
-	return w == (ssize_t)sizeof(one);
-}
 
 static void entry_free(struct kick_entry *e)
 {
@@ -102,16 +79,13 @@ static unsigned int collect(struct kick_entry **todo_e, uint16_t *todo_k, unsign
 static void *kick_main(void *arg)
 {
 	enum { TODO_MAX = 256 };
-	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = 0};
 	struct pollfd pfd = {.fd = doorbell, .events = POLLIN};
 	struct kick_entry *todo_e[TODO_MAX];
 	uint16_t todo_k[TODO_MAX];
 	timer_t guard;
 
 	(void)arg;
-	sev.sigev_signo = KICK_SIGNAL;
-	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-	if (timer_create(CLOCK_MONOTONIC, &sev, &guard) != 0) {
+	if (doorbell_timer(KICK_SIGNAL, &guard) != 0) {
 		LOG(ERR, "kicks: cannot make a timer: %s; peers in interrupt mode get none",
 		    strerror(errno));
 		return NULL;
@@ -130,7 +104,7 @@ static void *kick_main(void *arg)
 			/* Outside the lock: a peer that makes a write slow holds
 			 * up only the kicks behind it, never the control thread. */
 			for (unsigned int i = 0; i < n; i++)
-				if (!kick_one(guard, todo_e[i]->fd[todo_k[i]]))
+				if (!doorbell_ring(guard, todo_e[i]->fd[todo_k[i]]))
 					todo_e[i]->failed = true;
 			pthread_mutex_lock(&lock);
 			for (struct kick_entry *e = entries; e != NULL; e = e->next) {
@@ -147,14 +121,12 @@ static void *kick_main(void *arg)
 
 int memif_kick_start(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: write returns */
 	pthread_t t;
 
 	if (doorbell >= 0)
 		return 0;
-	sigemptyset(&sa.sa_mask);
 	doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (doorbell < 0 || sigaction(KICK_SIGNAL, &sa, NULL) != 0 ||
+	if (doorbell < 0 || doorbell_signal_init(KICK_SIGNAL) != 0 ||
 	    pthread_create(&t, NULL, kick_main, NULL) != 0) {
 		LOG(ERR, "kicks: cannot start: %s", strerror(errno));
 		if (doorbell >= 0)

@@ -7,8 +7,7 @@
  * would block it, and every port it polls, for good. So librte_vhost gets
  * an eventfd of podwired's own (non-blocking, nobody else holds it), and
  * this thread forwards each signal on it to the frontend's eventfd, every
- * write bounded by a repeating timer signal (as memif's kicks,
- * ports/memif/kick.c). A write that would block ends that connection
+ * write bounded (ports/doorbell.h, as memif's kicks). A write that would block ends that connection
  * only: the owner's fail callback marks it and the control thread ends
  * it.
  */
@@ -20,18 +19,17 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "ports/doorbell.h"
 #include "ports/vhost/vhost.h"
 
 PW_LOG_TYPE("vhost");
 
-#define CALL_SIGNAL	(SIGRTMIN + 5)
-#define CALL_TIMEOUT_NS (20 * 1000 * 1000)
-#define CALL_EVENTS	64
+#define CALL_SIGNAL (SIGRTMIN + 5)
+#define CALL_EVENTS 64
 
 /* One vring's forwarding. Only the forwarding thread frees entries and
  * closes their fds: the others unhook the owner (under the lock) and wake
@@ -48,28 +46,6 @@ struct vhost_call {
 static int epfd = -1, wake = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vhost_call *calls;
-
-static void on_signal(int sig)
-{
-	(void)sig; /* its only job is to interrupt a write */
-}
-
-/* Writes 1 to fd, giving up (false) when that does not finish at once.
- * The timer repeats, so a write that blocks is interrupted even if the
- * first signal came before it started. */
-static bool call_one(timer_t guard, int fd)
-{
-	struct itimerspec arm = {.it_value = {.tv_nsec = CALL_TIMEOUT_NS},
-				 .it_interval = {.tv_nsec = CALL_TIMEOUT_NS}},
-			  off = {0};
-	uint64_t one = 1;
-	ssize_t w;
-
-	timer_settime(guard, 0, &arm, NULL);
-	w = write(fd, &one, sizeof(one));
-	timer_settime(guard, 0, &off, NULL);
-	return w == (ssize_t)sizeof(one);
-}
 
 /* Frees the removed entries. */
 static void sweep(void)
@@ -93,18 +69,11 @@ static void sweep(void)
 
 static void *call_main(void *arg)
 {
-	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID};
 	struct epoll_event ev[CALL_EVENTS];
-	sigset_t set;
 	timer_t guard;
 
 	(void)arg;
-	sigemptyset(&set);
-	sigaddset(&set, CALL_SIGNAL);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	sev.sigev_signo = CALL_SIGNAL;
-	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-	if (timer_create(CLOCK_MONOTONIC, &sev, &guard) != 0) {
+	if (doorbell_timer(CALL_SIGNAL, &guard) != 0) {
 		LOG(ERR, "call eventfds: cannot make a timer: %s; guests get no interrupts",
 		    strerror(errno));
 		return NULL;
@@ -134,7 +103,7 @@ static void *call_main(void *arg)
 			/* Outside the lock: a frontend that makes a write slow
 			 * holds up only the calls behind it, never the threads
 			 * that add and remove. */
-			if (theirs < 0 || call_one(guard, theirs))
+			if (theirs < 0 || doorbell_ring(guard, theirs))
 				continue;
 			pthread_mutex_lock(&lock);
 			c->failed = true;
@@ -150,18 +119,16 @@ static void *call_main(void *arg)
 
 int vhost_call_start(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: write returns */
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
 	pthread_t t;
 	int rc;
 
 	if (epfd >= 0)
 		return 0;
-	sigemptyset(&sa.sa_mask);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (epfd < 0 || wake < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, wake, &ev) != 0 ||
-	    sigaction(CALL_SIGNAL, &sa, NULL) != 0 ||
+	    doorbell_signal_init(CALL_SIGNAL) != 0 ||
 	    pthread_create(&t, NULL, call_main, NULL) != 0) {
 		rc = -errno;
 		LOG(ERR, "call eventfds: cannot start: %s", strerror(errno));
