@@ -21,6 +21,7 @@
 #include "client.h"
 #include "files.h"
 #include "ctl.h"
+#include "ctl_table.h"
 
 enum ctl_exit { EXIT_OK, EXIT_DAEMON, EXIT_USAGE, EXIT_TRANSPORT };
 
@@ -29,156 +30,7 @@ enum ctl_exit { EXIT_OK, EXIT_DAEMON, EXIT_USAGE, EXIT_TRANSPORT };
 
 static const char *prog = "podwirectl";
 
-/* ---- output ------------------------------------------------------------ */
-
-/* How one value of a result is shown in a table or a "label: value" list. */
-enum col_kind {
-	COL_STR,      /* "-" when empty */
-	COL_INT,      /* "-" when missing or negative (a port with no worker) */
-	COL_ID,	      /* "-" when 0 or less (no VLAN) */
-	COL_U64,      /* a counter */
-	COL_LIST,     /* an array of names, comma separated */
-	COL_DROPS,    /* sum of a drops object */
-	COL_REASONS,  /* the non-zero members of a drops object: "tx_full=12" */
-	COL_BUSY,     /* busy_cycles / (busy_cycles + idle_cycles) */
-	COL_ENDPOINT, /* what a port attaches to: socket, interface or PCI address */
-	COL_BOOL,     /* "on" or "off" */
-};
-
-struct column {
-	const char *header; /* table header, or label in a list */
-	const char *field;
-	enum col_kind kind;
-};
-
-static const cJSON *member(const cJSON *obj, const char *field)
-{
-	return cJSON_GetObjectItemCaseSensitive(obj, field);
-}
-
-/* Counters travel as JSON doubles; they are shown as integers. */
-static unsigned long long u64(const cJSON *v)
-{
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (unsigned long long)v->valuedouble : 0;
-}
-
-static const char *str(const cJSON *obj, const char *field)
-{
-	const char *s = api_get_str(obj, field, "");
-
-	return s[0] != '\0' ? s : "-";
-}
-
-static void format_cell(char *buf, size_t len, const cJSON *obj, const struct column *col)
-{
-	const cJSON *v = member(obj, col->field), *e;
-	unsigned long long sum = 0, busy, idle;
-	size_t off = 0;
-
-	snprintf(buf, len, "-");
-	switch (col->kind) {
-	case COL_STR:
-		snprintf(buf, len, "%s", str(obj, col->field));
-		break;
-	case COL_ENDPOINT:
-		snprintf(buf, len, "%s",
-			 member(obj, API_F_SOCKET)  ? str(obj, API_F_SOCKET)
-			 : member(obj, API_F_IFACE) ? str(obj, API_F_IFACE)
-						    : str(obj, API_F_PCI));
-		break;
-	case COL_BOOL:
-		snprintf(buf, len, "%s", cJSON_IsTrue(v) ? "on" : "off");
-		break;
-	case COL_INT:
-	case COL_ID:
-		if (cJSON_IsNumber(v) && v->valuedouble >= (col->kind == COL_ID ? 1 : 0))
-			snprintf(buf, len, "%.0f", v->valuedouble);
-		break;
-	case COL_U64:
-		snprintf(buf, len, "%llu", u64(v));
-		break;
-	case COL_LIST:
-		cJSON_ArrayForEach (e, v)
-			if (cJSON_IsString(e) && off < len)
-				off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						e->valuestring);
-		break;
-	case COL_DROPS:
-		cJSON_ArrayForEach (e, v)
-			sum += u64(e);
-		snprintf(buf, len, "%llu", sum);
-		break;
-	case COL_REASONS:
-		cJSON_ArrayForEach (e, v)
-			if (u64(e) > 0 && off < len)
-				off += snprintf(buf + off, len - off, "%s%s=%llu", off ? " " : "",
-						e->string, u64(e));
-		break;
-	case COL_BUSY:
-		busy = u64(member(obj, API_R_BUSY_CYCLES));
-		idle = u64(member(obj, API_R_IDLE_CYCLES));
-		if (busy + idle > 0)
-			snprintf(buf, len, "%.1f%%", 100.0 * (double)busy / (double)(busy + idle));
-		break;
-	}
-}
-
-/* One line of a table; row NULL prints the headers. Numbers are
- * right-aligned. */
-static void print_line(const cJSON *row, const struct column *cols, const int *width)
-{
-	char buf[512];
-
-	for (int c = 0; cols[c].header != NULL; c++) {
-		bool last = cols[c + 1].header == NULL;
-		bool right = cols[c].kind != COL_STR && cols[c].kind != COL_LIST &&
-			     cols[c].kind != COL_REASONS;
-
-		if (row == NULL)
-			snprintf(buf, sizeof(buf), "%s", cols[c].header);
-		else
-			format_cell(buf, sizeof(buf), row, &cols[c]);
-		printf(right ? "%*s%s" : "%-*s%s", last && !right ? 0 : width[c], buf,
-		       last ? "\n" : "  ");
-	}
-}
-
-static void print_table(const cJSON *rows, const struct column *cols)
-{
-	int width[16], c;
-	const cJSON *row;
-	char buf[512];
-
-	for (c = 0; cols[c].header != NULL; c++) {
-		width[c] = (int)strlen(cols[c].header);
-		cJSON_ArrayForEach (row, rows) {
-			format_cell(buf, sizeof(buf), row, &cols[c]);
-			if ((int)strlen(buf) > width[c])
-				width[c] = (int)strlen(buf);
-		}
-	}
-	print_line(NULL, cols, width);
-	cJSON_ArrayForEach (row, rows)
-		print_line(row, cols, width);
-}
-
-/* Prints one object as "label: value" lines, labels made from the table
- * headers: "RX-PKTS" reads "rx pkts". */
-static void print_fields(const cJSON *obj, const struct column *cols)
-{
-	char buf[512], label[32];
-
-	for (const struct column *col = cols; col->header != NULL; col++) {
-		size_t n = 0;
-
-		for (const char *h = col->header; *h != '\0' && n < sizeof(label) - 2; h++)
-			label[n++] = *h == '-' ? ' ' : (char)(*h | 0x20);
-		label[n++] = ':';
-		label[n] = '\0';
-		format_cell(buf, sizeof(buf), obj, col);
-		printf("%-13s %s\n", label, buf);
-	}
-}
+/* ---- output: tables and "label: value" lists are ctl_table.c's ---------- */
 
 static const struct column network_cols[] = {{"NAME", API_F_NAME, COL_STR},
 					     {"MODE", API_F_MODE, COL_STR},
@@ -303,7 +155,7 @@ struct command {
 	const char *pos; /* field filled by the positional argument, if any */
 	bool pos_required;
 	const struct opt *opts;
-	void (*print)(const struct reply *r); /* NULL: print_table(list, cols) */
+	void (*print)(const struct reply *r); /* NULL: ctl_print_table(list, cols) */
 	const char *list;
 	const struct column *cols;
 	const char *summary; /* NULL: the method's */
@@ -313,8 +165,8 @@ static void print_network(const struct reply *r)
 {
 	long vlan = api_get_int(r->result, API_F_VLAN, 0);
 
-	printf("network \"%s\" created (%s, ", str(r->result, API_F_NAME),
-	       str(r->result, API_F_MODE));
+	printf("network \"%s\" created (%s, ", ctl_str(r->result, API_F_NAME),
+	       ctl_str(r->result, API_F_MODE));
 	if (vlan > 0)
 		printf("vlan %ld)\n", vlan);
 	else
@@ -325,15 +177,16 @@ static void print_port_created(const struct reply *r)
 {
 	const cJSON *p = r->result;
 
-	printf("port \"%s\" created: %s", str(p, API_F_NAME), str(p, API_F_TYPE));
-	if (member(p, API_F_SOCKET) != NULL)
-		printf(" %s socket %s", str(p, API_F_MODE), str(p, API_F_SOCKET));
-	if (member(p, API_R_UPLINK) != NULL)
-		printf(" uplink %s via %s, vlan %ld", str(member(p, API_R_UPLINK), "device"),
-		       str(member(p, API_R_UPLINK), "driver"),
-		       api_get_int(member(p, API_R_UPLINK), API_F_VLAN, 0));
-	if (member(p, API_F_MAC) != NULL && member(p, API_R_UPLINK) == NULL)
-		printf(" mac %s", str(p, API_F_MAC));
+	printf("port \"%s\" created: %s", ctl_str(p, API_F_NAME), ctl_str(p, API_F_TYPE));
+	if (ctl_member(p, API_F_SOCKET) != NULL)
+		printf(" %s socket %s", ctl_str(p, API_F_MODE), ctl_str(p, API_F_SOCKET));
+	if (ctl_member(p, API_R_UPLINK) != NULL)
+		printf(" uplink %s via %s, vlan %ld",
+		       ctl_str(ctl_member(p, API_R_UPLINK), "device"),
+		       ctl_str(ctl_member(p, API_R_UPLINK), "driver"),
+		       api_get_int(ctl_member(p, API_R_UPLINK), API_F_VLAN, 0));
+	if (ctl_member(p, API_F_MAC) != NULL && ctl_member(p, API_R_UPLINK) == NULL)
+		printf(" mac %s", ctl_str(p, API_F_MAC));
 	putchar('\n');
 }
 
@@ -341,94 +194,100 @@ static void print_port_created(const struct reply *r)
 static void print_deleted(const struct reply *r)
 {
 	printf("%.*s \"%s\" deleted\n", (int)strcspn(r->cmd->words, " "), r->cmd->words,
-	       str(r->params, API_F_NAME));
+	       ctl_str(r->params, API_F_NAME));
 }
 
 /* port list: the table, then why each failed port failed. */
 static void print_port_list(const struct reply *r)
 {
-	const cJSON *p, *ports = member(r->result, API_R_PORTS);
+	const cJSON *p, *ports = ctl_member(r->result, API_R_PORTS);
 
-	print_table(ports, port_cols);
+	ctl_print_table(ports, port_cols);
 	cJSON_ArrayForEach (p, ports)
-		if (member(p, API_R_REASON) != NULL)
-			printf("  %s failed: %s\n", str(p, API_F_NAME), str(p, API_R_REASON));
+		if (ctl_member(p, API_R_REASON) != NULL)
+			printf("  %s failed: %s\n", ctl_str(p, API_F_NAME),
+			       ctl_str(p, API_R_REASON));
 }
 
 static void print_port(const struct reply *r)
 {
-	const cJSON *stats = member(r->result, API_R_STATS);
+	const cJSON *stats = ctl_member(r->result, API_R_STATS);
 
-	print_fields(r->result, port_cols);
-	if (member(r->result, API_R_REASON) != NULL)
-		printf("%-13s %s\n", "reason:", str(r->result, API_R_REASON));
-	if (member(r->result, API_R_UPLINK) != NULL)
-		print_fields(member(r->result, API_R_UPLINK), uplink_fields);
-	if (member(r->result, API_R_MEMIF) != NULL)
-		print_fields(member(r->result, API_R_MEMIF), memif_fields);
-	if (member(r->result, API_R_VHOST) != NULL) {
-		print_fields(member(r->result, API_R_VHOST), conn_fields);
-		print_fields(member(r->result, API_R_VHOST), vhost_fields);
+	ctl_print_fields(r->result, port_cols);
+	if (ctl_member(r->result, API_R_REASON) != NULL)
+		printf("%-13s %s\n", "reason:", ctl_str(r->result, API_R_REASON));
+	if (ctl_member(r->result, API_R_UPLINK) != NULL)
+		ctl_print_fields(ctl_member(r->result, API_R_UPLINK), uplink_fields);
+	if (ctl_member(r->result, API_R_MEMIF) != NULL)
+		ctl_print_fields(ctl_member(r->result, API_R_MEMIF), memif_fields);
+	if (ctl_member(r->result, API_R_VHOST) != NULL) {
+		ctl_print_fields(ctl_member(r->result, API_R_VHOST), conn_fields);
+		ctl_print_fields(ctl_member(r->result, API_R_VHOST), vhost_fields);
 	}
-	print_fields(r->result, guard_fields);
+	ctl_print_fields(r->result, guard_fields);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */
-		print_fields(stats, stats_cols + 1);
-		print_fields(stats, reasons_col);
-		print_fields(stats, guard_stats);
+		ctl_print_fields(stats, stats_cols + 1);
+		ctl_print_fields(stats, reasons_col);
+		ctl_print_fields(stats, guard_stats);
 	}
 }
 
 static void print_stats(const struct reply *r)
 {
-	const cJSON *p, *ports = member(r->result, API_R_PORTS);
+	const cJSON *p, *ports = ctl_member(r->result, API_R_PORTS);
 	char reasons[512];
 
-	print_table(ports, stats_cols);
+	ctl_print_table(ports, stats_cols);
 	cJSON_ArrayForEach (p, ports) {
-		format_cell(reasons, sizeof(reasons), p, reasons_col);
+		ctl_format_cell(reasons, sizeof(reasons), p, reasons_col);
 		if (strcmp(reasons, "-") != 0)
-			printf("  %s drops: %s\n", str(p, API_F_NAME), reasons);
-		if (u64(member(p, API_R_LEARN_LIMIT)) + u64(member(p, API_F_TX_RETRIES)) != 0)
-			printf("  %s: learn_limit=%llu tx_retries=%llu\n", str(p, API_F_NAME),
-			       u64(member(p, API_R_LEARN_LIMIT)), u64(member(p, API_F_TX_RETRIES)));
+			printf("  %s drops: %s\n", ctl_str(p, API_F_NAME), reasons);
+		if (ctl_u64(ctl_member(p, API_R_LEARN_LIMIT)) +
+			ctl_u64(ctl_member(p, API_F_TX_RETRIES)) !=
+		    0)
+			printf("  %s: learn_limit=%llu tx_retries=%llu\n", ctl_str(p, API_F_NAME),
+			       ctl_u64(ctl_member(p, API_R_LEARN_LIMIT)),
+			       ctl_u64(ctl_member(p, API_F_TX_RETRIES)));
 	}
 	putchar('\n');
-	print_table(member(r->result, API_R_WORKERS), worker_cols);
+	ctl_print_table(ctl_member(r->result, API_R_WORKERS), worker_cols);
 }
 
 /* The learned MACs, then how full the table is: for the network and for
  * each of its ports. */
 static void print_mac_list(const struct reply *r)
 {
-	print_table(member(r->result, API_R_ENTRIES), mac_cols);
+	ctl_print_table(ctl_member(r->result, API_R_ENTRIES), mac_cols);
 	printf("\n%llu of %llu MACs learned on network \"%s\"\n",
-	       u64(member(r->result, API_R_MACS_LEARNED)), u64(member(r->result, API_F_MAC_LIMIT)),
-	       str(r->result, API_F_NETWORK));
-	print_table(member(r->result, API_R_PORTS), mac_port_cols);
+	       ctl_u64(ctl_member(r->result, API_R_MACS_LEARNED)),
+	       ctl_u64(ctl_member(r->result, API_F_MAC_LIMIT)), ctl_str(r->result, API_F_NETWORK));
+	ctl_print_table(ctl_member(r->result, API_R_PORTS), mac_port_cols);
 }
 
 static void print_cleared(const struct reply *r)
 {
-	if (member(r->params, API_F_PORT) != NULL)
-		printf("counters of port \"%s\" cleared\n", str(r->params, API_F_PORT));
+	if (ctl_member(r->params, API_F_PORT) != NULL)
+		printf("counters of port \"%s\" cleared\n", ctl_str(r->params, API_F_PORT));
 	else
-		printf("counters cleared on %llu ports\n", u64(member(r->result, API_R_CLEARED)));
+		printf("counters cleared on %llu ports\n",
+		       ctl_u64(ctl_member(r->result, API_R_CLEARED)));
 }
 
 static void print_info(const struct reply *r)
 {
-	const cJSON *m = member(r->result, API_R_MEMORY);
+	const cJSON *m = ctl_member(r->result, API_R_MEMORY);
 
-	print_fields(r->result, info_fields);
+	ctl_print_fields(r->result, info_fields);
 	if (m != NULL)
 		printf("%-13s heap %llu B, hugepage heap %llu B in %llu allocations, "
 		       "%llu fds\n",
-		       "memory:", u64(member(m, API_R_HEAP_BYTES)),
-		       u64(member(m, API_R_DPDK_HEAP_BYTES)), u64(member(m, API_R_DPDK_ALLOCS)),
-		       u64(member(m, API_R_FDS)));
+		       "memory:", ctl_u64(ctl_member(m, API_R_HEAP_BYTES)),
+		       ctl_u64(ctl_member(m, API_R_DPDK_HEAP_BYTES)),
+		       ctl_u64(ctl_member(m, API_R_DPDK_ALLOCS)),
+		       ctl_u64(ctl_member(m, API_R_FDS)));
 	putchar('\n');
-	print_table(member(r->result, API_R_WORKERS), info_worker_cols);
+	ctl_print_table(ctl_member(r->result, API_R_WORKERS), info_worker_cols);
 }
 
 /* One kind a line: what it is, then the port add options it takes. */
@@ -436,11 +295,11 @@ static void print_kinds(const struct reply *r)
 {
 	const cJSON *k, *f;
 
-	cJSON_ArrayForEach (k, member(r->result, API_R_KINDS)) {
-		printf("%-10s %s%s\n", str(k, API_F_NAME), str(k, API_R_SUMMARY),
-		       cJSON_IsTrue(member(k, API_R_UPLINK)) ? " [uplink]" : "");
-		printf("%-10s port add NAME --network NET --type %s", "", str(k, API_F_NAME));
-		cJSON_ArrayForEach (f, member(k, API_R_FIELDS))
+	cJSON_ArrayForEach (k, ctl_member(r->result, API_R_KINDS)) {
+		printf("%-10s %s%s\n", ctl_str(k, API_F_NAME), ctl_str(k, API_R_SUMMARY),
+		       cJSON_IsTrue(ctl_member(k, API_R_UPLINK)) ? " [uplink]" : "");
+		printf("%-10s port add NAME --network NET --type %s", "", ctl_str(k, API_F_NAME));
+		cJSON_ArrayForEach (f, ctl_member(k, API_R_FIELDS))
 			if (cJSON_IsString(f))
 				printf(" %s",
 				       strcmp(f->valuestring, API_F_MODE) == 0
@@ -466,24 +325,27 @@ static const struct column vf_cols[] = {{"PF", API_R_PF, COL_STR},
  * unavailable below. */
 static void print_vf_list(const struct reply *r)
 {
-	const cJSON *pn, *pf, *vf, *physnets = member(r->result, API_R_PHYSNETS);
+	const cJSON *pn, *pf, *vf, *physnets = ctl_member(r->result, API_R_PHYSNETS);
 
 	if (cJSON_GetArraySize(physnets) == 0)
 		printf("no physnets: podwired was started without --physnets\n");
 	cJSON_ArrayForEach (pn, physnets) {
 		printf("%sphysnet %s: %llu VFs, %llu free, %llu used, %llu unavailable; PFs",
-		       pn == physnets->child ? "" : "\n", str(pn, API_F_PHYSNET),
-		       u64(member(pn, API_R_TOTAL)), u64(member(pn, API_R_FREE)),
-		       u64(member(pn, API_R_USED)), u64(member(pn, API_R_UNAVAILABLE)));
-		cJSON_ArrayForEach (pf, member(pn, API_R_PFS))
-			printf(" %s (%s VFs %lld-%lld)", str(pf, API_R_PF), str(pf, API_F_PCI),
+		       pn == physnets->child ? "" : "\n", ctl_str(pn, API_F_PHYSNET),
+		       ctl_u64(ctl_member(pn, API_R_TOTAL)), ctl_u64(ctl_member(pn, API_R_FREE)),
+		       ctl_u64(ctl_member(pn, API_R_USED)),
+		       ctl_u64(ctl_member(pn, API_R_UNAVAILABLE)));
+		cJSON_ArrayForEach (pf, ctl_member(pn, API_R_PFS))
+			printf(" %s (%s VFs %lld-%lld)", ctl_str(pf, API_R_PF),
+			       ctl_str(pf, API_F_PCI),
 			       (long long)api_get_int(pf, API_R_FIRST_VF, 0),
 			       (long long)api_get_int(pf, API_R_LAST_VF, 0));
 		putchar('\n');
-		print_table(member(pn, API_R_VFS), vf_cols);
-		cJSON_ArrayForEach (vf, member(pn, API_R_VFS))
-			if (strcmp(str(vf, API_R_REASON), "-") != 0)
-				printf("  %s: %s\n", str(vf, API_F_PCI), str(vf, API_R_REASON));
+		ctl_print_table(ctl_member(pn, API_R_VFS), vf_cols);
+		cJSON_ArrayForEach (vf, ctl_member(pn, API_R_VFS))
+			if (strcmp(ctl_str(vf, API_R_REASON), "-") != 0)
+				printf("  %s: %s\n", ctl_str(vf, API_F_PCI),
+				       ctl_str(vf, API_R_REASON));
 	}
 }
 
@@ -492,27 +354,28 @@ static void print_vf_alloc(const struct reply *r)
 	const cJSON *v = r->result;
 
 	printf("VF %s (PF %s VF %ld) allocated to %s in physnet %s: %s (was %s), %s\n",
-	       str(v, API_F_PCI), str(v, API_R_PF), api_get_int(v, API_R_VF_INDEX, -1),
-	       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, API_R_DRIVER),
-	       str(v, API_R_ORIGINAL_DRIVER), str(v, API_R_VFIO_DEVICE));
-	printf("VF settings: %s\n", str(v, API_R_VF_CONFIG));
+	       ctl_str(v, API_F_PCI), ctl_str(v, API_R_PF), api_get_int(v, API_R_VF_INDEX, -1),
+	       ctl_str(v, API_F_OWNER), ctl_str(v, API_F_PHYSNET), ctl_str(v, API_R_DRIVER),
+	       ctl_str(v, API_R_ORIGINAL_DRIVER), ctl_str(v, API_R_VFIO_DEVICE));
+	printf("VF settings: %s\n", ctl_str(v, API_R_VF_CONFIG));
 }
 
 static void print_vf_released(const struct reply *r)
 {
-	const cJSON *v, *released = member(r->result, API_R_RELEASED);
+	const cJSON *v, *released = ctl_member(r->result, API_R_RELEASED);
 
 	if (cJSON_GetArraySize(released) == 0) {
-		if (member(r->params, API_F_PCI) != NULL)
+		if (ctl_member(r->params, API_F_PCI) != NULL)
 			printf("VF %s is not allocated: nothing to release\n",
-			       str(r->params, API_F_PCI));
+			       ctl_str(r->params, API_F_PCI));
 		else
 			printf("owner %s holds no VF: nothing to release\n",
-			       str(r->params, API_F_OWNER));
+			       ctl_str(r->params, API_F_OWNER));
 	}
 	cJSON_ArrayForEach (v, released)
-		printf("VF %s released by %s (physnet %s), back on %s\n", str(v, API_F_PCI),
-		       str(v, API_F_OWNER), str(v, API_F_PHYSNET), str(v, API_R_DRIVER));
+		printf("VF %s released by %s (physnet %s), back on %s\n", ctl_str(v, API_F_PCI),
+		       ctl_str(v, API_F_OWNER), ctl_str(v, API_F_PHYSNET),
+		       ctl_str(v, API_R_DRIVER));
 }
 
 /* ---- CDI ---------------------------------------------------------------- */
@@ -528,15 +391,15 @@ static const struct column cdi_cols[] = {
 static void print_cdi_list(const struct reply *r)
 {
 	const cJSON *s;
-	const char *dir = str(r->result, API_R_DIR);
+	const char *dir = ctl_str(r->result, API_R_DIR);
 
 	if (strcmp(dir, "-") == 0)
 		printf("podwired writes no CDI spec files (--cdi-dir \"\")\n");
 	else
 		printf("CDI spec files in %s\n", dir);
-	print_table(member(r->result, API_R_DEVICES), cdi_cols);
-	cJSON_ArrayForEach (s, member(r->result, API_R_SKIPPED))
-		printf("not offered: %s: %s\n", str(s, API_R_OBJECT), str(s, API_R_REASON));
+	ctl_print_table(ctl_member(r->result, API_R_DEVICES), cdi_cols);
+	cJSON_ArrayForEach (s, ctl_member(r->result, API_R_SKIPPED))
+		printf("not offered: %s: %s\n", ctl_str(s, API_R_OBJECT), ctl_str(s, API_R_REASON));
 }
 
 /* Writes the documents podwired gave into DIR (atomically, as podwired
@@ -545,7 +408,7 @@ static void print_cdi_write(const struct reply *r)
 {
 	static const char *const kinds[] = {"port", "vf", "hugepages"};
 	const char *dir = api_get_str(r->params, CDI_WRITE_DIR, CDI_WRITE_DEFAULT);
-	const cJSON *s, *specs = member(r->result, API_R_SPECS);
+	const cJSON *s, *specs = ctl_member(r->result, API_R_SPECS);
 	char path[PATH_MAX], msg[PATH_MAX + 256];
 	int rc = mkdir_parents(dir, 0755);
 
@@ -556,8 +419,8 @@ static void print_cdi_write(const struct reply *r)
 		return;
 	}
 	cJSON_ArrayForEach (s, specs) {
-		const cJSON *spec = member(s, API_R_SPEC);
-		const char *file = str(s, API_R_FILE);
+		const cJSON *spec = ctl_member(s, API_R_SPEC);
+		const char *file = ctl_str(s, API_R_FILE);
 
 		/* Only podwired's own names: nothing else in DIR is touched. */
 		if (strncmp(file, "podwire.io-", 11) != 0 || strchr(file, '/') != NULL) {
@@ -573,15 +436,15 @@ static void print_cdi_write(const struct reply *r)
 			return;
 		}
 		printf("wrote %s (%d device%s)\n", path,
-		       cJSON_GetArraySize(member(spec, "devices")),
-		       cJSON_GetArraySize(member(spec, "devices")) == 1 ? "" : "s");
+		       cJSON_GetArraySize(ctl_member(spec, "devices")),
+		       cJSON_GetArraySize(ctl_member(spec, "devices")) == 1 ? "" : "s");
 	}
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		bool have = false;
 
 		snprintf(path, sizeof(path), "podwire.io-%s.json", kinds[k]);
 		cJSON_ArrayForEach (s, specs)
-			have = have || strcmp(str(s, API_R_FILE), path) == 0;
+			have = have || strcmp(ctl_str(s, API_R_FILE), path) == 0;
 		snprintf(path, sizeof(path), "%s/podwire.io-%s.json", dir, kinds[k]);
 		if (!have && unlink(path) == 0)
 			printf("removed %s (no %s device now)\n", path, kinds[k]);
@@ -592,23 +455,25 @@ static void print_cdi_write(const struct reply *r)
 
 static void print_capture_list(const struct reply *r)
 {
-	const cJSON *c, *p, *all = member(r->result, API_R_CAPTURES);
+	const cJSON *c, *p, *all = ctl_member(r->result, API_R_CAPTURES);
 
 	if (cJSON_GetArraySize(all) == 0)
 		printf("no capture is running\n");
 	cJSON_ArrayForEach (c, all) {
 		printf("capture %ld: %s, snaplen %ld, filter \"%s\", %.0f s: %llu frames matched, "
 		       "%llu skipped (ring full), %llu written (%llu bytes)\n",
-		       api_get_int(c, API_R_ID, 0), str(c, API_F_DIRECTION),
+		       api_get_int(c, API_R_ID, 0), ctl_str(c, API_F_DIRECTION),
 		       api_get_int(c, API_F_SNAPLEN, 0), api_get_str(c, API_F_FILTER, ""),
-		       member(c, API_R_SECONDS) ? member(c, API_R_SECONDS)->valuedouble : 0,
-		       u64(member(c, API_R_MATCHED)), u64(member(c, API_R_SKIPPED)),
-		       u64(member(c, API_R_WRITTEN)), u64(member(c, API_R_WRITTEN_BYTES)));
-		cJSON_ArrayForEach (p, member(c, API_F_PORTS))
+		       ctl_member(c, API_R_SECONDS) ? ctl_member(c, API_R_SECONDS)->valuedouble : 0,
+		       ctl_u64(ctl_member(c, API_R_MATCHED)), ctl_u64(ctl_member(c, API_R_SKIPPED)),
+		       ctl_u64(ctl_member(c, API_R_WRITTEN)),
+		       ctl_u64(ctl_member(c, API_R_WRITTEN_BYTES)));
+		cJSON_ArrayForEach (p, ctl_member(c, API_F_PORTS))
 			printf("  interface %ld: %s (%s, network %s): %llu matched, %llu skipped\n",
-			       api_get_int(p, API_R_INTERFACE, 0), str(p, API_F_NAME),
-			       str(p, API_R_KIND), str(p, API_F_NETWORK),
-			       u64(member(p, API_R_MATCHED)), u64(member(p, API_R_SKIPPED)));
+			       api_get_int(p, API_R_INTERFACE, 0), ctl_str(p, API_F_NAME),
+			       ctl_str(p, API_R_KIND), ctl_str(p, API_F_NETWORK),
+			       ctl_u64(ctl_member(p, API_R_MATCHED)),
+			       ctl_u64(ctl_member(p, API_R_SKIPPED)));
 	}
 }
 
@@ -622,14 +487,15 @@ static void print_trace_added(const struct reply *r)
 	char ports[512];
 	const struct column col = {"", API_F_PORTS, COL_LIST};
 
-	format_cell(ports, sizeof(ports), r->result, &col);
+	ctl_format_cell(ports, sizeof(ports), r->result, &col);
 	printf("tracing the next %ld frames received on %s; `podwirectl trace show` prints them\n",
 	       api_get_int(r->result, API_F_COUNT, 0), ports);
 }
 
 static void print_trace_cleared(const struct reply *r)
 {
-	printf("trace cleared: %llu frames forgotten\n", u64(member(r->result, API_R_CLEARED)));
+	printf("trace cleared: %llu frames forgotten\n",
+	       ctl_u64(ctl_member(r->result, API_R_CLEARED)));
 }
 
 /* ---- command line ------------------------------------------------------ */
@@ -864,7 +730,7 @@ static int build_params(const struct command *cmd, int argc, char **argv, cJSON 
 		return usage_error("%s: missing %.*s", cmd->words, (int)strcspn(cmd->args, " \n"),
 				   cmd->args);
 	for (const struct opt *o = cmd->opts; o->name != NULL; o++)
-		if (o->required && member(params, o->field) == NULL)
+		if (o->required && ctl_member(params, o->field) == NULL)
 			return usage_error("%s: %s %s is required", cmd->words, o->name,
 					   o->metavar);
 	return 0;
@@ -926,7 +792,7 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 		fprintf(stderr, "%s: error: %s\n", prog, err.message);
 		return err.code == 0 ? EXIT_TRANSPORT : EXIT_DAEMON;
 	}
-	if (member(globals, "json") != NULL) {
+	if (ctl_member(globals, "json") != NULL) {
 		char *text = cJSON_Print(result);
 
 		puts(text != NULL ? text : "null");
@@ -937,7 +803,7 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 		if (cmd->print != NULL)
 			cmd->print(&r);
 		else
-			print_table(member(result, cmd->list), cmd->cols);
+			ctl_print_table(ctl_member(result, cmd->list), cmd->cols);
 	}
 	cJSON_Delete(result);
 	if (print_rc != EXIT_OK)
