@@ -54,19 +54,14 @@ static void flood(struct worker *w, const struct view *v, struct dp_burst *b, ui
 		else
 			to[k++] = net->ports[j];
 	}
-	if (b->frames) {
-		if (k == 0)
-			return;
-		m = frame_mbuf(w, v, b, i, to, k);
-		if (unlikely(m == NULL))
-			return;
-	} else {
-		m = b->pkts[i];
-		if (unlikely(k == 0)) { /* the decision saw another port */
-			rte_pktmbuf_free(m);
-			return;
-		}
+	if (k == 0) { /* every destination took a copy of the frame */
+		if (!b->frames)
+			rte_pktmbuf_free(b->pkts[i]);
+		return;
 	}
+	m = b->frames ? frame_mbuf(w, v, b, i, to, k) : b->pkts[i];
+	if (unlikely(m == NULL))
+		return;
 	if (k > 1)
 		for (struct rte_mbuf *s = m; s != NULL; s = s->next)
 			rte_mbuf_refcnt_update(s, (int16_t)(k - 1));
