@@ -81,6 +81,14 @@ static const struct api_field PORT_CREATE_params[] = {
 	"times a full ring (a pod's receive ring, an uplink's tx ring) is tried again at once "
 	"(default " XSTR(API_TX_RETRIES) ")",
 	0, API_TX_RETRIES_MAX, "tries"),
+    INT(API_F_QUEUES, false,
+	"vhost-user: queue pairs offered (VIRTIO_NET_F_MQ; the pod enables what it uses); memif "
+	"client: rings made; uplinks: rx queues (RSS). Default 1",
+	1, API_QUEUES_MAX, "queue pairs"),
+    STR(API_F_RXQ_PINS, false,
+	"rx queues pinned on workers, QUEUE:CORE comma separated (as `queue pin` sets them; the "
+	"others go where the load is lowest)",
+	API_RXQ_PINS_LEN),
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
@@ -135,6 +143,30 @@ static const struct api_field TRACE_ADD_params[] = {
     STR(API_F_PORT, false, "only frames received on this port (default: any port)", API_NAME_MAX),
     {NULL}};
 
+static const struct api_field QUEUE_LIST_params[] = {
+    STR(API_F_PORT, false, "only this port's queues (default: every port)", API_NAME_MAX), {NULL}};
+
+static const struct api_field QUEUE_PIN_params[] = {
+    STR(API_F_PORT, true, "the name of an existing port", API_NAME_MAX),
+    INT(API_F_QUEUE, true, "one of its rx queues, from 0", 0, API_QUEUES_MAX - 1, "queue"),
+    INT(API_F_WORKER, true, "the core of a worker (`podwirectl info` lists them)", 0, 1023, "core"),
+    {NULL}};
+
+static const struct api_field QUEUE_UNPIN_params[] = {
+    STR(API_F_PORT, true, "the name of an existing port", API_NAME_MAX),
+    INT(API_F_QUEUE, true, "one of its rx queues, from 0", 0, API_QUEUES_MAX - 1, "queue"),
+    {NULL}};
+
+static const struct api_field QUEUE_BALANCE_params[] = {
+    {API_F_ENABLED, API_T_BOOL, false, "true: move rx queues by load every interval"},
+    INT(API_F_INTERVAL, false, "seconds between checks, over which loads are measured", 1, 86400,
+	"seconds"),
+    INT(API_F_THRESHOLD, false, "move only when the busiest worker is this busy", 1, 100, "%"),
+    INT(API_F_IMPROVEMENT, false,
+	"and a new placement narrows the busiest-idlest gap by this share", 1, 100, "%"),
+    {API_F_RUN, API_T_BOOL, false, "true: check now, whatever the interval"},
+    {NULL}};
+
 #undef INT
 #undef STR
 
@@ -185,6 +217,8 @@ static const struct api_field worker_results[] = {
     I(API_R_LCORE, "the worker's core"),
     N(API_R_BUSY_CYCLES, "TSC cycles spent in loop turns that moved frames"),
     N(API_R_IDLE_CYCLES, "TSC cycles spent in empty loop turns"),
+    N(API_R_SLEEPS, "idle naps taken (--idle-sleep-max)"),
+    N(API_R_SLEEP_US, "microseconds of naps asked for"),
     {API_R_PORTS, API_T_ARRAY, false, "names of the ports it polls"},
     {NULL}};
 
@@ -301,6 +335,8 @@ static const struct api_field port_results[] = {
     I(API_F_FLOOD_LIMIT,
       "copies per second its floods may make beyond one destination, 0: no limit"),
     I(API_F_TX_RETRIES, "tries again of a full ring"),
+    I(API_F_QUEUES, "queue pairs it may use"),
+    OPT(API_T_STRING, API_F_RXQ_PINS, "its rx queues pinned on workers, QUEUE:CORE"),
     S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
     OPT(API_T_STRING, API_R_REASON,
 	"failed ports: why, and the fix; podwired tries again at its next start, `port del` "
@@ -502,6 +538,50 @@ static const struct api_field TRACE_SHOW_results[] = {
 
 static const struct api_field TRACE_CLEAR_results[] = {I(API_R_CLEARED, "records forgotten"),
 						       {NULL}};
+
+static const struct api_field queue_results[] = {
+    S(API_F_PORT, "the port"),
+    I(API_F_QUEUE, "its rx queue"),
+    I(API_F_WORKER, "the core of the worker polling it"),
+    B(API_F_ENABLED, "whether the pod enabled it (only enabled queues are polled)"),
+    B(API_R_PINNED, "pinned by `queue pin` (the balancer leaves it)"),
+    B(API_R_FIXED, "placed by its kind (an uplink's ports share their device's worker)"),
+    N(API_R_RX_PACKETS, "frames received over the last interval"),
+    N(API_R_BUSY_CYCLES, "TSC cycles its polls took over the last interval"),
+    N(API_R_BUSY_PCT, "those cycles as a share of one worker's"),
+    N(API_R_RX_TOTAL, "frames received since the port was made"),
+    N(API_R_TX_TOTAL, "frames sent on its tx queue (kinds that count per queue)"),
+    {NULL}};
+
+static const struct api_field queue_worker_results[] = {
+    I(API_R_LCORE, "the worker's core"),
+    I(API_R_QUEUES, "enabled rx queues it polls"),
+    N(API_R_BUSY_PCT, "their load over the last interval"),
+    {NULL}};
+
+static const struct api_field QUEUE_LIST_results[] = {
+    A(API_R_QUEUES, "rx queues, by port and queue", queue_results),
+    A(API_R_WORKERS, "workers", queue_worker_results),
+    N(API_R_WINDOW, "seconds the interval figures cover"),
+    {NULL}};
+
+static const struct api_field QUEUE_PIN_results[] = {S(API_F_PORT, "the port"),
+						     I(API_F_QUEUE, "the queue"),
+						     I(API_F_WORKER, "its worker's core"),
+						     {NULL}};
+#define QUEUE_UNPIN_results QUEUE_PIN_results
+
+static const struct api_field QUEUE_BALANCE_results[] = {
+    B(API_F_ENABLED, "whether the balancer runs"),
+    I(API_F_INTERVAL, "seconds between checks"),
+    I(API_F_THRESHOLD, "% busy the busiest worker must be"),
+    I(API_F_IMPROVEMENT, "% the gap must narrow by"),
+    N(API_R_CHECKS, "checks run"),
+    N(API_R_MOVES, "checks that moved queues"),
+    N(API_R_LAST_MOVED, "queues the last move moved"),
+    S(API_R_LAST, "what the last check decided, and why"),
+    OPT(API_T_BOOL, API_R_MOVED, "run: whether this check moved queues"),
+    {NULL}};
 
 #undef S
 #undef I

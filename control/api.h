@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  5
+#define API_VERSION_MINOR	  6
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -57,7 +57,9 @@
 #define API_FLOOD_LIMIT_MAX	 10000000
 #define API_TX_RETRIES		 8 /* default, as OVS's tx-retries */
 #define API_TX_RETRIES_MAX	 64
-#define API_SNAPLEN_MIN		 14	/* an Ethernet header */
+#define API_QUEUES_MAX		 16 /* queue pairs of a port (vhost-user's VIRTIO_NET_F_MQ) */
+#define API_RXQ_PINS_LEN	 (API_QUEUES_MAX * 8) /* "15:1023," each */
+#define API_SNAPLEN_MIN		 14		      /* an Ethernet header */
 #define API_SNAPLEN_MAX		 262144 /* tcpdump's default; frames are at most 9022 bytes */
 #define API_CAPTURE_COUNT_MAX	 1000000000
 #define API_CAPTURE_DURATION_MAX 31536000 /* a year, in seconds */
@@ -101,7 +103,11 @@ enum api_error {
 	X(CAPTURE_LIST, "capture.list", "running captures and their counts")                       \
 	X(TRACE_ADD, "trace.add", "record the path of the next N frames")                          \
 	X(TRACE_SHOW, "trace.show", "the paths recorded")                                          \
-	X(TRACE_CLEAR, "trace.clear", "stop tracing and forget the paths recorded")
+	X(TRACE_CLEAR, "trace.clear", "stop tracing and forget the paths recorded")                \
+	X(QUEUE_LIST, "queue.list", "every rx queue: its worker, state and load")                  \
+	X(QUEUE_PIN, "queue.pin", "poll an rx queue on a given worker, kept there")                \
+	X(QUEUE_UNPIN, "queue.unpin", "give a pinned rx queue back to the balancer")               \
+	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -133,6 +139,8 @@ enum api_method {
 #define API_F_MAC_LIMIT	    "mac_limit"	    /* MACs a port / network may have learned */
 #define API_F_FLOOD_LIMIT   "flood_limit"   /* flooded frames per second from a port */
 #define API_F_TX_RETRIES    "tx_retries"    /* tries again of a full ring */
+#define API_F_QUEUES	    "queues"	    /* queue pairs a port may use */
+#define API_F_RXQ_PINS	    "rxq_pins"	    /* "Q:CORE,...": rx queues pinned on workers */
 #define API_F_TRUST	    "trust"
 /* Capture and trace (API 1.4). */
 #define API_F_PORTS	"ports"	    /* capture.start: port names */
@@ -168,6 +176,27 @@ enum api_method {
 #define API_R_SUMMARY	      "summary"
 #define API_R_FIELDS	      "fields"
 #define API_R_LCORE	      "lcore"
+#define API_R_SLEEPS	      "sleeps"	 /* idle naps of a worker */
+#define API_R_SLEEP_US	      "sleep_us" /* and the microseconds asked for */
+/* Rx queues (API 1.6). */
+#define API_F_QUEUE	      "queue"
+#define API_F_ENABLED	      "enabled"
+#define API_F_INTERVAL	      "interval"
+#define API_F_THRESHOLD	      "threshold"
+#define API_F_IMPROVEMENT     "improvement"
+#define API_F_RUN	      "run"
+#define API_R_QUEUES	      "queues"
+#define API_R_PINNED	      "pinned"
+#define API_R_FIXED	      "fixed"
+#define API_R_BUSY_PCT	      "busy_pct"
+#define API_R_WINDOW	      "window_sec"
+#define API_R_RX_TOTAL	      "rx_packets_total"
+#define API_R_TX_TOTAL	      "tx_packets_total"
+#define API_R_CHECKS	      "checks"
+#define API_R_MOVES	      "moves"
+#define API_R_LAST_MOVED      "last_moved"
+#define API_R_LAST	      "last"
+#define API_R_MOVED	      "moved"
 #define API_R_BUSY_CYCLES     "busy_cycles"
 #define API_R_IDLE_CYCLES     "idle_cycles"
 #define API_R_STATS	      "stats"

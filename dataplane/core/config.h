@@ -32,6 +32,12 @@ struct pw_config {
 	uint32_t memif_backoff_max_ms;
 	uint32_t memif_peer_memory_mb;	/* memif: what one peer may have podwired map */
 	uint32_t memif_total_memory_mb; /* and all peers together */
+	uint32_t idle_sleep_max_us;	/* a worker's longest idle nap; 0: none */
+	/* Rx queue rebalancing at start-up (the API changes it later). */
+	char rebalance[8]; /* "on" or "off" */
+	uint32_t rebalance_interval_s;
+	uint32_t rebalance_threshold_pct;
+	uint32_t rebalance_improvement_pct;
 };
 
 extern struct pw_config pw_cfg;

@@ -24,7 +24,7 @@ static const struct {
 } field_names[] = {
     {PORT_FIELD_SOCKET, API_F_SOCKET}, {PORT_FIELD_SOCKET, API_F_MODE},
     {PORT_FIELD_SECRET, API_F_SECRET}, {PORT_FIELD_IFACE, API_F_IFACE},
-    {PORT_FIELD_PCI, API_F_PCI},
+    {PORT_FIELD_PCI, API_F_PCI},       {PORT_FIELD_QUEUES, API_F_QUEUES},
 };
 
 static cJSON *kinds_json(void)

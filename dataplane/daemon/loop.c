@@ -19,6 +19,7 @@
 #include "datapath/forward.h"
 #include "datapath/worker.h"
 #include "model/network.h"
+#include "model/queue.h"
 
 PW_LOG_TYPE("main");
 
@@ -39,6 +40,7 @@ void housekeeping(void)
 	TAILQ_FOREACH (p, &port_all, next)
 		if (p->ops->poll_link != NULL)
 			p->ops->poll_link(p);
+	queue_tick();
 }
 
 /* The signalfd's watch: SIGINT or SIGTERM ends the loop. */

@@ -34,14 +34,17 @@ static int eal_start(const char *prog)
 
 	for (const char *s = pw_cfg.socket; *s; s++)
 		h = h * 33 + (unsigned char)*s;
-	off = (size_t)snprintf(lcores, sizeof(lcores), "%d", pw_cfg.main_core);
+	/* EAL lcore 0 is the main thread, lcore i + 1 worker i, each on
+	 * its CPU: a worker may then share the main thread's CPU (a small
+	 * machine's setting), which plain core numbers cannot say. */
+	off = (size_t)snprintf(lcores, sizeof(lcores), "0@%d", pw_cfg.main_core);
 	for (unsigned int i = 0; i < pw_cfg.n_worker_cores && off < sizeof(lcores); i++)
-		off += (size_t)snprintf(lcores + off, sizeof(lcores) - off, ",%u",
+		off += (size_t)snprintf(lcores + off, sizeof(lcores) - off, ",%u@%u", i + 1,
 					pw_cfg.worker_cores[i]);
-	snprintf(main_lcore, sizeof(main_lcore), "%d", pw_cfg.main_core);
+	snprintf(main_lcore, sizeof(main_lcore), "0");
 	snprintf(prefix, sizeof(prefix), "podwired-%08lx", h & 0xffffffffUL);
 	eal_argv[n++] = (char *)prog;
-	eal_argv[n++] = "-l";
+	eal_argv[n++] = "--lcores";
 	eal_argv[n++] = lcores;
 	eal_argv[n++] = "--main-lcore";
 	eal_argv[n++] = main_lcore;

@@ -91,6 +91,19 @@ static const struct opt_desc opts[] = {
     {"memif-total-memory-mb", "N", OPT_U32, AT(memif_total_memory_mb), 1, 1 << 24,
      "MiB all memif peers together may have podwired map\n"
      "                         (default 4096)"},
+    {"idle-sleep-max", "US", OPT_U32, AT(idle_sleep_max_us), 0, 100000,
+     "an idle worker sleeps, longer each empty turn, up to this many\n"
+     "                         microseconds, and polls again at once when frames\n"
+     "                         come (default 0: never sleeps)"},
+    {"rebalance", "on|off", OPT_STR, AT(rebalance), 0, 0,
+     "move rx queues between workers by measured load (default off)"},
+    {"rebalance-interval", "S", OPT_U32, AT(rebalance_interval_s), 1, 86400,
+     "seconds between rebalancing checks (default 60)"},
+    {"rebalance-threshold", "PCT", OPT_U32, AT(rebalance_threshold_pct), 1, 100,
+     "rebalance only when the busiest worker is this busy (default 70)"},
+    {"rebalance-improvement", "PCT", OPT_U32, AT(rebalance_improvement_pct), 1, 100,
+     "and a new placement cuts the busiest-idlest gap by this share\n"
+     "                         (default 25)"},
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, "this text", true},
     {"version", NULL, OPT_VERSION, 0, 0, 0, 0, "podwired's version", true},
 };
@@ -424,13 +437,20 @@ static int check_settings(struct pw_config *c)
 		c->n_worker_cores = n;
 	}
 	for (unsigned int i = 0; i < c->n_worker_cores; i++) {
-		if ((int)c->worker_cores[i] == c->main_core) {
+		/* Allowed for tests and small machines: that worker then
+		 * shares its CPU with the API, housekeeping and librte_vhost's
+		 * threads, and forwards slower while they run. */
+		if ((int)c->worker_cores[i] == c->main_core)
 			fprintf(stderr,
-				"podwired: --worker-cores: core %d is the main core; "
-				"pick another main core with --main-core\n",
-				c->main_core);
-			return -EINVAL;
-		}
+				"podwired: warning: --worker-cores: worker %u runs on main core "
+				"%d, beside the control thread; give it a core of its own for "
+				"steady forwarding\n",
+				i, c->main_core);
+	}
+	if (strcmp(c->rebalance, "on") != 0 && strcmp(c->rebalance, "off") != 0) {
+		fprintf(stderr, "podwired: %s: \"%s\" is neither on nor off\n",
+			origin_of("rebalance"), c->rebalance);
+		return -EINVAL;
 	}
 	if (c->n_worker_cores == 0) {
 		fprintf(stderr,
@@ -496,6 +516,10 @@ static void set_defaults(struct pw_config *c)
 	c->memif_backoff_max_ms = 5000;
 	c->memif_peer_memory_mb = 512;
 	c->memif_total_memory_mb = 4096;
+	snprintf(c->rebalance, sizeof(c->rebalance), "off");
+	c->rebalance_interval_s = 60;
+	c->rebalance_threshold_pct = 70;
+	c->rebalance_improvement_pct = 25;
 	for (long i = 0; i < ncpu && c->n_worker_cores < PW_MAX_WORKERS; i++)
 		c->worker_cores[c->n_worker_cores++] = (unsigned int)i;
 	for (size_t i = 0; i < N_OPTS; i++)

@@ -14,6 +14,7 @@ const char *const drop_names[DROP_MAX] = {
 
 struct port_counters *stats_ports[PW_MAX_WORKERS];
 struct worker_counters stats_workers[PW_MAX_WORKERS];
+struct queue_counters *stats_queues[PW_MAX_WORKERS];
 static struct port_counters baseline[PW_MAX_PORTS];
 static struct worker_counters worker_baseline[PW_MAX_WORKERS];
 static unsigned int nw;
@@ -24,7 +25,11 @@ int stats_init(unsigned int n)
 	for (unsigned int w = 0; w < n; w++) {
 		stats_ports[w] = rte_zmalloc(
 		    "pw_stats", PW_MAX_PORTS * sizeof(struct port_counters), RTE_CACHE_LINE_SIZE);
-		if (stats_ports[w] == NULL)
+		stats_queues[w] = rte_zmalloc("pw_stats_q",
+					      (size_t)PW_MAX_PORTS * PW_MAX_QUEUES *
+						  sizeof(struct queue_counters),
+					      RTE_CACHE_LINE_SIZE);
+		if (stats_ports[w] == NULL || stats_queues[w] == NULL)
 			return -ENOMEM;
 	}
 	return 0;
@@ -35,6 +40,8 @@ void stats_fini(void)
 	for (unsigned int w = 0; w < nw; w++) {
 		rte_free(stats_ports[w]);
 		stats_ports[w] = NULL;
+		rte_free(stats_queues[w]);
+		stats_queues[w] = NULL;
 	}
 	nw = 0;
 }
@@ -46,8 +53,10 @@ unsigned int stats_worker_count(void)
 
 void stats_reset_port(uint16_t idx)
 {
-	for (unsigned int w = 0; w < nw; w++)
+	for (unsigned int w = 0; w < nw; w++) {
 		memset(&stats_ports[w][idx], 0, sizeof(struct port_counters));
+		memset(stats_queue(w, idx, 0), 0, PW_MAX_QUEUES * sizeof(struct queue_counters));
+	}
 	memset(&baseline[idx], 0, sizeof(baseline[idx]));
 }
 
@@ -90,6 +99,18 @@ void stats_clear_port(uint16_t idx)
 	sum_raw(idx, &baseline[idx]);
 }
 
+void stats_queue_sum(uint16_t idx, uint16_t q, struct queue_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int w = 0; w < nw; w++) {
+		const volatile struct queue_counters *c = stats_queue(w, idx, q);
+
+		out->rx_packets += c->rx_packets;
+		out->rx_cycles += c->rx_cycles;
+		out->tx_packets += c->tx_packets;
+	}
+}
+
 void stats_worker_get(unsigned int w, struct worker_counters *out)
 {
 	const volatile struct worker_counters *c = &stats_workers[w];
@@ -97,6 +118,8 @@ void stats_worker_get(unsigned int w, struct worker_counters *out)
 	out->busy_cycles = c->busy_cycles - worker_baseline[w].busy_cycles;
 	out->idle_cycles = c->idle_cycles - worker_baseline[w].idle_cycles;
 	out->loops = c->loops - worker_baseline[w].loops;
+	out->sleeps = c->sleeps - worker_baseline[w].sleeps;
+	out->sleep_us = c->sleep_us - worker_baseline[w].sleep_us;
 }
 
 void stats_clear_workers(void)
@@ -105,5 +128,7 @@ void stats_clear_workers(void)
 		worker_baseline[w].busy_cycles = stats_workers[w].busy_cycles;
 		worker_baseline[w].idle_cycles = stats_workers[w].idle_cycles;
 		worker_baseline[w].loops = stats_workers[w].loops;
+		worker_baseline[w].sleeps = stats_workers[w].sleeps;
+		worker_baseline[w].sleep_us = stats_workers[w].sleep_us;
 	}
 }

@@ -52,11 +52,30 @@ struct worker_counters {
 	uint64_t busy_cycles;
 	uint64_t idle_cycles;
 	uint64_t loops;
+	uint64_t sleeps;   /* idle sleeps taken (--idle-sleep-max) */
+	uint64_t sleep_us; /* and the microseconds asked for */
 } __rte_cache_aligned;
+
+/* One queue of one port, as one worker saw it: what the balancer weighs
+ * (rx_cycles: the cycles its non-empty polls took, forwarding included)
+ * and what says which queues carry traffic. Never cleared: readers take
+ * differences. */
+struct queue_counters {
+	uint64_t rx_packets;
+	uint64_t rx_cycles;
+	uint64_t tx_packets;
+};
 
 /* Per worker, indexed by port. */
 extern struct port_counters *stats_ports[];
 extern struct worker_counters stats_workers[];
+/* Per worker, indexed by port * PW_MAX_QUEUES + queue. */
+extern struct queue_counters *stats_queues[];
+
+static inline struct queue_counters *stats_queue(unsigned int w, uint16_t idx, uint16_t q)
+{
+	return &stats_queues[w][(unsigned int)idx * PW_MAX_QUEUES + q];
+}
 
 int stats_init(unsigned int n_workers);
 void stats_fini(void);
@@ -65,6 +84,8 @@ void stats_reset_port(uint16_t idx);
 /* Sums all workers, minus the baseline. */
 void stats_port_sum(uint16_t idx, struct port_counters *out);
 void stats_clear_port(uint16_t idx);
+/* Queue q of port idx, summed over every worker. */
+void stats_queue_sum(uint16_t idx, uint16_t q, struct queue_counters *out);
 /* One worker's cycles, minus the baseline. */
 void stats_worker_get(unsigned int w, struct worker_counters *out);
 void stats_clear_workers(void);

@@ -16,14 +16,15 @@
  * is not draining: waiting on it would hold up every other port of this
  * worker). Returns how many went. */
 static __rte_always_inline uint16_t tx_retry(struct port_counters *c, struct dp_port *p,
-					     struct rte_mbuf **m, struct dp_frame **f,
+					     uint16_t wid, struct rte_mbuf **m, struct dp_frame **f,
 					     const uint8_t *strip, uint16_t n)
 {
 	uint16_t sent = 0;
 
 	for (uint16_t r = 0;; r++) {
-		uint16_t k = m != NULL ? p->ops->tx_burst(p, m + sent, n - sent)
-				       : p->ops->tx_frames(p, f + sent, strip + sent, n - sent);
+		uint16_t k = m != NULL
+				 ? p->ops->tx_burst(p, wid, m + sent, n - sent)
+				 : p->ops->tx_frames(p, wid, f + sent, strip + sent, n - sent);
 
 		sent += k;
 		if (likely(sent == n) || r == p->tx_retries || (r != 0 && k == 0))
@@ -116,7 +117,7 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 	}
 	if (p->tx_shared)
 		rte_spinlock_lock(&p->tx_lock);
-	sent = tx_retry(c, p, m, f, strip, n);
+	sent = tx_retry(c, p, (uint16_t)w->id, m, f, strip, n);
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock);
 	if (unlikely(cap)) {

@@ -40,18 +40,29 @@ struct view *view_alloc(unsigned int n_workers)
 	if (v == NULL)
 		return NULL;
 	memset(v->xc_peer, 0xff, sizeof(v->xc_peer));
-	for (unsigned int w = 0; w < n_workers && w < PW_MAX_WORKERS; w++) {
-		v->poll[w] = calloc(PW_MAX_PORTS, sizeof(uint16_t));
-		if (v->poll[w] == NULL) {
-			view_free(v);
-			return NULL;
-		}
-	}
+	(void)n_workers; /* poll lists grow as queues are added */
 	return v;
 }
 
+int view_add_poll(struct view *v, unsigned int w, uint16_t port, uint16_t q)
+{
+	if (w >= PW_MAX_WORKERS)
+		return -EINVAL;
+	if (v->n_poll[w] == v->poll_cap[w]) {
+		uint32_t cap = v->poll_cap[w] != 0 ? v->poll_cap[w] * 2 : 16;
+		struct dp_poll *np = realloc(v->poll[w], cap * sizeof(*np));
+
+		if (np == NULL)
+			return -ENOMEM;
+		v->poll[w] = np;
+		v->poll_cap[w] = cap;
+	}
+	v->poll[w][v->n_poll[w]++] = (struct dp_poll){.port = port, .q = q};
+	return 0;
+}
+
 int view_add_net(struct view *v, enum dp_net_mode mode, uint16_t vlan, uint32_t mac_limit,
-		 struct dp_port *const *ports, const unsigned int *workers, uint16_t n)
+		 struct dp_port *const *ports, uint16_t n)
 {
 	struct dp_net *dn = calloc(1, sizeof(*dn) + n * sizeof(uint16_t));
 
@@ -67,7 +78,6 @@ int view_add_net(struct view *v, enum dp_net_mode mode, uint16_t vlan, uint32_t 
 		dn->ports[k] = idx;
 		v->ports[idx] = ports[k];
 		v->nets[idx] = dn;
-		v->poll[workers[k]][v->n_poll[workers[k]]++] = idx;
 	}
 	/* A cross-connect joins its first two ports. */
 	if (mode == DP_NET_XCONNECT && n >= 2) {

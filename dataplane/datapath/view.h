@@ -31,16 +31,20 @@ struct dp_capture;
 struct port_counters;
 
 /* A port kind's burst functions. Called only by workers, only on ports of
- * the published view, and only while the port's link is up. */
+ * the published view, and only while the port's link is up. A port has
+ * n_rxq receive queues, each polled by one worker (q names it); on
+ * transmit, w is the sending worker, and the kind picks its queue for
+ * it (a queue of the worker's own where the port has enough, so the
+ * fast path takes no lock; frames one worker sends leave in order). */
 struct dp_port_ops {
-	/* Receives up to n frames. Only the port's polling worker calls it.
-	 * ctr is that worker's counters (indexed by port) for frames the kind
-	 * drops itself, under their reason. */
-	uint16_t (*rx_burst)(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+	/* Receives up to n frames from queue q. Only q's polling worker
+	 * calls it. ctr is that worker's counters (indexed by port) for
+	 * frames the kind drops itself, under their reason. */
+	uint16_t (*rx_burst)(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			     struct port_counters *ctr);
 	/* Sends up to n; takes ownership of those sent; returns how many. Any
 	 * worker may call it: under p->tx_lock when p->tx_shared. */
-	uint16_t (*tx_burst)(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n);
+	uint16_t (*tx_burst)(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n);
 	/* Optional, before tx_burst and outside any lock: may replace frames
 	 * (a VLAN tag) or drop them (freed and counted in c); returns how many
 	 * remain, packed at the start of pkts. */
@@ -48,15 +52,16 @@ struct dp_port_ops {
 			       struct port_counters *c);
 	/* Frames without mbufs (datapath/frame.h), optional. A kind with
 	 * rx_frames is polled with it instead of rx_burst: it fills up to n
-	 * frames whose memory stays valid, and unchanged by podwired, until
-	 * rx_release, which the worker calls once it has sent them all. */
-	uint16_t (*rx_frames)(struct dp_port *p, struct dp_frame *f, uint16_t n,
+	 * frames of queue q whose memory stays valid, and unchanged by
+	 * podwired, until rx_release(q), which the worker calls once it has
+	 * sent them all. */
+	uint16_t (*rx_frames)(struct dp_port *p, uint16_t q, struct dp_frame *f, uint16_t n,
 			      struct port_counters *ctr);
-	void (*rx_release)(struct dp_port *p);
+	void (*rx_release)(struct dp_port *p, uint16_t q);
 	/* Copies up to n frames (strip[i]: without their VLAN tag) into the
 	 * port's ring; returns how many. Called like tx_burst. */
-	uint16_t (*tx_frames)(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
-			      uint16_t n);
+	uint16_t (*tx_frames)(struct dp_port *p, uint16_t w, struct dp_frame *const *f,
+			      const uint8_t *strip, uint16_t n);
 };
 
 #define DP_ALLOWED_MACS 8
@@ -77,6 +82,12 @@ struct dp_port {
 	volatile uint8_t observe; /* enum dp_observe bits; 0 when nobody watches */
 	uint16_t idx;
 	uint16_t net_idx;
+	/* Receive queues the port has (1..PW_MAX_QUEUES, set at create) and
+	 * those its peer enabled (bit q), which the kind keeps: the control
+	 * thread polls only enabled queues and publishes a new view when
+	 * the bits change (model/port.h: port_queues_check). */
+	uint8_t n_rxq;
+	volatile uint16_t rxq_on;
 	uint32_t max_frame; /* MTU + Ethernet header */
 	rte_spinlock_t tx_lock;
 	/* Port security: on a bridge, frames from another source MAC than
@@ -110,12 +121,19 @@ struct dp_net {
 	uint16_t ports[];   /* port indexes */
 };
 
+/* One receive queue a worker polls. */
+struct dp_poll {
+	uint16_t port; /* port index */
+	uint16_t q;    /* its queue */
+};
+
 struct view {
 	struct dp_port *ports[PW_MAX_PORTS]; /* by index; NULL when unused */
 	struct dp_net *nets[PW_MAX_PORTS];   /* by port index: its network */
 	uint16_t xc_peer[PW_MAX_PORTS];	     /* cross-connect peer or UINT16_MAX */
-	uint16_t n_poll[PW_MAX_WORKERS];
-	uint16_t *poll[PW_MAX_WORKERS]; /* port indexes each worker polls */
+	uint32_t n_poll[PW_MAX_WORKERS];
+	uint32_t poll_cap[PW_MAX_WORKERS];
+	struct dp_poll *poll[PW_MAX_WORKERS]; /* the queues each worker polls */
 };
 
 /* A MAC address as the bridge compares it: its 6 bytes as one word. */
@@ -160,10 +178,13 @@ void view_fini(void);
  * for the model to fill; NULL when memory is short. view_free takes any
  * view but the published one. */
 struct view *view_alloc(unsigned int n_workers);
-/* Adds a network of n ports; the ports go to the given workers' poll
- * lists. -ENOMEM leaves v as it was. */
+/* Adds a network of n ports (polled by nobody yet). -ENOMEM leaves v as
+ * it was. */
 int view_add_net(struct view *v, enum dp_net_mode mode, uint16_t vlan, uint32_t mac_limit,
-		 struct dp_port *const *ports, const unsigned int *workers, uint16_t n);
+		 struct dp_port *const *ports, uint16_t n);
+/* Worker w polls queue q of the port at index port (a port of v). 0 or
+ * -ENOMEM (v then stays usable: view_free). */
+int view_add_poll(struct view *v, unsigned int w, uint16_t port, uint16_t q);
 void view_free(struct view *v);
 
 /* Publishes v and returns once no worker can still see the old view,

@@ -20,8 +20,13 @@ struct flood_credit {
 
 struct worker {
 	unsigned int id;
-	unsigned int lcore;
+	unsigned int lcore; /* its EAL lcore */
+	unsigned int cpu;   /* the CPU that lcore runs on */
 	volatile bool stop;
+	/* Idle naps (worker.c: worker_nap); nap_max_us 0: never. */
+	uint32_t nap_max_us;
+	uint32_t nap_us;
+	uint32_t empty_turns;
 	uint64_t now;		   /* TSC at the start of this loop turn */
 	struct port_counters *ctr; /* stats_ports[id] */
 	struct rte_mempool *pool;  /* mbufs for frames that need one */
@@ -35,14 +40,18 @@ struct worker {
 extern struct worker *workers[PW_MAX_WORKERS];
 extern unsigned int n_workers;
 
-/* Makes worker state for each lcore and launches them; pool gives mbufs
- * for frames that arrive without one. */
-int workers_start(const unsigned int *lcores, unsigned int n, struct rte_mempool *pool);
+/* Makes worker state for n workers, worker i on EAL lcore i + 1 (which
+ * runs on cpus[i]), and launches them; pool gives mbufs for frames that
+ * arrive without one; an idle worker naps up to nap_max_us (0: never). */
+int workers_start(const unsigned int *cpus, unsigned int n, struct rte_mempool *pool,
+		  uint32_t nap_max_us);
 /* Asks every worker to stop and waits for them. */
 void workers_stop(void);
 
 /* Makes worker state without launching anything: a test (or a tool) then
  * drives forwarding by hand on the calling thread. */
 struct worker *worker_new(unsigned int id, unsigned int lcore, struct rte_mempool *pool);
+struct worker *worker_new_cpu(unsigned int id, unsigned int lcore, unsigned int cpu,
+			      struct rte_mempool *pool);
 
 #endif

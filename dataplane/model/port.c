@@ -23,6 +23,7 @@
 #include "model/port.h"
 #include "model/port_failed.h"
 #include "model/publish.h"
+#include "model/queue.h"
 
 PW_LOG_TYPE("port");
 
@@ -59,20 +60,6 @@ struct port *port_by_pci(const char *pci)
 		if (p->conf.pci[0] != '\0' && strcmp(p->conf.pci, pci) == 0)
 			return p;
 	return NULL;
-}
-
-/* The worker a new port goes to: the one polling the fewest ports. */
-static unsigned int worker_pick(void)
-{
-	unsigned int load[PW_MAX_WORKERS] = {0}, best = 0;
-	struct port *p;
-
-	TAILQ_FOREACH (p, &port_all, next)
-		load[p->worker]++;
-	for (unsigned int i = 1; i < n_workers; i++)
-		if (load[i] < load[best])
-			best = i;
-	return best;
 }
 
 static struct port *port_by_socket(const char *path)
@@ -317,8 +304,12 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	p->ops = ops;
 	p->conf = *conf;
 	p->net = net;
-	p->worker = worker_pick();
 	p->dp.ops = &ops->dp;
+	p->dp.n_rxq = ops->max_rxq != 0 ? ops->max_rxq : RTE_MAX(conf->queues, (uint8_t)1);
+	/* Every queue is enabled unless the kind says otherwise (in
+	 * create: a memif or vhost-user peer enables its own). */
+	p->dp.rxq_on = (uint16_t)((1u << p->dp.n_rxq) - 1);
+	queue_place_port(p);
 	p->dp.idx = (uint16_t)idx;
 	p->dp.net_idx = net->idx;
 	p->dp.max_frame = conf->mtu + RTE_ETHER_HDR_LEN;
@@ -352,8 +343,8 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 		return -ENOMEM;
 	}
 	view_publish(v);
-	PORT_LOG(p, INFO, "%s, created on network \"%s\", worker %u", conf->type, net->name,
-		 p->worker);
+	PORT_LOG(p, INFO, "%s, created on network \"%s\", %u rx queue(s), queue 0 on core %u",
+		 conf->type, net->name, p->dp.n_rxq, workers[p->rxq[0].worker]->cpu);
 	notify_publish(NOTIFY_PORT_CREATED, p);
 	*out = p;
 	return 0;

@@ -23,6 +23,20 @@
 struct network;
 struct port;
 
+/* Load history kept per rx queue: the balancer's interval in chunks, so
+ * the load "over the last interval" slides (as OVS's pmd-rxq-show). */
+#define PORT_RXQ_CHUNKS 6
+
+/* One rx queue of a port, as the control thread places it. */
+struct port_rxq {
+	uint8_t worker;			    /* index of the worker polling it */
+	bool pinned;			    /* `queue pin`: the balancer leaves it there */
+	uint8_t chunk;			    /* the chunk being filled */
+	uint64_t seen_cycles, seen_packets; /* its counters when the chunk began */
+	uint64_t cycles[PORT_RXQ_CHUNKS];   /* busy cycles of each chunk */
+	uint64_t packets[PORT_RXQ_CHUNKS];
+};
+
 /* A port kind. Everything about the kind (its name, what it takes, how it
  * works) lives in its file. */
 struct port_ops {
@@ -30,9 +44,14 @@ struct port_ops {
 	const char *summary; /* one line for `podwirectl info` */
 	unsigned int fields; /* enum port_field: what port.create takes */
 	bool uplink;	     /* carries networks off the node */
-	/* The kind serialises its own tx (uplinks: one lock per device), so
-	 * the datapath takes no per-port lock. */
+	/* The kind serialises its own tx (uplinks: one lock per device;
+	 * memif: a lock per ring only when workers outnumber rings;
+	 * vhost-user: librte_vhost's lock per virtqueue), so the datapath
+	 * takes no per-port lock. */
 	bool tx_locks_itself;
+	/* Rx queues every port of the kind has (memif: the rings a peer may
+	 * ask for); 0: the port's "queues". */
+	uint8_t max_rxq;
 	const void *data; /* the kind's own description (uplinks: uplink.h) */
 	/* Makes the kind's private state; 0 or -errno with msg filled. */
 	int (*create)(struct port *p, char *msg, size_t len);
@@ -51,7 +70,12 @@ struct port {
 	const struct port_ops *ops;
 	struct port_conf conf;
 	struct network *net;
-	unsigned int worker; /* index into the worker array */
+	/* Its rx queues as placed on workers (model/queue.h). */
+	struct port_rxq rxq[PW_MAX_QUEUES];
+	/* The kind placed the queues itself (an uplink's ports all go to
+	 * its device's worker): neither pins nor the balancer move them. */
+	bool rxq_fixed;
+	uint16_t rxq_published; /* dp.rxq_on as the published view polls it */
 	/* Set by port_destroy: the port is deleted for good, not stopped
 	 * with podwired, so a kind also removes what outlives podwired (a
 	 * veth pair a container uses). */

@@ -30,7 +30,8 @@ cJSON *port_json(const struct port *p, bool with_stats)
 	cJSON_DeleteItemFromObjectCaseSensitive(o, API_F_FLOOD_LIMIT);
 	cJSON_AddNumberToObject(o, API_F_FLOOD_LIMIT, port_flood_limit(p));
 	cJSON_AddStringToObject(o, API_F_LINK, p->dp.link_up ? "up" : "down");
-	cJSON_AddNumberToObject(o, API_F_WORKER, workers[p->worker]->lcore);
+	cJSON_AddNumberToObject(o, API_F_WORKER, workers[p->rxq[0].worker]->cpu);
+	cJSON_AddNumberToObject(o, API_F_QUEUES, p->dp.n_rxq);
 	if (p->ops->to_json != NULL)
 		p->ops->to_json(p, o);
 	if (with_stats)
@@ -48,6 +49,17 @@ static cJSON *h_port_create(const cJSON *params, struct api_err *err)
 	err->code = port_conf_parse(params, true, &conf, err->msg, sizeof(err->msg), &err->field);
 	if (err->code != 0)
 		return NULL;
+	for (unsigned int q = 0; q < API_QUEUES_MAX; q++) {
+		bool found = conf.rxq_pin[q] == 0;
+
+		for (unsigned int w = 0; w < n_workers && !found; w++)
+			found = workers[w]->cpu == conf.rxq_pin[q] - 1U;
+		if (!found)
+			return api_fail(err, API_ERR_INVALID_PARAMS, API_F_RXQ_PINS,
+					"port \"%s\": \"rxq_pins\" pins queue %u on core %u, which "
+					"runs no worker; `podwirectl info` lists the worker cores",
+					conf.name, q, conf.rxq_pin[q] - 1U);
+	}
 	n = network_need(conf.network, err, API_F_NETWORK);
 	if (n == NULL)
 		return NULL;

@@ -116,6 +116,52 @@ static int parse_allowed(const char *list, struct port_conf *c, const char *what
 
 /* Port security and the limits. A pod port given a MAC is secured unless
  * told otherwise; an uplink never is (frames of many hosts cross it). */
+/* "Q:CORE,..." into c->rxq_pin: each queue once, below what the port
+ * has, on a core that runs a worker when workers are known. */
+static int parse_pins(const char *list, const struct port_ops *kind, struct port_conf *c,
+		      const char *what, char *msg, size_t len)
+{
+	unsigned int max_q = kind->max_rxq != 0 ? kind->max_rxq : c->queues;
+	const char *s = list;
+
+	while (*s != '\0') {
+		char *end;
+		unsigned long q = strtoul(s, &end, 10), core;
+
+		if (end == s || *end != ':') {
+			snprintf(msg, len,
+				 "%s: \"rxq_pins\" \"%s\" is not QUEUE:CORE[,QUEUE:CORE...]; "
+				 "e.g. \"0:1,1:2\"",
+				 what, list);
+			return -1;
+		}
+		s = end + 1;
+		core = strtoul(s, &end, 10);
+		if (end == s || (*end != ',' && *end != '\0') || core > 1023) {
+			snprintf(msg, len,
+				 "%s: \"rxq_pins\" \"%s\": a core is a number 0-1023 after "
+				 "the ':'",
+				 what, list);
+			return -1;
+		}
+		if (q >= max_q) {
+			snprintf(msg, len,
+				 "%s: \"rxq_pins\" names queue %lu, but the port has %u (0-%u); "
+				 "give \"queues\" or pin a queue it has",
+				 what, q, max_q, max_q - 1);
+			return -1;
+		}
+		if (c->rxq_pin[q] != 0) {
+			snprintf(msg, len, "%s: \"rxq_pins\" pins queue %lu twice; pin it once",
+				 what, q);
+			return -1;
+		}
+		c->rxq_pin[q] = (uint16_t)(core + 1);
+		s = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
 static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_given,
 			struct port_conf *c, const char *what, char *msg, size_t len,
 			const char **field)
@@ -152,6 +198,17 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 		return field_error(field, API_F_ALLOWED_MACS, API_ERR_INVALID_PARAMS);
 	c->mac_limit = (uint32_t)mac_limit;
 	c->tx_retries = (uint16_t)tx_retries;
+	if (cJSON_GetObjectItemCaseSensitive(obj, API_F_QUEUES) != NULL &&
+	    !(kind->fields & PORT_FIELD_QUEUES)) {
+		snprintf(msg, len,
+			 "%s: \"queues\" applies to %s ports only; leave it out for type %s", what,
+			 port_kind_names_with(PORT_FIELD_QUEUES), c->type);
+		return field_error(field, API_F_QUEUES, API_ERR_INVALID_PARAMS);
+	}
+	c->queues = (uint8_t)api_get_int(obj, API_F_QUEUES, 1);
+	if (api_get_str(obj, API_F_RXQ_PINS, NULL) != NULL &&
+	    parse_pins(api_get_str(obj, API_F_RXQ_PINS, ""), kind, c, what, msg, len) != 0)
+		return field_error(field, API_F_RXQ_PINS, API_ERR_INVALID_PARAMS);
 	if (flood != NULL) {
 		c->flood_limit = (uint32_t)flood->valuedouble;
 		c->flood_limit_set = true;
@@ -309,5 +366,18 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 	if (c->flood_limit_set)
 		cJSON_AddNumberToObject(o, API_F_FLOOD_LIMIT, c->flood_limit);
 	cJSON_AddNumberToObject(o, API_F_TX_RETRIES, c->tx_retries);
+	if (c->queues > 1)
+		cJSON_AddNumberToObject(o, API_F_QUEUES, c->queues);
+	{
+		char pins[API_RXQ_PINS_LEN + 1] = "";
+		size_t off = 0;
+
+		for (unsigned int q = 0; q < API_QUEUES_MAX && off < sizeof(pins); q++)
+			if (c->rxq_pin[q] != 0)
+				off += (size_t)snprintf(pins + off, sizeof(pins) - off, "%s%u:%u",
+							off ? "," : "", q, c->rxq_pin[q] - 1U);
+		if (off != 0)
+			cJSON_AddStringToObject(o, API_F_RXQ_PINS, pins);
+	}
 	return o;
 }

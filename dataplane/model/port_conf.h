@@ -26,6 +26,7 @@ enum port_field {
 	PORT_FIELD_SECRET = 1 << 1, /* memif secret */
 	PORT_FIELD_IFACE = 1 << 2,  /* a kernel interface */
 	PORT_FIELD_PCI = 1 << 3,    /* a PCI address */
+	PORT_FIELD_QUEUES = 1 << 4, /* queue pairs (default 1) */
 };
 
 struct port_conf {
@@ -47,6 +48,9 @@ struct port_conf {
 	uint32_t mac_limit;
 	uint32_t flood_limit;
 	uint16_t tx_retries;
+	uint8_t queues; /* queue pairs (1 for kinds without PORT_FIELD_QUEUES) */
+	/* Rx queue q pinned on the worker of core rxq_pin[q] - 1; 0: not. */
+	uint16_t rxq_pin[API_QUEUES_MAX];
 };
 
 /*

@@ -86,11 +86,12 @@ void port_kind_names(char *buf, size_t len)
 
 const char *port_kind_names_with(unsigned int field)
 {
-	static char buf[4][256];
+	static char buf[5][256];
 	unsigned int slot = field & PORT_FIELD_SOCKET	? 0
 			    : field & PORT_FIELD_SECRET ? 1
 			    : field & PORT_FIELD_IFACE	? 2
-							: 3;
+			    : field & PORT_FIELD_PCI	? 3
+							: 4;
 
 	names_with(field, ", ", " and ", buf[slot], sizeof(buf[slot]));
 	return buf[slot];

@@ -2,6 +2,7 @@
 #include "datapath/worker.h"
 #include "model/network.h"
 #include "model/publish.h"
+#include "model/queue.h"
 
 static unsigned int fail_next;
 
@@ -13,7 +14,6 @@ void model_view_fail_next(unsigned int n)
 struct view *model_view_build(const struct port *skip)
 {
 	struct dp_port *ports[PW_MAX_PORTS];
-	unsigned int workers_of[PW_MAX_PORTS];
 	struct network *net;
 	struct view *v;
 
@@ -29,16 +29,33 @@ struct view *model_view_build(const struct port *skip)
 		uint16_t k = 0;
 
 		TAILQ_FOREACH (p, &net->ports, net_next) {
+			/* Read once: what is polled is what is marked (the
+			 * kind may change it meanwhile; queue_tick sees it). */
+			uint16_t on = queue_enabled(p);
+
 			if (p == skip)
 				continue;
-			ports[k] = &p->dp;
-			workers_of[k++] = p->worker;
+			ports[k++] = &p->dp;
+			p->rxq_published = on;
+			/* Only the queues the peer enabled are polled. */
+			for (uint16_t q = 0; q < p->dp.n_rxq; q++)
+				if ((on & (1u << q)) &&
+				    view_add_poll(v, p->rxq[q].worker, p->dp.idx, q) != 0)
+					goto fail;
 		}
 		if (k != 0 && view_add_net(v, (enum dp_net_mode)net->mode, net->vlan,
-					   net->mac_limit, ports, workers_of, k) != 0) {
-			view_free(v);
-			return NULL;
-		}
+					   net->mac_limit, ports, k) != 0)
+			goto fail;
 	}
 	return v;
+fail:
+	/* Marks that match nothing: the next queue_tick builds again. */
+	TAILQ_FOREACH (net, &network_all, next) {
+		struct port *p;
+
+		TAILQ_FOREACH (p, &net->ports, net_next)
+			p->rxq_published = (uint16_t)~queue_enabled(p);
+	}
+	view_free(v);
+	return NULL;
 }

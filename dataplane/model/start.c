@@ -23,6 +23,7 @@
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 #include "model/port.h"
+#include "model/queue.h"
 #include "model/state.h"
 
 static int datapath_init(void)
@@ -38,12 +39,19 @@ static int datapath_init(void)
 	}
 	if (stats_init(pw_cfg.n_worker_cores) != 0 || view_init(pw_cfg.n_worker_cores) != 0 ||
 	    l2_bridge_init(pw_cfg.mac_capacity) != 0 ||
-	    workers_start(pw_cfg.worker_cores, pw_cfg.n_worker_cores, pw_mbuf_pool) != 0) {
+	    workers_start(pw_cfg.worker_cores, pw_cfg.n_worker_cores, pw_mbuf_pool,
+			  pw_cfg.idle_sleep_max_us) != 0) {
 		fprintf(stderr, "podwired: cannot start the datapath: out of hugepage memory or a "
 				"worker core is busy\n");
 		workers_stop();
 		return -ENOMEM;
 	}
+	queue_balance_cfg = (struct queue_balance){
+	    .on = strcmp(pw_cfg.rebalance, "on") == 0,
+	    .interval_s = pw_cfg.rebalance_interval_s,
+	    .threshold_pct = pw_cfg.rebalance_threshold_pct,
+	    .improvement_pct = pw_cfg.rebalance_improvement_pct,
+	};
 	/* MACs learnt from the ports restored next are stamped with the
 	 * time of now, not 0 (the control loop's housekeeping keeps it). */
 	clock_gettime(CLOCK_MONOTONIC, &ts);

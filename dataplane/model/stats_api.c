@@ -38,13 +38,21 @@ cJSON *workers_json(bool with_ports)
 		stats_worker_get(w, &c);
 		cJSON_AddNumberToObject(o, API_R_BUSY_CYCLES, (double)c.busy_cycles);
 		cJSON_AddNumberToObject(o, API_R_IDLE_CYCLES, (double)c.idle_cycles);
-		cJSON_AddNumberToObject(o, API_R_LCORE, workers[w]->lcore);
+		cJSON_AddNumberToObject(o, API_R_LCORE, workers[w]->cpu);
+		cJSON_AddNumberToObject(o, API_R_SLEEPS, (double)c.sleeps);
+		cJSON_AddNumberToObject(o, API_R_SLEEP_US, (double)c.sleep_us);
 		if (with_ports) {
+			/* Ports with a queue this worker polls. */
 			ports = cJSON_AddArrayToObject(o, API_R_PORTS);
-			TAILQ_FOREACH (p, &port_all, next)
-				if (p->worker == w)
+			TAILQ_FOREACH (p, &port_all, next) {
+				bool polls = false;
+
+				for (uint16_t q = 0; q < p->dp.n_rxq; q++)
+					polls |= p->rxq[q].worker == w;
+				if (polls)
 					cJSON_AddItemToArray(ports,
 							     cJSON_CreateString(p->conf.name));
+			}
 		}
 		cJSON_AddItemToArray(a, o);
 	}

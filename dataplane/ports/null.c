@@ -18,19 +18,21 @@ static void null_destroy(struct port *p)
 	RTE_SET_USED(p);
 }
 
-static uint16_t null_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+static uint16_t null_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			struct port_counters *ctr)
 {
 	RTE_SET_USED(p);
+	RTE_SET_USED(q);
 	RTE_SET_USED(pkts);
 	RTE_SET_USED(n);
 	RTE_SET_USED(ctr);
 	return 0;
 }
 
-static uint16_t null_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t null_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
 	RTE_SET_USED(p);
+	RTE_SET_USED(w);
 	rte_pktmbuf_free_bulk(pkts, n);
 	return n;
 }

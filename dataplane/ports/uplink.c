@@ -168,7 +168,7 @@ static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_
 	}
 	snprintf(d->name, sizeof(d->name), "%s", uplink_device_name(&p->conf));
 	d->kind = uk;
-	d->worker = p->worker;
+	d->worker = p->rxq[0].worker;
 	rte_spinlock_init(&d->tx_lock);
 	rc = uk->open(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver, sizeof(d->driver), msg,
 		      len);
@@ -241,7 +241,9 @@ int uplink_create(struct port *p, char *msg, size_t len)
 	p->dp.priv = u;
 	/* One worker polls every port of a device: the demultiplexer hands
 	 * frames between them without locks. */
-	p->worker = d->worker;
+	for (uint16_t q = 0; q < p->dp.n_rxq; q++)
+		p->rxq[q].worker = (uint8_t)d->worker;
+	p->rxq_fixed = true;
 	__atomic_store_n(&d->by_vlan[u->vlan], u, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -293,7 +295,8 @@ static inline uint16_t take_vlan(struct rte_mbuf *m)
 	return vid;
 }
 
-uint16_t uplink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n, struct port_counters *ctr)
+uint16_t uplink_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
+		   struct port_counters *ctr)
 {
 	struct uplink_port *u = p->priv;
 	struct uplink_dev *d = u->dev;
@@ -307,6 +310,7 @@ uint16_t uplink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n, struct
 		memmove(u->stash, u->stash + k, u->n_stash * sizeof(*pkts));
 		return k;
 	}
+	RTE_SET_USED(q); /* one queue */
 	g = rte_eth_rx_burst(d->port_id, 0, got, RTE_MIN(n, PW_BURST));
 	for (uint16_t i = 0; i < g; i++) {
 		struct rte_mbuf *m = got[i];
@@ -428,12 +432,13 @@ uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n
 	return k;
 }
 
-uint16_t uplink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+uint16_t uplink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct uplink_port *u = p->priv;
 	struct uplink_dev *d = u->dev;
 	uint16_t sent;
 
+	RTE_SET_USED(w);
 	rte_spinlock_lock(&d->tx_lock);
 	sent = rte_eth_tx_burst(d->port_id, 0, pkts, n);
 	rte_spinlock_unlock(&d->tx_lock);

@@ -49,11 +49,11 @@ const char *uplink_device_name(const struct port_conf *c);
 int uplink_create(struct port *p, char *msg, size_t len);
 void uplink_destroy(struct port *p);
 void uplink_poll_link(struct port *p);
-uint16_t uplink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+uint16_t uplink_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		   struct port_counters *ctr);
 uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
 			   struct port_counters *c);
-uint16_t uplink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n);
+uint16_t uplink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n);
 void uplink_to_json(const struct port *p, cJSON *obj);
 
 /* Declares and registers an uplink port kind: its name, what it takes

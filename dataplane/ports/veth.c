@@ -291,19 +291,21 @@ static void veth_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddNumberToObject(o, API_R_IFINDEX, v->ifindex);
 }
 
-static uint16_t veth_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+static uint16_t veth_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			struct port_counters *ctr)
 {
 	const struct veth_priv *v = p->priv;
 
+	RTE_SET_USED(q); /* one queue */
 	RTE_SET_USED(ctr);
 	return rte_eth_rx_burst(v->port_id, 0, pkts, n);
 }
 
-static uint16_t veth_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t veth_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct veth_priv *v = p->priv;
 
+	RTE_SET_USED(w); /* one queue, under the datapath's tx_lock */
 	return rte_eth_tx_burst(v->port_id, 0, pkts, n);
 }
 

@@ -181,7 +181,7 @@ done
 grep -q -- "--type memif --socket PATH \[--server|--client\] \[--secret S\]" <<<"$out" ||
 	fail "kinds: memif's options are not listed: $out"
 ok "podwirectl kinds lists every kind with its options"
-expect_eq "system.info api_version" "1.5" "$(ctlj pw info | jq -r .api_version)"
+expect_eq "system.info api_version" "1.6" "$(ctlj pw info | jq -r .api_version)"
 # Every answer above was checked by podwired against control/api.h.
 if grep -q "does not match control/api.h" "$T/pw.log"; then
 	fail "a result does not match its declaration: $(grep 'does not match' "$T/pw.log")"

@@ -44,15 +44,16 @@ static inline void sink_destroy(struct port *p)
 	free(p->dp.priv);
 }
 
-static uint16_t sink_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+static uint16_t sink_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			struct port_counters *ctr)
 {
-	(void)p, (void)pkts, (void)n, (void)ctr;
+	(void)p, (void)q, (void)pkts, (void)n, (void)ctr;
 	return 0;
 }
 
-static uint16_t sink_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t sink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
+	(void)w;
 	struct sink *s = p->priv;
 	uint16_t k = 0;
 
@@ -149,9 +150,10 @@ static inline void fsink_destroy(struct port *p)
 static struct port *fsink_flip;
 static bool fsink_flip_to;
 
-static uint16_t fsink_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
-				uint16_t n)
+static uint16_t fsink_tx_frames(struct dp_port *p, uint16_t w, struct dp_frame *const *f,
+				const uint8_t *strip, uint16_t n)
 {
+	(void)w;
 	struct fsink *s = p->priv;
 	uint16_t k = 0;
 
@@ -168,9 +170,9 @@ static uint16_t fsink_tx_frames(struct dp_port *p, struct dp_frame *const *f, co
 	return k;
 }
 
-static uint16_t fsink_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t fsink_tx_burst(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
-	(void)p, (void)pkts, (void)n;
+	(void)p, (void)w, (void)pkts, (void)n;
 	return 0;
 }
 

@@ -392,8 +392,9 @@ static void test_ranges_declared(void)
 			}
 		}
 	}
-	/* network.create 3, port.create 4, vf.alloc 1, capture.start 3, trace.add 1 */
-	ASSERT_INT_EQ(ints, 12);
+	/* network.create 3, port.create 5, vf.alloc 1, capture.start 3, trace.add 1,
+	 * queue.pin 2, queue.unpin 1, queue.balance 3 */
+	ASSERT_INT_EQ(ints, 19);
 	CU_ASSERT(strings >= 10);
 
 	/* The bounds are api.h's constants, which other readers share. */

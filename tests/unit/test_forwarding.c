@@ -487,7 +487,7 @@ static void wire_send(struct rte_mbuf *m)
 static void poll_port(struct port *p)
 {
 	struct rte_mbuf *pkts[PW_BURST];
-	uint16_t n = p->dp.ops->rx_burst(&p->dp, pkts, PW_BURST, workers[0]->ctr);
+	uint16_t n = p->dp.ops->rx_burst(&p->dp, 0, pkts, PW_BURST, workers[0]->ctr);
 
 	if (n != 0)
 		dp_harness_input(p, pkts, n);
@@ -510,7 +510,8 @@ static void test_uplink_vlans(void)
 
 	CU_ASSERT_FATAL(ur != NULL && ub != NULL);
 	/* One device, both ports on one worker. */
-	ASSERT_INT_EQ(ur->worker, ub->worker);
+	ASSERT_INT_EQ(ur->rxq[0].worker, ub->rxq[0].worker);
+	CU_ASSERT(ur->rxq_fixed && ub->rxq_fixed);
 	/* A pod's frame leaves tagged with its network's VLAN... */
 	send1(pr, dp_frame(X, A, 0, 60, 1));
 	m = wire_recv();

@@ -410,6 +410,10 @@ static struct fake *fake_new(bool server)
 {
 	struct fake *f = calloc(1, sizeof(*f));
 
+	/* tx counts frames per queue (no EAL here for stats_init). */
+	if (stats_queues[0] == NULL)
+		stats_queues[0] =
+		    calloc((size_t)PW_MAX_PORTS * PW_MAX_QUEUES, sizeof(struct queue_counters));
 	f->size = 2 * T_RING + 2 * T_SLOTS * T_BUF;
 	f->mem = aligned_alloc(4096, f->size);
 	memset(f->mem, 0, f->size);
@@ -469,7 +473,7 @@ static struct memif_desc good(uint16_t slot, uint32_t len)
 static uint16_t server_rx(struct fake *f, uint16_t head, struct dp_frame *fr)
 {
 	__atomic_store_n(&f->s2m->head, head, __ATOMIC_RELEASE);
-	return memif_rx_frames(&f->dp, fr, 32, f->ctr);
+	return memif_rx_frames(&f->dp, 0, fr, 32, f->ctr);
 }
 
 static void test_rx_checks(void)
@@ -508,7 +512,7 @@ static void test_rx_checks(void)
 		ASSERT_INT_EQ(fr[1].seg[0].data[69], 0xab);
 		CU_ASSERT(f->c->broken == 0);
 		/* Every slot is given back, the bad one too. */
-		memif_rx_release(&f->dp);
+		memif_rx_release(&f->dp, 0);
 		ASSERT_INT_EQ(f->s2m->tail, 3);
 		fake_free(f);
 	}
@@ -531,7 +535,7 @@ static void test_rx_chains(void)
 	ASSERT_INT_EQ(n, 1);
 	ASSERT_INT_EQ(fr[0].n_seg, 3);
 	ASSERT_INT_EQ(fr[0].len, 2 * T_BUF + 10);
-	memif_rx_release(&f->dp);
+	memif_rx_release(&f->dp, 0);
 	/* A chain that goes on past what the pod published: dropped, and
 	 * each of its descriptors counts against the pod. */
 	for (uint16_t s = 3; s < 8; s++) {
@@ -543,7 +547,7 @@ static void test_rx_chains(void)
 	ASSERT_INT_EQ(n, 0);
 	ASSERT_INT_EQ(f->ctr[0].drops[DROP_BAD_DESC], 1);
 	ASSERT_INT_EQ(f->c->bad_desc, 5);
-	memif_rx_release(&f->dp);
+	memif_rx_release(&f->dp, 0);
 	ASSERT_INT_EQ(f->s2m->tail, 8);
 	fake_free(f);
 
@@ -576,7 +580,7 @@ static void test_rx_indices(void)
 	ASSERT_CONTAINS(f->c->broken_why, "more than a ring ahead");
 	__atomic_store_n(&f->s2m->head, 1, __ATOMIC_RELEASE);
 	pod_put(f, 0, good(0, 60));
-	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, 32, f->ctr), 0);
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, 0, fr, 32, f->ctr), 0);
 	fake_free(f);
 
 	/* Across the 16-bit wrap of the indices. */
@@ -585,7 +589,7 @@ static void test_rx_indices(void)
 	for (uint16_t s = 65530; s != 4; s++)
 		pod_put(f, s, good(s, 60));
 	ASSERT_INT_EQ(server_rx(f, 4, fr), 10);
-	memif_rx_release(&f->dp);
+	memif_rx_release(&f->dp, 0);
 	ASSERT_INT_EQ(f->s2m->tail, 4);
 	fake_free(f);
 
@@ -597,11 +601,11 @@ static void test_rx_indices(void)
 	for (uint16_t s = 0; s < T_SLOTS; s++)
 		pod_put(f, s, good(s, 60));
 	__atomic_store_n(&f->s2m->head, T_SLOTS, __ATOMIC_RELEASE);
-	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, T_SLOTS / 2, f->ctr), T_SLOTS / 2);
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, 0, fr, T_SLOTS / 2, f->ctr), T_SLOTS / 2);
 	__atomic_store_n(&f->s2m->head, 2 * T_SLOTS + 1, __ATOMIC_RELEASE);
-	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, T_SLOTS / 2, f->ctr), T_SLOTS / 2);
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, 0, fr, T_SLOTS / 2, f->ctr), T_SLOTS / 2);
 	ASSERT_INT_EQ(f->c->broken, 0);
-	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, T_SLOTS / 2, f->ctr), 0);
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, 0, fr, T_SLOTS / 2, f->ctr), 0);
 	ASSERT_INT_EQ(f->c->broken, 2);
 	ASSERT_CONTAINS(f->c->broken_why, "more than a ring ahead");
 	fake_free(f);
@@ -610,7 +614,7 @@ static void test_rx_indices(void)
 	f = fake_new(false);
 	f->c->rx[0].posted = 8;
 	__atomic_store_n(&f->m2s->tail, 9, __ATOMIC_RELEASE);
-	ASSERT_INT_EQ(memif_rx_frames(&f->dp, fr, 32, f->ctr), 0);
+	ASSERT_INT_EQ(memif_rx_frames(&f->dp, 0, fr, 32, f->ctr), 0);
 	ASSERT_INT_EQ(f->c->broken, 2);
 	ASSERT_CONTAINS(f->c->broken_why, "passed the head");
 	fake_free(f);
@@ -648,7 +652,7 @@ static void test_tx_server(void)
 	/* A frame of 4 buffers does not fit: not sent, and the pod's posted
 	 * descriptors are as they were (lengths not cut to what was copied). */
 	frame_of(&fr, data, 4 * T_BUF);
-	ASSERT_INT_EQ(memif_tx_frames(&f->dp, &frp, &strip, 1), 0);
+	ASSERT_INT_EQ(memif_tx_frames(&f->dp, 0, &frp, &strip, 1), 0);
 	for (uint16_t s = 0; s < 3; s++) {
 		ASSERT_INT_EQ(f->m2s->desc[s].length, T_BUF);
 		ASSERT_INT_EQ(f->m2s->desc[s].flags, 0);
@@ -656,7 +660,7 @@ static void test_tx_server(void)
 	ASSERT_INT_EQ(f->m2s->tail, 0);
 	/* One of 2.5 buffers fits: a chain of three, the data in order. */
 	frame_of(&fr, data, 2 * T_BUF + 100);
-	ASSERT_INT_EQ(memif_tx_frames(&f->dp, &frp, &strip, 1), 1);
+	ASSERT_INT_EQ(memif_tx_frames(&f->dp, 0, &frp, &strip, 1), 1);
 	ASSERT_INT_EQ(f->m2s->tail, 3);
 	ASSERT_INT_EQ(f->m2s->desc[0].flags, MEMIF_DESC_FLAG_NEXT);
 	ASSERT_INT_EQ(f->m2s->desc[2].flags, 0);
@@ -672,7 +676,7 @@ static void test_tx_server(void)
 	f->m2s->desc[0] = d;
 	__atomic_store_n(&f->m2s->head, 1, __ATOMIC_RELEASE);
 	frame_of(&fr, data, 60);
-	ASSERT_INT_EQ(memif_tx_frames(&f->dp, &frp, &strip, 1), 0);
+	ASSERT_INT_EQ(memif_tx_frames(&f->dp, 0, &frp, &strip, 1), 0);
 	ASSERT_INT_EQ(f->c->broken, 2);
 	ASSERT_CONTAINS(f->c->broken_why, "outside its regions");
 	ASSERT_INT_EQ(f->m2s->tail, 0);

@@ -34,6 +34,7 @@
 
 #include "core/loop.h"
 #include "core/log.h"
+#include "datapath/worker.h"
 #include "ports/memif/port.h"
 
 PW_LOG_TYPE("memif");
@@ -182,6 +183,7 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 		__atomic_store_n(&p->dp.link_up, false, __ATOMIC_RELEASE);
 		view_wait();
 		mp->conn = NULL;
+		__atomic_store_n(&p->dp.rxq_on, 0, __ATOMIC_RELEASE);
 		memif_kick_del(c);
 		mp->disconnects++;
 		CONN_LOG(mp, INFO, "peer \"%s\" disconnected, link down: %s%s", c->peer, why,
@@ -217,7 +219,15 @@ static int conn_up(struct memif_conn *c, char *why, size_t len)
 	c->state = MEMIF_CONN_UP;
 	c->up_ms = memif_now_ms();
 	mp->connects++;
+	c->tx_shared = c->n_tx < n_workers;
+	for (uint16_t k = 0; k < c->n_tx; k++)
+		rte_spinlock_init(&c->tx[k].lock);
 	__atomic_store_n(&mp->conn, c, __ATOMIC_RELEASE);
+	/* Each ring the peer gave is a queue of its own; the control
+	 * thread polls those (model: port_queues_check). */
+	__atomic_store_n(&mp->port->dp.rxq_on,
+			 (uint16_t)((1u << RTE_MIN(c->n_rx, mp->port->dp.n_rxq)) - 1),
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&mp->port->dp.link_up, true, __ATOMIC_RELEASE);
 	CONN_LOG(mp, INFO, "peer \"%s\" connected as %s, %u queue pair(s), rings of %u, link up",
 		 c->peer, c->server ? "client" : "server", c->n_rx, c->rx[0].size);

@@ -111,7 +111,9 @@ static const struct port_ops memif_port_ops = {
     .kind = API_PORT_MEMIF,
     .summary = "pod interface over memif (podwire's own: shared memory, ethernet mode, "
 	       "frames copied once memif to memif)",
-    .fields = PORT_FIELD_SOCKET | PORT_FIELD_SECRET,
+    .fields = PORT_FIELD_SOCKET | PORT_FIELD_SECRET | PORT_FIELD_QUEUES,
+    .tx_locks_itself = true,
+    .max_rxq = MEMIF_MAX_QUEUE_PAIRS,
     .create = memif_create,
     .destroy = memif_destroy,
     .poll_link = memif_poll_link,

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_spinlock.h>
+
 #include "datapath/view.h"
 #include "memif/memif.h"
 #include "model/port.h"
@@ -76,6 +78,9 @@ struct memif_qring {
 	uint16_t buf_size;
 	int kick_fd;		       /* the eventfd of this ring; -1 when none */
 	volatile uint8_t kick_pending; /* set by a worker, cleared by the kicker */
+	/* tx, when the peer gave fewer rings than podwired has workers
+	 * (memif_conn.tx_shared): the workers that share it take turns. */
+	rte_spinlock_t lock;
 } __rte_cache_aligned;
 
 enum memif_conn_state {
@@ -91,8 +96,11 @@ struct memif_port;
 struct memif_conn {
 	/* Datapath. */
 	bool server;
+	/* Fewer tx rings than workers: worker w sends on ring w % n_tx, and
+	 * those sharing one take its lock. Otherwise every worker has a
+	 * ring of its own and takes no lock. */
+	bool tx_shared;
 	uint16_t n_rx, n_tx;
-	uint16_t rx_next;  /* the rx ring polled first next time */
 	uint16_t buf_size; /* largest segment podwired accepts from the peer */
 	uint32_t max_frame;
 	uint16_t n_regions;
@@ -185,12 +193,12 @@ int memif_guard_add(void *base, size_t len, struct memif_conn *c);
 void memif_guard_del(void *base);
 
 /* ring.c, workers: the port's burst functions (struct dp_port_ops). */
-uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
+uint16_t memif_rx_frames(struct dp_port *p, uint16_t q, struct dp_frame *f, uint16_t n,
 			 struct port_counters *ctr);
-void memif_rx_release(struct dp_port *p);
-uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
-			 uint16_t n);
-uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n);
+void memif_rx_release(struct dp_port *p, uint16_t q);
+uint16_t memif_tx_frames(struct dp_port *p, uint16_t w, struct dp_frame *const *f,
+			 const uint8_t *strip, uint16_t n);
+uint16_t memif_tx_burst(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n);
 /* Client: lays out and clears its rings before the handshake, and posts
  * the m2s buffers once connected. */
 void memif_client_rings_init(struct memif_conn *c);

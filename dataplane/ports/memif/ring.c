@@ -158,86 +158,75 @@ static uint16_t rx_ring(struct memif_conn *c, struct memif_qring *r, uint16_t av
 	return got;
 }
 
-uint16_t memif_rx_frames(struct dp_port *p, struct dp_frame *f, uint16_t n,
+uint16_t memif_rx_frames(struct dp_port *p, uint16_t q, struct dp_frame *f, uint16_t n,
 			 struct port_counters *ctr)
 {
 	struct memif_conn *c = conn_of(p);
-	struct port_counters *pc = &ctr[p->idx];
-	uint16_t got = 0;
+	struct memif_qring *r;
+	uint16_t avail;
 
-	if (unlikely(c == NULL))
+	/* A view older than this connection may name a ring it lacks. */
+	if (unlikely(c == NULL || q >= c->n_rx))
 		return 0;
-	/* Round robin over the rings, starting where the last call did not;
-	 * no division in the loop. */
-	for (uint16_t k = 0, q = c->rx_next; k < c->n_rx && got < n;
-	     k++, q = (uint16_t)(q + 1 == c->n_rx ? 0 : q + 1)) {
-		struct memif_qring *r = &c->rx[q];
-		/* Server: what the head last promised; it is read again only
-		 * when that is short of the burst (port.h: seen). */
-		uint16_t avail = (uint16_t)(r->seen - r->last);
+	r = &c->rx[q];
+	/* Server: what the head last promised; it is read again only when
+	 * that is short of the burst (port.h: seen). */
+	avail = (uint16_t)(r->seen - r->last);
+	if (c->server && avail < n) {
+		uint16_t head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
 
-		if (c->server && avail < n - got) {
-			uint16_t head = __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE);
-
-			avail = memif_ring_count(head, r->last, r->size);
-			if (unlikely(avail == MEMIF_RING_BAD)) {
-				conn_broken(c, "s2m ring head %u is more than a ring ahead of %u",
-					    head, r->last);
-				return got; /* what earlier rings gave is good */
-			}
-			r->seen = head;
-		} else if (!c->server) {
-			uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
-
-			avail = memif_ring_count(tail, r->last, (uint16_t)(r->posted - r->last));
-			if (unlikely(avail == MEMIF_RING_BAD)) {
-				conn_broken(c,
-					    "m2s ring tail %u passed the head %u podwired posted",
-					    tail, r->posted);
-				return got; /* what earlier rings gave is good */
-			}
+		avail = memif_ring_count(head, r->last, r->size);
+		if (unlikely(avail == MEMIF_RING_BAD)) {
+			conn_broken(c, "s2m ring head %u is more than a ring ahead of %u", head,
+				    r->last);
+			return 0;
 		}
-		got += rx_ring(c, r, avail, f + got, n - got, pc);
+		r->seen = head;
+	} else if (!c->server) {
+		uint16_t tail = __atomic_load_n(&r->ring->tail, __ATOMIC_ACQUIRE);
+
+		avail = memif_ring_count(tail, r->last, (uint16_t)(r->posted - r->last));
+		if (unlikely(avail == MEMIF_RING_BAD)) {
+			conn_broken(c, "m2s ring tail %u passed the head %u podwired posted", tail,
+				    r->posted);
+			return 0;
+		}
 	}
-	c->rx_next = (uint16_t)(c->rx_next + 1 >= c->n_rx ? 0 : c->rx_next + 1);
-	return got;
+	return rx_ring(c, r, avail, f, n, &ctr[p->idx]);
 }
 
 /* Gives back the slots read by the last rx_frames: the server moves the
  * tail; the client posts its buffers again and moves the head. */
-void memif_rx_release(struct dp_port *p)
+void memif_rx_release(struct dp_port *p, uint16_t q)
 {
 	struct memif_conn *c =
 	    __atomic_load_n(&((struct memif_port *)p->priv)->conn, __ATOMIC_ACQUIRE);
+	struct memif_qring *r;
 
-	if (unlikely(c == NULL))
+	if (unlikely(c == NULL || q >= c->n_rx))
 		return;
-	for (uint16_t k = 0; k < c->n_rx; k++) {
-		struct memif_qring *r = &c->rx[k];
-
-		if (r->released == r->last)
-			continue;
-		if (!c->server) {
-			for (uint16_t s = r->released; s != r->last; s++)
-				memif_desc_post(&r->ring->desc[s & r->mask], 0,
-						r->buf_offset +
-						    (uint32_t)(s & r->mask) * r->buf_size,
-						r->buf_size);
-			r->posted += (uint16_t)(r->last - r->released);
-			__atomic_store_n(&r->ring->head, r->posted, __ATOMIC_RELEASE);
-		} else {
-			__atomic_store_n(&r->ring->tail, r->last, __ATOMIC_RELEASE);
-		}
-		r->released = r->last;
+	r = &c->rx[q];
+	if (r->released == r->last)
+		return;
+	if (!c->server) {
+		for (uint16_t s = r->released; s != r->last; s++)
+			memif_desc_post(&r->ring->desc[s & r->mask], 0,
+					r->buf_offset + (uint32_t)(s & r->mask) * r->buf_size,
+					r->buf_size);
+		r->posted += (uint16_t)(r->last - r->released);
+		__atomic_store_n(&r->ring->head, r->posted, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&r->ring->tail, r->last, __ATOMIC_RELEASE);
 	}
+	r->released = r->last;
 }
 
 /* ---- transmit ------------------------------------------------------------------ */
 
-/* The ring this sender uses: one per worker when the peer gave several. */
-static inline struct memif_qring *tx_ring(struct memif_conn *c)
+/* The ring worker w sends on: its own when the peer gave enough. */
+static inline uint16_t tx_ring_of(const struct memif_conn *c, uint16_t w)
 {
-	return &c->tx[c->n_tx > 1 ? rte_lcore_id() % c->n_tx : 0];
+	return c->n_tx > 1 ? (uint16_t)(w % c->n_tx) : 0;
 }
 
 /* How many slots the sender may fill, at least want when there are: for
@@ -433,30 +422,48 @@ static void copy_frame(const void *src, uint8_t strip, uint32_t off, uint8_t *ds
  * and memif_tx_burst alike: the connection, the ring, its room and the
  * slots looked up ahead. NULL when nothing can be sent (no connection, or
  * the peer's index is impossible). */
-static inline struct memif_qring *tx_begin(struct dp_port *p, uint16_t n, struct memif_conn **cp,
-					   uint16_t *room, struct tx_ahead *a)
+static inline struct memif_qring *tx_begin(struct dp_port *p, uint16_t w, uint16_t n,
+					   struct memif_conn **cp, uint16_t *room,
+					   struct tx_ahead *a)
 {
 	struct memif_conn *c = conn_of(p);
 	struct memif_qring *r;
 
 	if (unlikely(c == NULL))
 		return NULL;
-	r = tx_ring(c);
+	r = &c->tx[tx_ring_of(c, w)];
+	if (c->tx_shared)
+		rte_spinlock_lock(&r->lock);
 	*room = tx_room(c, r, n);
-	if (unlikely(*room == MEMIF_RING_BAD))
+	if (unlikely(*room == MEMIF_RING_BAD)) {
+		if (c->tx_shared)
+			rte_spinlock_unlock(&r->lock);
 		return NULL;
+	}
 	tx_look_ahead(c, r, RTE_MIN(*room, n), a);
 	*cp = c;
 	return r;
 }
 
-uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uint8_t *strip,
-			 uint16_t n)
+/* Publishes what was written (if anything), lets go of the ring, and
+ * counts the frames on the ring's queue. */
+static inline void tx_end(struct dp_port *p, uint16_t w, struct memif_conn *c,
+			  struct memif_qring *r, uint16_t sent)
+{
+	if (sent != 0)
+		tx_publish(c, r);
+	if (c->tx_shared)
+		rte_spinlock_unlock(&r->lock);
+	stats_queue(w, p->idx, (uint16_t)(r - c->tx))->tx_packets += sent;
+}
+
+uint16_t memif_tx_frames(struct dp_port *p, uint16_t w, struct dp_frame *const *f,
+			 const uint8_t *strip, uint16_t n)
 {
 	struct memif_conn *c;
 	struct tx_ahead a;
 	uint16_t room, sent = 0;
-	struct memif_qring *r = tx_begin(p, n, &c, &room, &a);
+	struct memif_qring *r = tx_begin(p, w, n, &c, &room, &a);
 
 	if (unlikely(r == NULL))
 		return 0;
@@ -469,8 +476,7 @@ uint16_t memif_tx_frames(struct dp_port *p, struct dp_frame *const *f, const uin
 		r->last = (uint16_t)(r->last + used);
 		room = (uint16_t)(room - used);
 	}
-	if (sent != 0)
-		tx_publish(c, r);
+	tx_end(p, w, c, r, sent);
 	return sent;
 }
 
@@ -498,12 +504,12 @@ static void copy_mbuf(const void *src, uint8_t strip, uint32_t off, uint8_t *dst
 		memset(dst, 0, n);
 }
 
-uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+uint16_t memif_tx_burst(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct memif_conn *c;
 	struct tx_ahead a;
 	uint16_t room, sent = 0;
-	struct memif_qring *r = tx_begin(p, n, &c, &room, &a);
+	struct memif_qring *r = tx_begin(p, w, n, &c, &room, &a);
 
 	if (unlikely(r == NULL))
 		return 0;
@@ -516,8 +522,7 @@ uint16_t memif_tx_burst(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 		r->last = (uint16_t)(r->last + used);
 		room = (uint16_t)(room - used);
 	}
-	if (sent != 0)
-		tx_publish(c, r);
+	tx_end(p, w, c, r, sent);
 	/* The peer has its copy. */
 	rte_pktmbuf_free_bulk(pkts, sent);
 	return sent;

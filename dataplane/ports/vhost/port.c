@@ -597,6 +597,8 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 			return rc;
 		}
 	}
+	/* Queue pair 0 only, until the guest's vring states say more. */
+	p->dp.rxq_on = 1;
 	v = calloc(1, sizeof(*v));
 	if (v == NULL) {
 		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
@@ -656,7 +658,7 @@ static void vhost_to_json(const struct port *p, cJSON *obj)
 	pthread_mutex_unlock(&map_lock);
 }
 
-static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
+static uint16_t vhost_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			 struct port_counters *ctr)
 {
 	const struct vhost_priv *v = p->priv;
@@ -666,17 +668,18 @@ static uint16_t vhost_rx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n,
 	RTE_SET_USED(ctr);
 	if (unlikely(vid < 0 || v->broken))
 		return 0;
-	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ, pw_mbuf_pool, pkts, n);
+	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ + 2 * q, pw_mbuf_pool, pkts, n);
 	vhost_clear_offloads(pkts, got);
 	return got;
 }
 
-static uint16_t vhost_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t vhost_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct vhost_priv *v = p->priv;
 	int vid = v->vid;
 	uint16_t sent;
 
+	RTE_SET_USED(w);
 	if (unlikely(vid < 0 || v->broken))
 		return 0;
 	sent = rte_vhost_enqueue_burst(vid, VHOST_RXQ, pkts, n);
@@ -688,7 +691,8 @@ static uint16_t vhost_tx(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n)
 static const struct port_ops vhost_port_ops = {
     .kind = API_PORT_VHOST,
     .summary = "pod interface over vhost-user (librte_vhost); the pod runs virtio-user",
-    .fields = PORT_FIELD_SOCKET,
+    .fields = PORT_FIELD_SOCKET | PORT_FIELD_QUEUES,
+    .tx_locks_itself = true,
     .create = vhost_create,
     .destroy = vhost_destroy,
     .poll_link = vhost_poll_link,
