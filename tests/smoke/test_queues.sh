@@ -118,6 +118,20 @@ expect_eq "pinned pod-a queue 1 after more checks" "$W0" "$(queue_worker pw pod-
 ok "the pinned queue stayed on worker $W0"
 pod_stop a
 
+# ---- podwired as memif client with 2 queue pairs --------------------------------
+D=02:00:00:00:23:0d
+rpc pw port.create "{\"name\": \"pod-d\", \"network\": \"net\", \"type\": \"memif\",
+	\"socket\": \"$T/d.sock\", \"mode\": \"client\", \"mac\": \"$D\", \"queues\": 2}" |
+	jq -e .result >/dev/null || fail "cannot create pod-d"
+pod_up pw pod-d d "net_memif0,role=server,socket=$T/d.sock,socket-abstract=no,mac=$D" \
+	--rxq=2 --txq=2 --eth-peer=0,$B --forward-mode=txonly
+wait_for 20 "pod-d's queue 0 to carry frames" queue_carries pw pod-d 0 1000
+wait_for 20 "pod-d's queue 1 to carry frames" queue_carries pw pod-d 1 1000
+expect_eq "pod-d's enabled queues" "true true false" \
+	"$(for q in 0 1 2; do queue_field pw pod-d $q enabled; done | xargs)"
+ok "podwired as memif client made 2 queue pairs; both polled"
+pod_stop d
+
 # ---- pins kept across a restart --------------------------------------------------
 rpc pw queue.pin "{\"port\": \"pod-c\", \"queue\": 3, \"worker\": $W1}" | jq -e .result >/dev/null ||
 	fail "pin pod-c queue 3"
