@@ -151,8 +151,8 @@ struct memif_client_layout {
 	uint32_t ring_bytes; /* each ring; pair 0's m2s ring starts here */
 	uint32_t s2m_buf;    /* where pair 0's rings' buffers start */
 	uint32_t m2s_buf;
-	uint64_t size;	     /* the whole region */
-	uint64_t ring_bufs;  /* the bytes of one ring's buffers */
+	uint64_t size;	    /* the whole region */
+	uint64_t ring_bufs; /* the bytes of one ring's buffers */
 	uint16_t n_pairs;
 };
 

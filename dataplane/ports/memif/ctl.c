@@ -550,8 +550,9 @@ static int client_memory(struct memif_conn *c, const struct memif_client_layout 
 	c->n_tx = c->n_rx = l->n_pairs;
 	/* The client sends on s2m and receives on m2s. */
 	for (uint16_t k = 0; k < l->n_pairs; k++) {
-		qring_set(&c->tx[k], (struct memif_ring *)(r->base + memif_client_ring_off(l, true, k)),
-			  log2, eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+		qring_set(&c->tx[k],
+			  (struct memif_ring *)(r->base + memif_client_ring_off(l, true, k)), log2,
+			  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
 		qring_set(&c->rx[k],
 			  (struct memif_ring *)(r->base + memif_client_ring_off(l, false, k)), log2,
 			  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
@@ -583,8 +584,8 @@ static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, c
 		return -1;
 	/* The port's queue pairs, as many as the server takes (its HELLO
 	 * gives the highest ring index it accepts each way). */
-	pairs = RTE_MIN((uint16_t)RTE_MAX(p->conf.queues, (uint8_t)1),
-			(uint16_t)MEMIF_MAX_QUEUE_PAIRS);
+	pairs =
+	    RTE_MIN((uint16_t)RTE_MAX(p->conf.queues, (uint8_t)1), (uint16_t)MEMIF_MAX_QUEUE_PAIRS);
 	pairs = RTE_MIN(pairs, (uint16_t)(h->max_s2m_ring + 1));
 	pairs = RTE_MIN(pairs, (uint16_t)(h->max_m2s_ring + 1));
 	l = memif_client_layout_n(log2, MEMIF_CLIENT_BUFFER, pairs);
@@ -595,8 +596,8 @@ static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, c
 		s2m_efd[k] = c->tx[k].kick_fd;
 		m2s_efd[k] = c->rx[k].kick_fd;
 	}
-	if (memif_client_announce_n(c->fd, MEMIF_ID, p->conf.secret, p->conf.name,
-				    c->region[0].fd, &l, log2, s2m_efd, m2s_efd) != 0) {
+	if (memif_client_announce_n(c->fd, MEMIF_ID, p->conf.secret, p->conf.name, c->region[0].fd,
+				    &l, log2, s2m_efd, m2s_efd) != 0) {
 		snprintf(why, len, "cannot talk to the peer: %s", strerror(errno));
 		return -1;
 	}
