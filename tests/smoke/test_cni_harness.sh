@@ -177,6 +177,27 @@ wait_for 10 "the back-off of $PORT_B to end" listening
 out=$("$HOSTILE" --wait 700 --secret "$SECRET_B" "$PATH_B" good) || fail "pod b's secret refused: $out"
 ok "pod b's port takes only its secret"
 
+# ---- pod e: memif master (the pod serves the socket) with 2 queue pairs ------------
+# podwired, the memif client, makes as many ring pairs as "queues" says.
+cni_conf '.iftype = "memif" | .mode = "master" | .queues = 2 | .ipam.subnet = "10.77.0.0/24"' >"$T/e.json"
+cni ADD pode net1 "$T/e.json"
+cni_ok "ADD pod e (memif master, 2 queue pairs)"
+DIR_E=$(dirname "$(grep -l '"containerID":.*"pode"' "$T"/pods/*/podwire.json)")
+PORT_E=$(jq -r .port "$DIR_E/podwire.json")
+VDEV_E=$("$PODWIRE_VDEV" --vdev-only "$DIR_E/podwire.json")
+Q_E=$("$PODWIRE_VDEV" --queues "$DIR_E/podwire.json")
+case "$VDEV_E" in net_memif0,role=server,socket=*) ;; *) fail "pod e's vdev: $VDEV_E" ;; esac
+pod_up pw "$PORT_E" e "$VDEV_E" --rxq "$Q_E" --txq "$Q_E" --eth-peer=0,02:00:00:77:00:0a
+grep -q "port \"$PORT_E\": peer .* connected as server, 2 queue pair(s)" "$T/pw.log" ||
+	fail "podwired did not make 2 queue pairs for pod e: $(grep "$PORT_E" "$T/pw.log" | tail -n 3)"
+pod_send e 1
+wait_for 10 "podwired to count pod e's 64 frames" port_stat_ge pw "$PORT_E" .rx_packets 64
+expect_eq "podwired $PORT_E rx per queue (32 on each ring)" "0:32 1:32" \
+	"$(rpc pw queue.list "{\"port\":\"$PORT_E\"}" | jq -r '[.result.queues[] | select(.queue < 2) | "\(.queue):\(.rx_packets_total)"] | join(" ")')"
+pod_stop e
+cni DEL pode net1 "$T/e.json"
+cni_ok "DEL pod e"
+
 # ---- pod C: chained after another plugin, pod creates its socket, VLAN --------
 jq -n '{cniVersion: "1.0.0", interfaces: [{name: "eth0", sandbox: "/var/run/netns/podc"}],
 	ips: [{address: "192.168.50.2/24", interface: 0}], dns: {domain: "example.org"}}' >"$T/c.prev"
