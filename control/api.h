@@ -186,6 +186,7 @@ enum api_method {
 #define API_F_IMPROVEMENT     "improvement"
 #define API_F_RUN	      "run"
 #define API_R_QUEUES	      "queues"
+#define API_R_RX_QUEUES	      "rx_queues"
 #define API_R_PINNED	      "pinned"
 #define API_R_FIXED	      "fixed"
 #define API_R_BUSY_PCT	      "busy_pct"
