@@ -180,6 +180,12 @@ for k in vhost-user memif null af_xdp af_packet pci; do
 done
 grep -q -- "--type memif --socket PATH \[--server|--client\] \[--secret S\]" <<<"$out" ||
 	fail "kinds: memif's options are not listed: $out"
+for k in vhost-user memif; do
+	grep -E "^ +port add NAME --network NET --type $k " <<<"$out" | grep -q -- "\[--queues N\]" ||
+		fail "kinds: $k takes --queues, not listed: $out"
+	! grep -E "^ +port add NAME --network NET --type $k " <<<"$out" | grep -q -- "--pci" ||
+		fail "kinds: $k does not take --pci: $out"
+done
 ok "podwirectl kinds lists every kind with its options"
 expect_eq "system.info api_version" "1.6" "$(ctlj pw info | jq -r .api_version)"
 # Every answer above was checked by podwired against control/api.h.
