@@ -105,7 +105,9 @@ static const struct column guard_stats[] = {{"MACS-LEARNED", API_R_MACS_LEARNED,
 	{                                                                                          \
 		"BUSY", NULL, COL_BUSY                                                             \
 	}
-static const struct column worker_cols[] = {WORKER_COLS, {NULL}};
+/* stats: and the naps of --idle-sleep-max. */
+static const struct column worker_cols[] = {
+    WORKER_COLS, {"SLEEPS", API_R_SLEEPS, COL_U64}, {"SLEEP-US", API_R_SLEEP_US, COL_U64}, {NULL}};
 static const struct column info_worker_cols[] = {
     WORKER_COLS, {"PORTS", API_R_PORTS, COL_LIST}, {NULL}};
 
@@ -213,11 +215,16 @@ static void print_port_list(const struct reply *r)
 			       ctl_str(p, API_R_REASON));
 }
 
+/* port show: its rx queues (`queue list PORT` shows where they are). */
+static const struct column port_queue_fields[] = {
+    {"QUEUES", API_F_QUEUES, COL_INT}, {"RXQ-PINS", API_F_RXQ_PINS, COL_STR}, {NULL}};
+
 static void print_port(const struct reply *r)
 {
 	const cJSON *stats = ctl_member(r->result, API_R_STATS);
 
 	ctl_print_fields(r->result, port_cols);
+	ctl_print_fields(r->result, port_queue_fields);
 	if (ctl_member(r->result, API_R_REASON) != NULL)
 		printf("%-13s %s\n", "reason:", ctl_str(r->result, API_R_REASON));
 	if (ctl_member(r->result, API_R_UPLINK) != NULL)

@@ -20,6 +20,9 @@ ctl pw port add m1 --network net1 --type memif --socket "$T/m1.sock" --mac $A
 out=$(ctl pw port add v1 --network net1 --type vhost-user --socket "$T/v1.sock" --queues 4 --rxq-pins 3:1,2:0)
 grep -q '^port "v1" created' <<<"$out" || fail "port add --queues --rxq-pins: $out"
 expect_eq "v1's queues in port show" 4 "$(ctlj pw port show v1 | jq .queues)"
+out=$(ctl pw port show v1)
+grep -qE '^queues: +4$' <<<"$out" || fail "port show v1: no queues line: $out"
+grep -qE '^rxq pins: +(3:1,2:0|2:0,3:1)$' <<<"$out" || fail "port show v1: no rxq pins line: $out"
 
 # q PORT QUEUE FIELD: one field of a queue in queue.list.
 q() { ctlj pw queue list "$1" | jq -r ".queues[] | select(.queue == $2) | .$3"; }
