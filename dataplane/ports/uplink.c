@@ -80,6 +80,12 @@ struct uplink_dev {
 	uint8_t rxq_worker[PW_MAX_QUEUES];  /* worker index polling queue q */
 	uint8_t txq_of[PW_MAX_WORKERS];	    /* tx queue of worker w: w % n_txq */
 	struct uplink_txq txq[PW_MAX_QUEUES];
+	/* Queue q of the device as an ethdev's queue: port_id's queue q, or
+	 * (a device per queue: uplink_kind.open_queue) queue 0 of the
+	 * ethdev made for it, vdev qvdev[q]. */
+	uint16_t q_port[PW_MAX_QUEUES];
+	uint16_t q_id[PW_MAX_QUEUES];
+	char qvdev[PW_MAX_QUEUES][32];
 	/* Receiving port by VLAN id (0: untagged). The control thread stores,
 	 * the polling worker loads. */
 	struct uplink_port *by_vlan[RTE_ETHER_MAX_VLAN_ID + 1];
@@ -139,9 +145,6 @@ static int dev_configure(struct uplink_dev *d, uint16_t want)
 	if (rc != 0)
 		return rc;
 	n_rx = RTE_MAX(RTE_MIN(want, RTE_MIN(info.max_rx_queues, (uint16_t)PW_MAX_QUEUES)), 1);
-	if (n_rx < want)
-		LOG(WARNING, "%s: %u rx queues asked, but %s has %u; using %u", d->name, want,
-		    d->driver, info.max_rx_queues, n_rx);
 	/* As many tx as rx queues at least (AF_XDP pairs them), and one per
 	 * worker where the device has that many. */
 	n_tx = (uint16_t)RTE_MAX(n_rx, (uint16_t)n_workers);
@@ -177,12 +180,42 @@ static int dev_configure(struct uplink_dev *d, uint16_t want)
 		return rc > 0 ? -rc : rc;
 	d->n_rxq = n_rx;
 	d->n_txq = n_tx;
-	d->tx_locked = n_tx < n_workers;
-	for (unsigned int w = 0; w < PW_MAX_WORKERS; w++)
-		d->txq_of[w] = (uint8_t)(w % n_tx);
-	for (uint16_t q = 0; q < PW_MAX_QUEUES; q++)
+	for (uint16_t q = 0; q < PW_MAX_QUEUES; q++) {
+		d->q_port[q] = d->port_id;
+		d->q_id[q] = q;
+		d->qvdev[q][0] = '\0';
 		rte_spinlock_init(&d->txq[q].lock);
+	}
 	return 0;
+}
+
+/* Where the device has fewer queues than want and the kind can open a
+ * device per queue: adds them, queue 1 up, until the kind or a device
+ * refuses. Each has one rx and one tx queue. */
+static void dev_add_queues(struct uplink_dev *d, const struct port *p, uint16_t want)
+{
+	for (uint16_t q = d->n_rxq; q < want && q < PW_MAX_QUEUES; q++) {
+		uint16_t id;
+
+		/* Paired queues only: tx queue q is rx queue q's device. */
+		if (d->n_txq != d->n_rxq ||
+		    d->kind->open_queue(p, q, &id, d->qvdev[q], sizeof(d->qvdev[q])) != 0)
+			break;
+		if (ethdev_start(id, UPLINK_RING, pw_mbuf_pool) != 0) {
+			LOG(WARNING, "%s: cannot start %s for queue %u; the device keeps %u queue(s)",
+			    d->name, d->qvdev[q], q, q);
+			rte_eth_dev_stop(id);
+			rte_eth_dev_close(id);
+			d->kind->close(d->qvdev[q], d->name);
+			d->qvdev[q][0] = '\0';
+			break;
+		}
+		d->q_port[q] = id;
+		d->q_id[q] = 0;
+		d->n_rxq++;
+		d->n_txq++;
+		snprintf(d->spread, sizeof(d->spread), "the interface's (a device per queue)");
+	}
 }
 
 static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
@@ -202,6 +235,14 @@ static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size
 	 * trust on for this; without it only its own MAC arrives. */
 	if (rte_eth_promiscuous_enable(d->port_id) != 0)
 		LOG(WARNING, "%s: cannot enable promiscuous mode", d->name);
+	if (d->n_rxq < p->dp.n_rxq && d->kind->open_queue != NULL)
+		dev_add_queues(d, p, p->dp.n_rxq);
+	if (d->n_rxq < p->dp.n_rxq)
+		PORT_LOG(p, WARNING, "%u rx queues asked, but %s on %s has %u; using %u",
+			 p->dp.n_rxq, d->driver, d->name, d->n_rxq, d->n_rxq);
+	d->tx_locked = d->n_txq < n_workers;
+	for (unsigned int w = 0; w < PW_MAX_WORKERS; w++)
+		d->txq_of[w] = (uint8_t)(w % d->n_txq);
 	return 0;
 }
 
@@ -209,6 +250,16 @@ static int dev_stop_cb(void *arg)
 {
 	struct uplink_dev *d = arg;
 
+	/* The queues' own devices first: the first device's close detaches
+	 * the XDP program they share. */
+	for (uint16_t q = 1; q < PW_MAX_QUEUES; q++) {
+		if (d->qvdev[q][0] == '\0')
+			continue;
+		rte_eth_dev_stop(d->q_port[q]);
+		rte_eth_dev_close(d->q_port[q]);
+		d->kind->close(d->qvdev[q], d->name);
+		d->qvdev[q][0] = '\0';
+	}
 	rte_eth_dev_stop(d->port_id);
 	rte_eth_dev_close(d->port_id);
 	if (d->kind->close != NULL)
@@ -431,7 +482,7 @@ uint16_t uplink_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16
 		memmove(mine->m, mine->m + k, mine->n * sizeof(*pkts));
 		return k;
 	}
-	g = rte_eth_rx_burst(d->port_id, q, got, RTE_MIN(n, PW_BURST));
+	g = rte_eth_rx_burst(d->q_port[q], d->q_id[q], got, RTE_MIN(n, PW_BURST));
 	for (uint16_t i = 0; i < g; i++) {
 		struct rte_mbuf *m = got[i];
 		uint16_t vid = take_vlan(m);
@@ -560,10 +611,10 @@ uint16_t uplink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16
 	uint16_t t = d->txq_of[w], sent;
 
 	if (likely(!d->tx_locked)) {
-		sent = rte_eth_tx_burst(d->port_id, t, pkts, n);
+		sent = rte_eth_tx_burst(d->q_port[t], d->q_id[t], pkts, n);
 	} else {
 		rte_spinlock_lock(&d->txq[t].lock);
-		sent = rte_eth_tx_burst(d->port_id, t, pkts, n);
+		sent = rte_eth_tx_burst(d->q_port[t], d->q_id[t], pkts, n);
 		rte_spinlock_unlock(&d->txq[t].lock);
 	}
 	stats_queue(w, p->idx, t)->tx_packets += sent;

@@ -47,6 +47,13 @@ struct uplink_kind {
 	/* Optional: opens the device another way when what open made cannot
 	 * start (af_xdp: XDP is attached only when the queues are set up). */
 	uplink_open_fn fallback;
+	/* Optional: where open's device has fewer queues than p asks, opens
+	 * one more device carrying only queue q of the interface (af_xdp on
+	 * an interface with rx queues but no combined channels, as a veth).
+	 * 0 with *port_id and vdev filled, or -errno (the interface has no
+	 * such queue): then the device has the queues it got so far. */
+	int (*open_queue)(const struct port *p, uint16_t q, uint16_t *port_id, char *vdev,
+			  size_t vdev_len);
 };
 
 /* The device an uplink port of this kind and conf would use: the
@@ -67,10 +74,10 @@ void uplink_to_json(const struct port *p, cJSON *obj);
 
 /* Declares and registers an uplink port kind: its name, what it takes
  * (PORT_FIELD_IFACE or PORT_FIELD_PCI; every uplink takes "queues"), a
- * summary and its functions. */
-#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn)                       \
+ * summary and its functions (struct uplink_kind). */
+#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn, queue_fn)             \
 	static const struct uplink_kind name##_uplink_kind = {wire, open_fn, close_fn,             \
-							      fallback_fn};                        \
+							      fallback_fn, queue_fn};              \
 	static const struct port_ops name##_port_ops = {                                           \
 	    .kind = wire,                                                                          \
 	    .summary = text,                                                                       \

@@ -51,7 +51,7 @@ static void ring_close(const char *vdev, const char *device)
 }
 
 UPLINK_KIND(ring_uplink, "ring_uplink", PORT_FIELD_IFACE, "test: an uplink over rte_rings",
-	    ring_open, ring_close, NULL)
+	    ring_open, ring_close, NULL, NULL)
 
 static struct port *uplink_port_q(const char *name, struct network *n, uint8_t queues)
 {
