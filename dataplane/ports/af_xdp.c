@@ -123,8 +123,8 @@ static unsigned int af_xdp_queues(const struct port *p, bool say)
 }
 
 /* A net_af_xdp device on queues first..first+count-1 of iface. */
-static int af_xdp_vdev(const char *iface, unsigned int first, unsigned int count,
-		       uint16_t *port_id, char *vdev, size_t vdev_len)
+static int af_xdp_vdev(const char *iface, unsigned int first, unsigned int count, uint16_t *port_id,
+		       char *vdev, size_t vdev_len)
 {
 	char args[128];
 

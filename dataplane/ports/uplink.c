@@ -76,9 +76,9 @@ struct uplink_dev {
 	uint16_t n_rxq, n_txq;
 	/* Workers outnumber tx queues: a tx queue's burst takes its lock. */
 	bool tx_locked;
-	char spread[48];		    /* how frames are spread over rx queues */
-	uint8_t rxq_worker[PW_MAX_QUEUES];  /* worker index polling queue q */
-	uint8_t txq_of[PW_MAX_WORKERS];	    /* tx queue of worker w: w % n_txq */
+	char spread[48];		   /* how frames are spread over rx queues */
+	uint8_t rxq_worker[PW_MAX_QUEUES]; /* worker index polling queue q */
+	uint8_t txq_of[PW_MAX_WORKERS];	   /* tx queue of worker w: w % n_txq */
 	struct uplink_txq txq[PW_MAX_QUEUES];
 	/* Queue q of the device as an ethdev's queue: port_id's queue q, or
 	 * (a device per queue: uplink_kind.open_queue) queue 0 of the
@@ -202,7 +202,8 @@ static void dev_add_queues(struct uplink_dev *d, const struct port *p, uint16_t 
 		    d->kind->open_queue(p, q, &id, d->qvdev[q], sizeof(d->qvdev[q])) != 0)
 			break;
 		if (ethdev_start(id, UPLINK_RING, pw_mbuf_pool) != 0) {
-			LOG(WARNING, "%s: cannot start %s for queue %u; the device keeps %u queue(s)",
+			LOG(WARNING,
+			    "%s: cannot start %s for queue %u; the device keeps %u queue(s)",
 			    d->name, d->qvdev[q], q, q);
 			rte_eth_dev_stop(id);
 			rte_eth_dev_close(id);

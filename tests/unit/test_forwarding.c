@@ -711,7 +711,8 @@ static void test_uplink_one_lock(void)
  * its own tx queue, without a lock. */
 static void test_uplink_queues(void)
 {
-	struct network *red = dp_net("qred", NET_BRIDGE, 100), *blue = dp_net("qblue", NET_BRIDGE, 0);
+	struct network *red = dp_net("qred", NET_BRIDGE, 100),
+		       *blue = dp_net("qblue", NET_BRIDGE, 0);
 	unsigned int saved = n_workers;
 	struct port *ur, *ub, *pr, *pb;
 	struct rte_mbuf *m, *out[4];
@@ -720,7 +721,8 @@ static void test_uplink_queues(void)
 	n_workers = 2;
 	workers[1] = worker_new(1, 0, pw_mbuf_pool);
 	/* The harness counts for one worker: worker 1's queue counters. */
-	stats_queues[1] = rte_zmalloc(NULL, sizeof(struct queue_counters) * PW_MAX_PORTS * PW_MAX_QUEUES, 0);
+	stats_queues[1] =
+	    rte_zmalloc(NULL, sizeof(struct queue_counters) * PW_MAX_PORTS * PW_MAX_QUEUES, 0);
 	CU_ASSERT_FATAL(stats_queues[1] != NULL);
 	ur = uplink_port_q("qup-red", red, 2);
 	/* Asks 4: has the device's 2, as every port of the device. */
@@ -813,7 +815,8 @@ int main(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "wire_q_in%d", q);
-		wire_q_in[q] = rte_ring_create(name, 512, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		wire_q_in[q] =
+		    rte_ring_create(name, 512, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		snprintf(name, sizeof(name), "wire_q_out%d", q);
 		wire_q_out[q] =
 		    rte_ring_create(name, 512, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
