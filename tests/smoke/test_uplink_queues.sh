@@ -98,10 +98,11 @@ peer_rx_ge() { [ "$(peer_rx)" -ge "$1" ]; }
 check() {
 	local kind=$1 spread=$2 p w0 w1 rx0 rx1 tx base_a base_b base_peer
 	for p in up-a up-b; do
-		local net=qa
+		local net=qa answer
 		[ $p = up-b ] && net=qb
-		rpc pw port.create "{\"name\": \"$p\", \"network\": \"$net\", \"type\": \"$kind\", \"iface\": \"$UP\", \"queues\": 2}" |
-			jq -e .result >/dev/null || fail "$kind uplink $p with 2 queues refused: $(rpc pw port.get "{\"name\": \"$p\"}")"
+		answer=$(rpc pw port.create "{\"name\": \"$p\", \"network\": \"$net\", \"type\": \"$kind\",
+			\"iface\": \"$UP\", \"queues\": 2}")
+		jq -e .result >/dev/null <<<"$answer" || fail "$kind uplink $p with 2 queues refused: $answer"
 		wait_link pw $p up
 	done
 	for p in up-a up-b; do
@@ -149,10 +150,14 @@ check() {
 	pod_send pa 4
 	pod_send pb 4
 	wait_for 20 "the namespace to receive 256 frames over $kind" peer_rx_ge $((base_peer + 256))
+	# Worker i runs on core i here: a pod's worker's tx queue is the
+	# queue numbered as the core queue.list shows for the pod.
 	tx=$(($(q up-a 0 .tx_packets_total) + $(q up-a 1 .tx_packets_total)))
 	expect_eq "$kind: frames sent by up-a's tx queues" 128 "$tx"
+	expect_eq "$kind: of which on pa's worker's" 128 "$(q up-a "$(q pa 0 .worker)" .tx_packets_total)"
 	tx=$(($(q up-b 0 .tx_packets_total) + $(q up-b 1 .tx_packets_total)))
 	expect_eq "$kind: frames sent by up-b's tx queues" 128 "$tx"
+	expect_eq "$kind: of which on pb's worker's" 128 "$(q up-b "$(q pb 0 .worker)" .tx_packets_total)"
 	ctl pw port del up-a >/dev/null
 	ctl pw port del up-b >/dev/null
 }
