@@ -696,6 +696,16 @@ static void test_uplink_one_lock(void)
 	p = dp_port("pod-lk", n, "null", A);
 	CU_ASSERT(u != NULL && !u->dp.tx_shared);
 	CU_ASSERT(p != NULL && p->dp.tx_shared);
+	/* The device has one tx queue for two workers: it locks it itself. */
+	{
+		cJSON *j = cJSON_CreateObject(), *up;
+
+		u->ops->to_json(u, j);
+		up = cJSON_GetObjectItem(j, API_R_UPLINK);
+		ASSERT_INT_EQ(cJSON_GetObjectItem(up, API_R_TX_QUEUES)->valueint, 1);
+		CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(up, API_R_TX_LOCKED)));
+		cJSON_Delete(j);
+	}
 	destroy(u), destroy(p);
 	destroy_net(n);
 	rte_free(workers[1]);
