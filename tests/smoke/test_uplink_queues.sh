@@ -164,5 +164,13 @@ check() {
 
 check af_packet "fanout hash"
 check af_xdp "the interface's (a device per queue)"
+# More queues than the veth has: as many as it has, and the log says so.
+answer=$(rpc pw port.create "{\"name\": \"up-a\", \"network\": \"qa\", \"type\": \"af_xdp\",
+	\"iface\": \"$UP\", \"queues\": 4}")
+jq -e .result >/dev/null <<<"$answer" || fail "af_xdp uplink with 4 queues refused: $answer"
+wait_link pw up-a up
+expect_eq "af_xdp: queues of 4 asked on a 2-queue veth" 2 "$(ctlj pw port show up-a | jq -r .queues)"
+grep -q "4 queues asked, but \"$UP\" has 2" "$T/pw.log" || fail "the log does not say why 2 queues of 4"
+ok "af_xdp: 4 queues asked, the veth's 2 given, and said"
 grep -q "does not match control/api.h" "$T/pw.log" && fail "an answer does not match control/api.h"
 ok "uplinks with two queues"
