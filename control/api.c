@@ -555,6 +555,7 @@ static const struct api_field queue_results[] = {
     N(API_R_BUSY_CYCLES, "TSC cycles its polls took over the last interval"),
     N(API_R_BUSY_PCT, "those cycles as a share of one worker's"),
     N(API_R_RX_TOTAL, "frames received since the port was made"),
+    N(API_R_BUSY_TOTAL, "TSC cycles its polls took since the port was made"),
     N(API_R_TX_TOTAL, "frames sent on its tx queue (kinds that count per queue)"),
     {NULL}};
 

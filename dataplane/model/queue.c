@@ -227,9 +227,15 @@ bool queue_balance_now(void)
 	struct port *p;
 
 	queue_balance_last.checks++;
-	if (n_workers < 2 || cycles <= 0) {
+	if (n_workers < 2) {
 		snprintf(queue_balance_last.last, sizeof(queue_balance_last.last),
-			 "nothing to balance: %u worker(s)", n_workers);
+			 "nothing to balance: %u worker", n_workers);
+		return false;
+	}
+	if (cycles <= 0) {
+		snprintf(queue_balance_last.last, sizeof(queue_balance_last.last),
+			 "no load measured yet: loads come in sixths of the interval (%u s)",
+			 queue_balance_cfg.interval_s);
 		return false;
 	}
 	m = calloc((size_t)port_count() * PW_MAX_QUEUES + 1, sizeof(*m));
