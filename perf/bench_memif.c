@@ -318,8 +318,8 @@ struct bench_memif *bench_memif_open_queues(const char *path, uint8_t log2, uint
 
 	err[0] = '\0';
 	if (nq < 1 || nq > MEMIF_MAX_QUEUE_PAIRS) {
-		snprintf(err, err_len, "%u queue pairs: memif takes 1 to %u", nq,
-			 MEMIF_MAX_QUEUE_PAIRS);
+		snprintf(err, err_len, "%u queue pairs: memif takes 1 to %u", (unsigned int)nq,
+			 (unsigned int)MEMIF_MAX_QUEUE_PAIRS);
 		return NULL;
 	}
 	m = calloc(1, sizeof(*m) + nq * sizeof(m->qp[0]));

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define MAX_PODS	 1024
-#define BENCH_MAX_QUEUES 16
+#define BENCH_MAX_QUEUES 16u
 
 struct bench_opts {
 	uint16_t size;	    /* 0 = IMIX */

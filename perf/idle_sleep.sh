@@ -166,7 +166,7 @@ idle() {
 		--argjson s0 "$s0" --argjson s1 "$s1" --argjson n ${#tids[@]} '
 		{worker_threads: $n, cpu_seconds: (($b - $a) / $hz),
 		 cpu_share: (($b - $a) / $hz / $s / $n),
-		 sleeps: ([$s1.workers[].sleeps] | add) - ([$s0.workers[].sleeps] | add),
+		 sleeps: (([$s1.workers[].sleeps] | add) - ([$s0.workers[].sleeps] | add)),
 		 sleep_s: ((([$s1.workers[].sleep_us] | add) - ([$s0.workers[].sleep_us] | add)) / 1e6)}'
 }
 

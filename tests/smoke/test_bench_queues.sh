@@ -26,6 +26,7 @@
 # The rate is low and the rings long (2048) so that a worker time-sliced
 # with the generator on core 0 (tens of ms) never fills a ring: a loss
 # here is the switch's.
+# shellcheck disable=SC2034 # lib.sh starts podwired with it
 WORKER_CPU=0,1
 . "$(dirname "$0")/lib.sh"
 
