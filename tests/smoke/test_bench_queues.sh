@@ -26,6 +26,14 @@
 # The rate is low and the rings long (2048) so that a worker time-sliced
 # with the generator on core 0 (tens of ms) never fills a ring: a loss
 # here is the switch's.
+# As of 2026-11-28 part 2 fails now and then (1 run in 3 at the defaults;
+# most runs with BENCH_QUEUES_STATIC=0 BENCH_QUEUES_MOVES=40): a move
+# publishes one view, so the queue's new worker may poll its ring while
+# the old one, still in its turn on the old view, does too. Seen as a
+# whole ring's worth of frames delivered twice, or as podwired cutting
+# the pod off ("s2m ring head ... is more than a ring ahead of ..."). The
+# fix is podwired's (unpoll, wait a grace period, then poll on the new
+# worker), not this test's.
 # Knobs, for reproducing a failure: BENCH_QUEUES_RATE (pps, default
 # 60000), BENCH_QUEUES_MOVES (default 20), BENCH_QUEUES_STATIC=0 (moves
 # only).
