@@ -27,7 +27,7 @@
 # with the generator on core 0 (tens of ms) never fills a ring: a loss
 # here is the switch's.
 # As of 2026-11-28 part 2 fails now and then (1 run in 3 at the defaults;
-# most runs with BENCH_QUEUES_STATIC=0 BENCH_QUEUES_MOVES=40): a move
+# 1 in 2 with BENCH_QUEUES_STATIC=0 BENCH_QUEUES_MOVES=40): a move
 # publishes one view, so the queue's new worker may poll its ring while
 # the old one, still in its turn on the old view, does too. Seen as a
 # whole ring's worth of frames delivered twice, or as podwired cutting
