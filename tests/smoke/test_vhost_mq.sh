@@ -50,6 +50,41 @@ for x in a b; do
 	done
 done
 
+# ---- what a frontend is offered -----------------------------------------------------
+
+# probe SOCKET: a bare vhost-user frontend asks for the features, the
+# protocol features and the queue pairs; prints the three answers.
+probe() {
+	python3 - "$1" <<-'EOF'
+		import socket, struct, sys
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+		s.settimeout(10)
+		s.connect(sys.argv[1])
+		def ask(req):
+		    s.sendall(struct.pack("<III", req, 1, 0))
+		    _, _, size = struct.unpack("<III", s.recv(12, socket.MSG_WAITALL))
+		    return struct.unpack("<Q", s.recv(size, socket.MSG_WAITALL)[:8])[0]
+		print(ask(1), ask(15), ask(17))  # GET_FEATURES, GET_PROTOCOL_FEATURES, GET_QUEUE_NUM
+	EOF
+}
+ctl pw network add net2 >/dev/null
+for n in 1 4; do
+	rpc pw port.create "{\"name\":\"probe-$n\",\"network\":\"net2\",\"type\":\"vhost-user\",
+		\"socket\":\"$T/probe-$n.sock\",\"queues\":$n}" | jq -e .result >/dev/null ||
+		fail "port.create probe-$n"
+done
+read -r f1 p1 n1 <<<"$(probe "$T/probe-1.sock")"
+read -r f4 p4 n4 <<<"$(probe "$T/probe-4.sock")"
+expect_eq "queue pairs offered by a port of 1 (GET_QUEUE_NUM)" 1 "$n1"
+expect_eq "queue pairs offered by a port of 4 (GET_QUEUE_NUM)" 4 "$n4"
+# The same features whatever the queues (VIRTIO_NET_F_MQ and the MQ
+# protocol feature were offered before ports had queues).
+expect_eq "features of a port of 4 pairs, as of 1" "$f1" "$f4"
+expect_eq "protocol features of a port of 4 pairs, as of 1" "$p1" "$p4"
+expect_eq "VIRTIO_NET_F_MQ offered" 1 $(((f1 >> 22) & 1))
+expect_eq "VHOST_USER_PROTOCOL_F_MQ offered" 1 $((p1 & 1))
+for n in 1 4; do ctl pw port del probe-$n >/dev/null; done
+
 # ---- pods: testpmd, virtio-user with 2 queue pairs ---------------------------------
 
 vdev_mq() { echo "net_virtio_user0,path=$1,mac=$2,queues=$3"; }
