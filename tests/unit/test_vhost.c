@@ -27,7 +27,7 @@ static char why[256];
 #define REFUSED(m, words)                                                                          \
 	do {                                                                                       \
 		why[0] = '\0';                                                                     \
-		ASSERT_INT_EQ(vhost_check_msg((m), 2, why, sizeof(why)), -EINVAL);                    \
+		ASSERT_INT_EQ(vhost_check_msg((m), 2, why, sizeof(why)), -EINVAL);                 \
 		ASSERT_CONTAINS(why, (words));                                                     \
 	} while (0)
 
@@ -201,7 +201,8 @@ static void test_vring_index(void)
 			for (uint32_t idx = 2 * n; idx < 2 * n + 2; idx++) {
 				memcpy(m.payload.raw, &idx, sizeof(idx));
 				why[0] = '\0';
-				ASSERT_INT_EQ(vhost_check_msg(&m, 2 * n, why, sizeof(why)), -EINVAL);
+				ASSERT_INT_EQ(vhost_check_msg(&m, 2 * n, why, sizeof(why)),
+					      -EINVAL);
 				ASSERT_CONTAINS(why, "queue pair(s)");
 			}
 			/* The whole index counts, not its low byte. */

@@ -508,10 +508,11 @@ static int new_device(int vid)
 		v->conn_ran = true;
 		v->last_reason[0] = '\0';
 		queues_publish(v);
-		PORT_LOG(v->port, INFO,
-			 "peer connected (vid %d), link %s, queue pairs enabled: rx %#x tx %#x of %u",
-			 vid, v->port->dp.link_up ? "up" : "down", v->port->dp.rxq_on, v->tx_on,
-			 v->port->dp.n_rxq);
+		PORT_LOG(
+		    v->port, INFO,
+		    "peer connected (vid %d), link %s, queue pairs enabled: rx %#x tx %#x of %u",
+		    vid, v->port->dp.link_up ? "up" : "down", v->port->dp.rxq_on, v->tx_on,
+		    v->port->dp.n_rxq);
 	} else {
 		v = NULL;
 	}
@@ -559,7 +560,8 @@ static int vring_state_changed(int vid, uint16_t queue, int enable)
 		else
 			v->vring_on &= ~(1U << queue);
 		if (v->vid == vid && queues_publish(v))
-			conn_log(v, RTE_LOG_INFO, "queue pairs enabled: rx %#x tx %#x of %u, link %s",
+			conn_log(v, RTE_LOG_INFO,
+				 "queue pairs enabled: rx %#x tx %#x of %u, link %s",
 				 v->port->dp.rxq_on, v->tx_on, v->port->dp.n_rxq,
 				 v->port->dp.link_up ? "up" : "down");
 	}
