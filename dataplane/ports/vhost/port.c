@@ -463,24 +463,28 @@ static void destroy_connection(int vid)
 
 /* What workers see of v's device: the rx queues they poll (bit q: the
  * guest's transmit vring 2q + 1 is ready), the pairs they send on (its
- * receive vring 2q), and the link (see the top of this file). A worker
+ * receive vring 2q), and the link (see the top of this file). Queue 0
+ * stays marked even with no device: the link, which needs its vring,
+ * decides whether it is polled, and a port of one pair is polled from
+ * the moment its link is up, with no new view to wait for. A worker
  * may still act on the old values for a burst: librte_vhost checks a
  * ring's state under its lock and moves nothing on a disabled one.
  * map_lock held. true when the queues changed. */
 static bool queues_publish(struct vhost_priv *v)
 {
 	struct port *p = v->port;
-	uint16_t rx = 0, tx = 0, old_rx = p->dp.rxq_on, old_tx = v->tx_on;
+	uint16_t rx = 1, tx = 0, old_rx = p->dp.rxq_on, old_tx = v->tx_on;
 	bool up;
 
 	if (v->vid >= 0)
 		for (uint16_t q = 0; q < p->dp.n_rxq; q++) {
 			if (v->vring_on & (1U << VHOST_RXQ(q)))
 				tx |= (uint16_t)(1U << q);
-			if (v->vring_on & (1U << VHOST_TXQ(q)))
+			if (q != 0 && (v->vring_on & (1U << VHOST_TXQ(q))))
 				rx |= (uint16_t)(1U << q);
 		}
-	up = (rx & tx & 1) != 0 && __atomic_load_n(&v->broken, __ATOMIC_ACQUIRE) == 0;
+	up = (tx & 1) != 0 && (v->vring_on & (1U << VHOST_TXQ(0))) != 0 &&
+	     __atomic_load_n(&v->broken, __ATOMIC_ACQUIRE) == 0;
 	if (!up)
 		__atomic_store_n(&p->dp.link_up, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&v->tx_on, tx, __ATOMIC_RELEASE);
@@ -701,8 +705,9 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 			return rc;
 		}
 	}
-	/* No queue until the guest enables it (vring_state_changed). */
-	p->dp.rxq_on = 0;
+	/* Queue 0, polled once the link is up; the others once the guest
+	 * enables them (queues_publish). */
+	p->dp.rxq_on = 1;
 	v = calloc(1, sizeof(*v));
 	if (v == NULL) {
 		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
