@@ -661,7 +661,8 @@ fi
 # both queue 0s on the first worker). See perf/README.md for what the
 # figures can and cannot say. QUEUES_RING (environment): the pods' ring
 # size in this part (default 1024), to see how much of a difference is the
-# rings' footprint in the cache.
+# rings' footprint in the cache. QUEUES_IFACE=vhost: the same with
+# virtio-user pods (queues=N) on vhost-user ports.
 group=()
 for w in 1 2; do
 	for q in 1 2; do
@@ -669,7 +670,7 @@ for w in 1 2; do
 		RING=${QUEUES_RING:-1024} QUEUES=$q \
 			WORKER_CORES=$([ $w = 1 ] && echo "$DUT_CPU" || echo "$GEN_CPU,$DUT_CPU") \
 			PINS=$([ "$w$q" = 21 ] && echo "0:$DUT_CPU 0:$GEN_CPU" || true) \
-			define "queues:${w}w:${q}q" bridge memif 2 --size 64
+			define "queues:${w}w:${q}q" bridge "${QUEUES_IFACE:-memif}" 2 --size 64
 		group+=("queues:${w}w:${q}q")
 	done
 done
