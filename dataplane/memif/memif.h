@@ -142,26 +142,50 @@ static inline uint64_t memif_ring_bytes(uint8_t log2_size)
 /* ---- rings: index arithmetic and descriptor access -------------------------
  * Indices are free-running 16-bit counters. */
 
-/* A client's memory for one queue pair, as podwired and podwire-bench lay
- * it out: the s2m ring, the m2s ring (each rounded up to a cache line),
- * then 2^log2 buffers of buf_size for each. */
+/* A client's memory for n queue pairs, as podwired and podwire-bench lay
+ * it out in one region: the s2m rings, the m2s rings (each rounded up to
+ * a cache line), then 2^log2 buffers of buf_size for each ring, s2m
+ * rings' first. With one pair: s2m ring, m2s ring, s2m buffers, m2s
+ * buffers. */
 struct memif_client_layout {
-	uint32_t ring_bytes; /* each ring; the m2s ring starts here */
-	uint32_t s2m_buf;    /* where each ring's buffers start */
+	uint32_t ring_bytes; /* each ring; pair 0's m2s ring starts here */
+	uint32_t s2m_buf;    /* where pair 0's rings' buffers start */
 	uint32_t m2s_buf;
-	uint64_t size; /* the whole region */
+	uint64_t size;	    /* the whole region */
+	uint64_t ring_bufs; /* the bytes of one ring's buffers */
+	uint16_t n_pairs;
 };
+
+static inline struct memif_client_layout memif_client_layout_n(uint8_t log2, uint32_t buf_size,
+							       uint16_t n_pairs)
+{
+	struct memif_client_layout l;
+
+	l.n_pairs = n_pairs;
+	l.ring_bufs = ((uint64_t)1 << log2) * buf_size;
+	l.ring_bytes = (uint32_t)((memif_ring_bytes(log2) + 63) & ~(uint64_t)63);
+	l.s2m_buf = 2u * n_pairs * l.ring_bytes;
+	l.m2s_buf = (uint32_t)(l.s2m_buf + n_pairs * l.ring_bufs);
+	l.size = l.m2s_buf + n_pairs * l.ring_bufs;
+	return l;
+}
 
 static inline struct memif_client_layout memif_client_layout(uint8_t log2, uint32_t buf_size)
 {
-	struct memif_client_layout l;
-	uint64_t bufs = ((uint64_t)1 << log2) * buf_size;
+	return memif_client_layout_n(log2, buf_size, 1);
+}
 
-	l.ring_bytes = (uint32_t)((memif_ring_bytes(log2) + 63) & ~(uint64_t)63);
-	l.s2m_buf = 2 * l.ring_bytes;
-	l.m2s_buf = (uint32_t)(l.s2m_buf + bufs);
-	l.size = l.m2s_buf + bufs;
-	return l;
+/* Where ring k (s2m or m2s) of layout l is, and its buffers. */
+static inline uint32_t memif_client_ring_off(const struct memif_client_layout *l, bool s2m,
+					     uint16_t k)
+{
+	return (uint32_t)(((s2m ? 0u : l->n_pairs) + k) * l->ring_bytes);
+}
+
+static inline uint32_t memif_client_buf_off(const struct memif_client_layout *l, bool s2m,
+					    uint16_t k)
+{
+	return (uint32_t)((s2m ? l->s2m_buf : l->m2s_buf) + k * l->ring_bufs);
 }
 
 /* Not a count: the peer's index is impossible. */
@@ -355,5 +379,10 @@ int memif_client_memfd(const char *name, uint64_t size);
 int memif_client_announce(int fd, uint32_t id, const char *secret, const char *name, int region_fd,
 			  const struct memif_client_layout *l, uint8_t log2, int s2m_efd,
 			  int m2s_efd);
+/* The same for l->n_pairs queue pairs: s2m_efd[k] and m2s_efd[k] are
+ * ring k's eventfds. The server answers 2 + 2 * n_pairs ACKs. */
+int memif_client_announce_n(int fd, uint32_t id, const char *secret, const char *name,
+			    int region_fd, const struct memif_client_layout *l, uint8_t log2,
+			    const int *s2m_efd, const int *m2s_efd);
 
 #endif

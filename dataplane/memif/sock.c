@@ -103,9 +103,9 @@ int memif_client_memfd(const char *name, uint64_t size)
 	return fd;
 }
 
-int memif_client_announce(int fd, uint32_t id, const char *secret, const char *name, int region_fd,
-			  const struct memif_client_layout *l, uint8_t log2, int s2m_efd,
-			  int m2s_efd)
+int memif_client_announce_n(int fd, uint32_t id, const char *secret, const char *name,
+			    int region_fd, const struct memif_client_layout *l, uint8_t log2,
+			    const int *s2m_efd, const int *m2s_efd)
 {
 	struct memif_msg m;
 
@@ -115,12 +115,24 @@ int memif_client_announce(int fd, uint32_t id, const char *secret, const char *n
 	memif_msg_add_region(&m, 0, l->size);
 	if (memif_msg_send(fd, &m, region_fd) != 0)
 		return -1;
-	memif_msg_add_ring(&m, true, 0, 0, 0, log2);
-	if (memif_msg_send(fd, &m, s2m_efd) != 0)
-		return -1;
-	memif_msg_add_ring(&m, false, 0, 0, l->ring_bytes, log2);
-	if (memif_msg_send(fd, &m, m2s_efd) != 0)
-		return -1;
+	for (uint16_t k = 0; k < l->n_pairs; k++) {
+		memif_msg_add_ring(&m, true, k, 0, memif_client_ring_off(l, true, k), log2);
+		if (memif_msg_send(fd, &m, s2m_efd[k]) != 0)
+			return -1;
+	}
+	for (uint16_t k = 0; k < l->n_pairs; k++) {
+		memif_msg_add_ring(&m, false, k, 0, memif_client_ring_off(l, false, k), log2);
+		if (memif_msg_send(fd, &m, m2s_efd[k]) != 0)
+			return -1;
+	}
 	memif_msg_connect(&m, MEMIF_MSG_CONNECT, name);
 	return memif_msg_send(fd, &m, -1);
+}
+
+int memif_client_announce(int fd, uint32_t id, const char *secret, const char *name, int region_fd,
+			  const struct memif_client_layout *l, uint8_t log2, int s2m_efd,
+			  int m2s_efd)
+{
+	return memif_client_announce_n(fd, id, secret, name, region_fd, l, log2, &s2m_efd,
+				       &m2s_efd);
 }

@@ -547,19 +547,23 @@ static int client_memory(struct memif_conn *c, const struct memif_client_layout 
 		snprintf(why, len, "no room to guard the shared memory; see the log");
 		return -1;
 	}
-	c->n_tx = c->n_rx = 1;
+	c->n_tx = c->n_rx = l->n_pairs;
 	/* The client sends on s2m and receives on m2s. */
-	qring_set(&c->tx[0], (struct memif_ring *)r->base, log2,
-		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-	qring_set(&c->rx[0], (struct memif_ring *)(r->base + l->ring_bytes), log2,
-		  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-	if (c->tx[0].kick_fd < 0 || c->rx[0].kick_fd < 0) {
-		snprintf(why, len, "cannot make eventfds: %s", strerror(errno));
-		return -1;
+	for (uint16_t k = 0; k < l->n_pairs; k++) {
+		qring_set(&c->tx[k],
+			  (struct memif_ring *)(r->base + memif_client_ring_off(l, true, k)), log2,
+			  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+		qring_set(&c->rx[k],
+			  (struct memif_ring *)(r->base + memif_client_ring_off(l, false, k)), log2,
+			  eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+		if (c->tx[k].kick_fd < 0 || c->rx[k].kick_fd < 0) {
+			snprintf(why, len, "cannot make eventfds: %s", strerror(errno));
+			return -1;
+		}
+		c->tx[k].buf_offset = memif_client_buf_off(l, true, k);
+		c->rx[k].buf_offset = memif_client_buf_off(l, false, k);
+		c->tx[k].buf_size = c->rx[k].buf_size = MEMIF_CLIENT_BUFFER;
 	}
-	c->tx[0].buf_offset = l->s2m_buf;
-	c->rx[0].buf_offset = l->m2s_buf;
-	c->tx[0].buf_size = c->rx[0].buf_size = MEMIF_CLIENT_BUFFER;
 	c->buf_size = MEMIF_CLIENT_BUFFER;
 	memif_client_rings_init(c);
 	return 0;
@@ -572,20 +576,32 @@ static int client_setup(struct memif_conn *c, const struct memif_msg_hello *h, c
 {
 	const struct port *p = c->mp->port;
 	struct memif_client_layout l;
+	int s2m_efd[MEMIF_MAX_QUEUE_PAIRS], m2s_efd[MEMIF_MAX_QUEUE_PAIRS];
+	uint16_t pairs;
 	uint8_t log2;
 
 	if (memif_check_hello(h, MEMIF_CLIENT_LOG2_RING, &log2, why, len) != 0)
 		return -1;
-	l = memif_client_layout(log2, MEMIF_CLIENT_BUFFER);
+	/* The port's queue pairs, as many as the server takes (its HELLO
+	 * gives the highest ring index it accepts each way). */
+	pairs =
+	    RTE_MIN((uint16_t)RTE_MAX(p->conf.queues, (uint8_t)1), (uint16_t)MEMIF_MAX_QUEUE_PAIRS);
+	pairs = RTE_MIN(pairs, (uint16_t)(h->max_s2m_ring + 1));
+	pairs = RTE_MIN(pairs, (uint16_t)(h->max_m2s_ring + 1));
+	l = memif_client_layout_n(log2, MEMIF_CLIENT_BUFFER, pairs);
 	if (client_memory(c, &l, log2, why, len) != 0)
 		return -1;
 	memif_field_str(h->name, sizeof(h->name), c->peer, sizeof(c->peer));
-	if (memif_client_announce(c->fd, MEMIF_ID, p->conf.secret, p->conf.name, c->region[0].fd,
-				  &l, log2, c->tx[0].kick_fd, c->rx[0].kick_fd) != 0) {
+	for (uint16_t k = 0; k < pairs; k++) {
+		s2m_efd[k] = c->tx[k].kick_fd;
+		m2s_efd[k] = c->rx[k].kick_fd;
+	}
+	if (memif_client_announce_n(c->fd, MEMIF_ID, p->conf.secret, p->conf.name, c->region[0].fd,
+				    &l, log2, s2m_efd, m2s_efd) != 0) {
 		snprintf(why, len, "cannot talk to the peer: %s", strerror(errno));
 		return -1;
 	}
-	c->acks_left = 4; /* init, the region, two rings */
+	c->acks_left = 2 + 2u * pairs; /* init, the region, each ring */
 	c->cli = MEMIF_CLI_WAIT_ACKS;
 	return 0;
 }
