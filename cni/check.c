@@ -9,6 +9,20 @@
 #include "podwired_client.h"
 #include "vf.h"
 
+/* The port offers the queue pairs the pod was told of (device-info,
+ * podwire.json, virtio-user queues=). A vhost-user port has exactly its
+ * "queues"; a memif port reports how many rx queues it can take (the pod
+ * decides how many rings it asks for), at least the config's. */
+static int check_queues(const struct attach *a, long have, struct cni_error *err)
+{
+	if (a->iftype == IFTYPE_VHOST ? have == (long)a->queues : have >= (long)a->queues)
+		return 0;
+	return cni_fail(err, PW_ERR_CHECK,
+			"port \"%s\" offers %ld queue pair(s), the pod was told %u (\"queues\"); "
+			"re-add the pod's network",
+			a->port, have, a->queues);
+}
+
 static int check_port(struct pw_client *pw, const struct netconf *c, const struct attach *a,
 		      char mac[18], struct cni_error *err)
 {
@@ -39,7 +53,7 @@ static int check_port(struct pw_client *pw, const struct netconf *c, const struc
 			     "pod's network",
 			     a->port, type, sock, iftype_name(a->iftype), a->socket);
 	else
-		rc = 0;
+		rc = check_queues(a, api_get_int(p, API_F_QUEUES, 1), err);
 	cJSON_Delete(p);
 	return rc;
 }

@@ -14,7 +14,10 @@ cJSON *devinfo_build(const struct attach *a)
 {
 	if (a->iftype == IFTYPE_PCI)
 		return devinfo_pci(a->pci, a->pf_pci);
-	return devinfo_socket(a->iftype == IFTYPE_MEMIF, a->mode, a->pod_socket, a->secret);
+	cJSON *info = devinfo_socket(a->iftype == IFTYPE_MEMIF, a->mode, a->pod_socket, a->secret);
+
+	devinfo_set_queues(info, a->queues);
+	return info;
 }
 
 cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, const cJSON *result)
@@ -56,6 +59,9 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 			cJSON_AddStringToObject(o, "secret", a->secret);
 		cJSON_AddStringToObject(o, "mac", mac);
 		cJSON_AddNumberToObject(o, "mtu", (double)mtu);
+		/* The queue pairs the port offers: the app configures as many rx
+		 * and tx queues to use them all (memif has no devarg for it). */
+		cJSON_AddNumberToObject(o, "queues", a->queues > 1 ? a->queues : 1);
 	}
 	ips = cJSON_AddArrayToObject(o, "ips");
 	cJSON_ArrayForEach (i, cJSON_GetObjectItemCaseSensitive(result, "ips")) {

@@ -458,7 +458,11 @@ static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err
 	    refuse(root, c, "allowedMacs", "a VF's source check is \"spoofChk\"", err) != 0 ||
 	    refuse(root, c, "macLimit", "a VF is not on a podwired bridge", err) != 0 ||
 	    refuse(root, c, "floodLimit", "a VF is not on a podwired bridge", err) != 0 ||
-	    refuse(root, c, "mtu", "the pod's DPDK app sets the VF's MTU itself", err) != 0)
+	    refuse(root, c, "mtu", "the pod's DPDK app sets the VF's MTU itself", err) != 0 ||
+	    refuse(root, c, "queues",
+		   "a VF's queues are the VF's own, the pod's DPDK app sets up as many as it "
+		   "needs (testpmd --rxq/--txq)",
+		   err) != 0)
 		return -1;
 	if (get_str(root, "", "physnet", &physnet,
 		    "a physical network named in podwired's --physnets", err) < 0)
@@ -533,6 +537,10 @@ static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *e
 	if (get_api_int(root, "mtu", API_M_PORT_CREATE, API_F_MTU, &mtu, err) < 0)
 		return -1;
 	c->mtu = mtu;
+	/* The pod's app learns it from device-info, podwire.json and
+	 * podwire-vdev (virtio-user queues=N). */
+	if (get_api_int(root, "queues", API_M_PORT_CREATE, API_F_QUEUES, &c->queues, err) < 0)
+		return -1;
 	return parse_guards(root, c, err);
 }
 
@@ -732,6 +740,7 @@ int netconf_parse(const char *text, size_t len, const struct cni_env *env, struc
 
 	memset(c, 0, sizeof(*c));
 	c->vlan = -1;
+	c->queues = 1;
 	c->spoof_chk = -1;
 	c->trust = -1;
 	c->root = cJSON_ParseWithLength(text, len);

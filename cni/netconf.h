@@ -65,6 +65,9 @@ struct netconf {
 	char allowed_macs[API_ALLOWED_MACS_MAX * 18]; /* "m1,m2", "" when none */
 	long mac_limit;
 	long flood_limit;
+	/* Queue pairs the pod's port offers (port.create "queues"), 1-16;
+	 * 1 when not given. vhost-user and memif only. */
+	long queues;
 	char socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char podwired_socket[API_SOCKET_PATH_MAX + 1];

@@ -35,7 +35,9 @@ struct opts {
 	const char *container; /* only podwire.json of this container (id prefix) */
 	const char *mac;       /* MAC for a device whose file has none */
 	bool vdev_only;
+	bool queues; /* print the queue count instead */
 	unsigned int n_virtio, n_memif, printed;
+	int min_queues;	 /* of the devices printed; 0 before the first */
 	char out[16384]; /* printed only when every file was understood */
 	size_t len;
 };
@@ -44,7 +46,8 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: podwire-vdev [--vdev-only] [--interface NAME] [--container ID] [--mac MAC] "
+	    "usage: podwire-vdev [--vdev-only|--queues] [--interface NAME] [--container ID] [--mac "
+	    "MAC] "
 	    "[FILE...]\n"
 	    "Prints the EAL arguments (--vdev=..., --single-file-segments for virtio-user)\n"
 	    "for the vhost-user and memif devices described in FILE: a device-info file,\n"
@@ -61,6 +64,13 @@ static void usage(FILE *f)
 	    "                    as the hostname podman and docker give); with a glob over\n"
 	    "                    the whole socket directory, picks the container's own\n"
 	    "  --mac MAC         MAC for devices whose file does not give one\n"
+	    "  --queues          print only the number of rx and tx queues the app should\n"
+	    "                    configure: the fewest queue pairs any of the devices offers\n"
+	    "                    (\"queues\" of its device-info; virtio-user gets queues=N in\n"
+	    "                    its vdev, memif has no such devarg: its rings are the\n"
+	    "                    app's queues), e.g.\n"
+	    "                    Q=$(podwire-vdev --queues F); dpdk-testpmd $(podwire-vdev F) \\\n"
+	    "                      -- --rxq $Q --txq $Q\n"
 	    "  --docker [DIR]    in a Docker container on a podwire network (iftype vhost-user\n"
 	    "                    or memif): the podwire.json files under DIR (default\n"
 	    "                    " DOCKER_DIR ") whose MAC and address are this\n"
@@ -171,6 +181,9 @@ static int emit(struct opts *o, const char *path, const cJSON *info, const char 
 		o->n_memif++;
 	else
 		o->n_virtio++;
+	/* devinfo_vdev checked it is 1-API_QUEUES_MAX. */
+	if (o->min_queues == 0 || devinfo_queues(info) < o->min_queues)
+		o->min_queues = devinfo_queues(info);
 	n = snprintf(o->out + o->len, sizeof(o->out) - o->len,
 		     o->vdev_only ? "%s%s" : "%s--vdev=%s",
 		     o->printed ? (o->vdev_only ? "\n" : " ") : "", vdev);
@@ -378,6 +391,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {{"vdev-only", no_argument, NULL, 'v'},
 						 {"interface", required_argument, NULL, 'i'},
 						 {"mac", required_argument, NULL, 'm'},
+						 {"queues", no_argument, NULL, 'q'},
 						 {"container", required_argument, NULL, 'c'},
 						 {"docker", optional_argument, NULL, 'd'},
 						 {"help", no_argument, NULL, 'h'},
@@ -393,6 +407,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			o.vdev_only = true;
+			break;
+		case 'q':
+			o.queues = true;
 			break;
 		case 'i':
 			o.iface = optarg;
@@ -427,6 +444,10 @@ int main(int argc, char **argv)
 	}
 	if (rc != 0)
 		return rc;
+	if (o.queues) {
+		printf("%d\n", o.min_queues);
+		return 0;
+	}
 	/* vhost-user maps the app's memory in few regions: one file per segment. */
 	printf("%s%s\n", o.out, !o.vdev_only && o.n_virtio > 0 ? " --single-file-segments" : "");
 	return 0;

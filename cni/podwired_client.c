@@ -144,6 +144,9 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 		cJSON_AddNumberToObject(p, API_F_MAC_LIMIT, (double)conf->mac_limit);
 	if (conf->flood_limit != -1)
 		cJSON_AddNumberToObject(p, API_F_FLOOD_LIMIT, (double)conf->flood_limit);
+	/* Only when asked: a podwired older than API 1.6 takes the rest. */
+	if (a->queues > 1)
+		cJSON_AddNumberToObject(p, API_F_QUEUES, a->queues);
 	return p;
 }
 

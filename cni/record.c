@@ -77,6 +77,7 @@ void attach_init(struct attach *a, const struct netconf *c, const struct cni_env
 	a->iftype = c->iftype;
 	snprintf(a->mode, sizeof(a->mode), "%s", c->mode);
 	a->pod_creates_socket = c->pod_creates_socket;
+	a->queues = (unsigned int)c->queues;
 	snprintf(a->ipam_type, sizeof(a->ipam_type), "%s", c->ipam ? c->ipam_type : "");
 }
 
@@ -186,6 +187,10 @@ int record_read(const char *data_dir, uint32_t slot, struct attach *a, struct cn
 	if (iftype_parse(api_get_str(doc, "iftype", ""), &a->iftype) != 0)
 		a->iftype = IFTYPE_VHOST; /* records from before iftype was written */
 	a->pod_creates_socket = api_get_bool(doc, "podCreatesSocket", false);
+	/* Records from before queues were written had 1. */
+	a->queues = (unsigned int)api_get_int(doc, "queues", 1);
+	if (a->queues < 1 || a->queues > API_QUEUES_MAX)
+		a->queues = 1;
 	a->conf = cJSON_DetachItemFromObjectCaseSensitive(doc, "config");
 	cJSON_Delete(doc);
 	if (a->containerid[0] == '\0' || a->port[0] == '\0' || a->dir[0] == '\0') {
@@ -219,6 +224,8 @@ int record_write(const char *data_dir, const struct attach *a, struct cni_error 
 	cJSON_AddStringToObject(o, "iftype", iftype_name(a->iftype));
 	cJSON_AddStringToObject(o, "mode", a->mode);
 	cJSON_AddBoolToObject(o, "podCreatesSocket", a->pod_creates_socket);
+	if (a->queues > 1)
+		cJSON_AddNumberToObject(o, "queues", a->queues);
 	cJSON_AddStringToObject(o, "ipam", a->ipam_type);
 	if (a->iftype == IFTYPE_PCI) {
 		cJSON_AddStringToObject(o, "physnet", a->physnet);

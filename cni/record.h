@@ -48,6 +48,7 @@ struct attach {
 	/* memif: what the pod must present (INIT), made per ADD; "" else. */
 	char secret[API_SECRET_MAX + 1];
 	bool pod_creates_socket;
+	unsigned int queues; /* queue pairs of the port (config "queues"), 1 by default */
 	char ipam_type[256]; /* "" without IPAM */
 	cJSON *conf;	     /* the ADD's config, for IPAM DEL from GC; owned */
 	/* iftype pci: the VF podwired lent this attachment ("" until it has).

@@ -271,6 +271,10 @@ static const struct api_field uplink_results[] = {
     I(API_R_PORTS_ON_DEVICE, "uplink ports sharing the device"),
     N(API_R_UNKNOWN_VLAN, "device-wide: frames whose VLAN no network has"),
     N(API_R_STASH_FULL, "device-wide: frames dropped as stash_full"),
+    I(API_R_TX_QUEUES, "the device's tx queues: one per worker where it has enough"),
+    B(API_R_TX_LOCKED, "workers outnumber tx queues: each tx queue is locked per burst"),
+    S(API_R_RX_SPREAD, "how frames are spread over its rx queues (\"queues\"): rss, the "
+		       "interface's rss (AF_XDP), fanout hash (AF_PACKET), none (one queue)"),
     {NULL}};
 
 static const struct api_field memif_results[] = {
@@ -335,7 +339,8 @@ static const struct api_field port_results[] = {
     I(API_F_FLOOD_LIMIT,
       "copies per second its floods may make beyond one destination, 0: no limit"),
     I(API_F_TX_RETRIES, "tries again of a full ring"),
-    I(API_F_QUEUES, "queue pairs it may use"),
+    I(API_F_QUEUES, "queue pairs asked for (port.create \"queues\")"),
+    I(API_R_RX_QUEUES, "rx queues it has (memif: as many rings as a peer may bring)"),
     OPT(API_T_STRING, API_F_RXQ_PINS, "its rx queues pinned on workers, QUEUE:CORE"),
     S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
     OPT(API_T_STRING, API_R_REASON,

@@ -7,6 +7,8 @@
 #ifndef PODWIRE_CTL_H
 #define PODWIRE_CTL_H
 
+#include <stdbool.h>
+
 #include <cjson/cJSON.h>
 
 /* podwirectl's exit codes. */
@@ -15,7 +17,7 @@ enum { CTL_EXIT_OK, CTL_EXIT_DAEMON, CTL_EXIT_USAGE, CTL_EXIT_TRANSPORT };
 #define CTL_CAPTURE_ARGS                                                                           \
 	"PORT [PORT...] [--direction rx|tx|both] [--count N] [--duration S]\n"                     \
 	"           [--snaplen N] [--filter EXPR] [-q] -w FILE|-"
-#define CTL_TOP_ARGS "[--interval S] [--count N]"
+#define CTL_TOP_ARGS "[--interval S] [--count N] [--queues]"
 
 /* argv: the words after "capture" / "top". Return an exit code. */
 int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv);
@@ -23,5 +25,11 @@ int ctl_top(const char *sock, int timeout_ms, int argc, char **argv);
 
 /* trace.show's result, VPP-style. */
 void ctl_print_trace(const cJSON *result);
+
+/* queue.list's table and worker summary; a pin or unpin (pin false);
+ * the balancer's settings and last check. */
+void ctl_print_queue_list(const cJSON *result);
+void ctl_print_queue_pin(const cJSON *params, const cJSON *result, bool pin);
+void ctl_print_queue_balance(const cJSON *result);
 
 #endif

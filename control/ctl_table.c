@@ -69,6 +69,10 @@ void ctl_format_cell(char *buf, size_t len, const cJSON *obj, const struct colum
 				off += snprintf(buf + off, len - off, "%s%s=%llu", off ? " " : "",
 						e->string, ctl_u64(e));
 		break;
+	case COL_PCT:
+		if (cJSON_IsNumber(v))
+			snprintf(buf, len, "%.1f%%", v->valuedouble);
+		break;
 	case COL_BUSY:
 		busy = ctl_u64(ctl_member(obj, API_R_BUSY_CYCLES));
 		idle = ctl_u64(ctl_member(obj, API_R_IDLE_CYCLES));

@@ -19,6 +19,7 @@ enum col_kind {
 	COL_BUSY,     /* busy_cycles / (busy_cycles + idle_cycles) */
 	COL_ENDPOINT, /* what a port attaches to: socket, interface or PCI address */
 	COL_BOOL,     /* "on" or "off" */
+	COL_PCT,      /* a share in %, one decimal; "-" when missing */
 };
 
 struct column {

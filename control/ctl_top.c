@@ -2,7 +2,9 @@
 /*
  * podwirectl top: rates from two stats.get snapshots an interval apart,
  * per port (frames and Mbit/s each way, drops by reason) and per worker
- * (busy %). On a terminal it redraws in place until q or Ctrl-C; else it
+ * (busy %, naps). With --queues (or r on a terminal) also per rx queue,
+ * from two queue.list snapshots: its worker's core, frames per second and
+ * its load. On a terminal it redraws in place until q or Ctrl-C; else it
  * prints plain tables, one per interval, --count times (default once).
  */
 #include <errno.h>
@@ -60,7 +62,59 @@ static double rate(double now, double before, double dt)
 	return now > before ? (now - before) / dt : 0;
 }
 
-static void render(const cJSON *a, const cJSON *b, double dt, double interval, bool tty)
+/* The queue named by port and number in a queue.list result. */
+static const cJSON *find_queue(const cJSON *list, const char *port, double q)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(list, API_R_QUEUES))
+		if (strcmp(api_get_str(e, API_F_PORT, ""), port) == 0 && num(e, API_F_QUEUE) == q)
+			return e;
+	return NULL;
+}
+
+/* Per rx queue: its worker's core, its frames per second over the
+ * refresh, and its load as podwired measures it (over the balancer's
+ * window). Queues no pod enabled are left out: nothing polls them. */
+static void render_queues(const cJSON *qa, const cJSON *qb, double dt)
+{
+	const cJSON *e;
+	int shown = 0, off = 0;
+
+	printf("\n%-20s %5s %6s %12s %7s  (load over the last %.0f s)\n", "PORT", "QUEUE", "WORKER",
+	       "RX-PPS", "BUSY", num(qb, API_R_WINDOW));
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(qb, API_R_QUEUES)) {
+		const char *port = api_get_str(e, API_F_PORT, "?");
+		const cJSON *before = find_queue(qa, port, num(e, API_F_QUEUE));
+		char busy[16] = "-";
+
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, API_F_ENABLED))) {
+			off++;
+			continue;
+		}
+		if (num(qb, API_R_WINDOW) > 0)
+			snprintf(busy, sizeof(busy), "%.1f%%", num(e, API_R_BUSY_PCT));
+		if (before != NULL)
+			printf("%-20s %5.0f %6.0f %12.0f %7s%s\n", port, num(e, API_F_QUEUE),
+			       num(e, API_F_WORKER),
+			       rate(num(e, API_R_RX_TOTAL), num(before, API_R_RX_TOTAL), dt), busy,
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, API_R_PINNED))
+				   ? "  pinned"
+				   : "");
+		else
+			printf("%-20s %5.0f %6.0f %12s %7s  (new)\n", port, num(e, API_F_QUEUE),
+			       num(e, API_F_WORKER), "-", busy);
+		shown++;
+	}
+	if (shown == 0)
+		printf("(no rx queue is enabled)\n");
+	if (off > 0)
+		printf("(%d rx queue%s no pod enabled: `podwirectl queue list` shows them)\n", off,
+		       off == 1 ? "" : "s");
+}
+
+static void render(const cJSON *a, const cJSON *b, const cJSON *qa, const cJSON *qb, double dt,
+		   double interval, bool tty)
 {
 	const cJSON *ports = cJSON_GetObjectItemCaseSensitive(b, API_R_PORTS);
 	const cJSON *wa = cJSON_GetObjectItemCaseSensitive(a, API_R_WORKERS);
@@ -74,7 +128,9 @@ static void render(const cJSON *a, const cJSON *b, double dt, double interval, b
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
 	printf("podwirectl top: rates over %.1f s (every %.1f s)%s  %s\n\n", dt, interval,
-	       tty ? ", q to quit" : "", clock);
+	       tty ? (qb != NULL ? ", r: hide rx queues, q to quit" : ", r: rx queues, q to quit")
+		   : "",
+	       clock);
 	printf("%-20s %12s %10s %12s %10s %10s  %s\n", "PORT", "RX-PPS", "RX-MBIT/S", "TX-PPS",
 	       "TX-MBIT/S", "DROPS/S", "DROPS/S BY REASON");
 	cJSON_ArrayForEach (p, ports) {
@@ -107,17 +163,19 @@ static void render(const cJSON *a, const cJSON *b, double dt, double interval, b
 		       rate(num(p, API_R_TX_BYTES), num(q, API_R_TX_BYTES), dt) * 8 / 1e6, drops,
 		       reasons);
 	}
-	printf("\n%-8s %6s %7s\n", "WORKER", "LCORE", "BUSY");
+	if (qb != NULL)
+		render_queues(qa, qb, dt);
+	printf("\n%-8s %6s %7s %10s\n", "WORKER", "LCORE", "BUSY", "SLEEPS/S");
 	cJSON_ArrayForEach (w, wb) {
 		const cJSON *v = cJSON_GetArrayItem(wa, i);
 		double busy = num(w, API_R_BUSY_CYCLES) - num(v, API_R_BUSY_CYCLES);
 		double idle = num(w, API_R_IDLE_CYCLES) - num(v, API_R_IDLE_CYCLES);
+		char pct[16] = "-";
 
 		if (busy + idle > 0 && busy >= 0)
-			printf("%-8d %6.0f %6.1f%%\n", i, num(w, API_R_LCORE),
-			       100 * busy / (busy + idle));
-		else
-			printf("%-8d %6.0f %7s\n", i, num(w, API_R_LCORE), "-");
+			snprintf(pct, sizeof(pct), "%.1f%%", 100 * busy / (busy + idle));
+		printf("%-8d %6.0f %7s %10.0f\n", i, num(w, API_R_LCORE), pct,
+		       rate(num(w, API_R_SLEEPS), num(v, API_R_SLEEPS), dt));
 		i++;
 	}
 	fflush(stdout);
@@ -130,8 +188,9 @@ static void restore_tty(void)
 	raw = false;
 }
 
-/* Waits secs, or less when q is typed (returns true) or a signal came. */
-static bool wait_or_quit(double secs)
+/* Waits secs, or less when q is typed (returns true) or a signal came;
+ * r flips *queues. */
+static bool wait_or_quit(double secs, bool *queues)
 {
 	double end = now_s() + secs;
 
@@ -143,8 +202,13 @@ static bool wait_or_quit(double secs)
 		if (left <= 0)
 			return false;
 		if (poll(&pfd, raw ? 1 : 0, (int)(left * 1000) + 1) > 0 &&
-		    read(STDIN_FILENO, &ch, 1) == 1 && (ch == 'q' || ch == 'Q'))
-			return true;
+		    read(STDIN_FILENO, &ch, 1) == 1) {
+			if (ch == 'q' || ch == 'Q')
+				return true;
+			/* Shown from the next refresh on: a rate needs two. */
+			if (ch == 'r' || ch == 'R')
+				*queues = !*queues;
+		}
 	}
 	return true;
 }
@@ -157,7 +221,8 @@ int ctl_top(const char *sock, int timeout_ms, int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct pw_error err = {0};
 	struct pw_client *c;
-	cJSON *prev = NULL, *cur = NULL;
+	cJSON *prev = NULL, *cur = NULL, *qprev = NULL, *qcur = NULL;
+	bool queues = false;
 	double t_prev = 0;
 	int ret = CTL_EXIT_OK;
 
@@ -182,6 +247,8 @@ int ctl_top(const char *sock, int timeout_ms, int argc, char **argv)
 					argv[i]);
 				return CTL_EXIT_USAGE;
 			}
+		} else if (strcmp(argv[i], "--queues") == 0) {
+			queues = true;
 		} else {
 			fprintf(stderr,
 				"podwirectl: error: top: unknown argument \"%s\"\n\nUsage: "
@@ -213,9 +280,14 @@ int ctl_top(const char *sock, int timeout_ms, int argc, char **argv)
 			ret = err.code == 0 ? CTL_EXIT_TRANSPORT : CTL_EXIT_DAEMON;
 			break;
 		}
+		if (queues && pw_client_call(c, API_NAME(QUEUE_LIST), NULL, &qcur, &err) != 0) {
+			fprintf(stderr, "podwirectl: error: %s\n", err.message);
+			ret = err.code == 0 ? CTL_EXIT_TRANSPORT : CTL_EXIT_DAEMON;
+			break;
+		}
 		t = now_s();
 		if (prev != NULL) {
-			render(prev, cur, t - t_prev, interval, tty);
+			render(prev, cur, qprev, qcur, t - t_prev, interval, tty);
 			n++;
 			if (!tty && (count == 0 || n < count))
 				putchar('\n');
@@ -223,12 +295,17 @@ int ctl_top(const char *sock, int timeout_ms, int argc, char **argv)
 		cJSON_Delete(prev);
 		prev = cur;
 		cur = NULL;
+		cJSON_Delete(qprev);
+		qprev = qcur;
+		qcur = NULL;
 		t_prev = t;
-		if ((count == 0 || n < count) && wait_or_quit(interval))
+		if ((count == 0 || n < count) && wait_or_quit(interval, &queues))
 			break;
 	}
 	restore_tty();
 	cJSON_Delete(prev);
+	cJSON_Delete(cur);
+	cJSON_Delete(qprev);
 	pw_client_close(c);
 	return ret;
 }

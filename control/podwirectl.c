@@ -105,7 +105,9 @@ static const struct column guard_stats[] = {{"MACS-LEARNED", API_R_MACS_LEARNED,
 	{                                                                                          \
 		"BUSY", NULL, COL_BUSY                                                             \
 	}
-static const struct column worker_cols[] = {WORKER_COLS, {NULL}};
+/* stats: and the naps of --idle-sleep-max. */
+static const struct column worker_cols[] = {
+    WORKER_COLS, {"SLEEPS", API_R_SLEEPS, COL_U64}, {"SLEEP-US", API_R_SLEEP_US, COL_U64}, {NULL}};
 static const struct column info_worker_cols[] = {
     WORKER_COLS, {"PORTS", API_R_PORTS, COL_LIST}, {NULL}};
 
@@ -138,6 +140,7 @@ enum opt_kind {
 	OPT_FLAG,     /* sets the field to the string in metavar */
 	OPT_ONOFF,    /* on|off: a JSON bool */
 	OPT_FLAG_OFF, /* a flag that sets the field false: --no-port-security */
+	OPT_FLAG_ON,  /* a flag that sets the field true: --run */
 };
 
 struct opt {
@@ -159,6 +162,9 @@ struct command {
 	const char *list;
 	const struct column *cols;
 	const char *summary; /* NULL: the method's */
+	/* Fields of the positional arguments after the first (queue pin
+	 * PORT QUEUE WORKER), all required when pos_required. */
+	const char *const *pos_more;
 };
 
 static void print_network(const struct reply *r)
@@ -209,11 +215,16 @@ static void print_port_list(const struct reply *r)
 			       ctl_str(p, API_R_REASON));
 }
 
+/* port show: its rx queues (`queue list PORT` shows where they are). */
+static const struct column port_queue_fields[] = {
+    {"QUEUES", API_F_QUEUES, COL_INT}, {"RXQ-PINS", API_F_RXQ_PINS, COL_STR}, {NULL}};
+
 static void print_port(const struct reply *r)
 {
 	const cJSON *stats = ctl_member(r->result, API_R_STATS);
 
 	ctl_print_fields(r->result, port_cols);
+	ctl_print_fields(r->result, port_queue_fields);
 	if (ctl_member(r->result, API_R_REASON) != NULL)
 		printf("%-13s %s\n", "reason:", ctl_str(r->result, API_R_REASON));
 	if (ctl_member(r->result, API_R_UPLINK) != NULL)
@@ -307,7 +318,8 @@ static void print_kinds(const struct reply *r)
 				       : strcmp(f->valuestring, API_F_SECRET) == 0 ? "[--secret S]"
 				       : strcmp(f->valuestring, API_F_SOCKET) == 0 ? "--socket PATH"
 				       : strcmp(f->valuestring, API_F_IFACE) == 0 ? "--iface IFNAME"
-										  : "--pci BDF");
+				       : strcmp(f->valuestring, API_F_QUEUES) == 0 ? "[--queues N]"
+										   : "--pci BDF");
 		printf(" [--mac MAC] [--mtu N]\n");
 	}
 }
@@ -498,6 +510,23 @@ static void print_trace_cleared(const struct reply *r)
 	       ctl_u64(ctl_member(r->result, API_R_CLEARED)));
 }
 
+/* ---- rx queues (API 1.6): ctl_queue.c --------------------------------------- */
+
+static void print_queue_list(const struct reply *r)
+{
+	ctl_print_queue_list(r->result);
+}
+
+static void print_queue_pin(const struct reply *r)
+{
+	ctl_print_queue_pin(r->params, r->result, r->cmd->method == API_M_QUEUE_PIN);
+}
+
+static void print_queue_balance(const struct reply *r)
+{
+	ctl_print_queue_balance(r->result);
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
@@ -523,6 +552,8 @@ static const struct opt port_add_opts[] = {
     {"--mac-limit", "N", OPT_INT, API_F_MAC_LIMIT},
     {"--flood-limit", "N", OPT_INT, API_F_FLOOD_LIMIT},
     {"--tx-retries", "N", OPT_INT, API_F_TX_RETRIES},
+    {"--queues", "N", OPT_INT, API_F_QUEUES},
+    {"--rxq-pins", "Q:CORE,...", OPT_STR, API_F_RXQ_PINS},
     {NULL}};
 
 static const struct opt vf_list_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET}, {NULL}};
@@ -539,6 +570,16 @@ static const struct opt vf_release_opts[] = {
 static const struct opt port_list_opts[] = {{"--network", "NET", OPT_STR, API_F_NETWORK}, {NULL}};
 static const struct opt trace_add_opts[] = {{"--port", "PORT", OPT_STR, API_F_PORT}, {NULL}};
 static const struct opt no_opts[] = {{NULL}};
+static const struct opt queue_balance_opts[] = {
+    {"--on", "", OPT_FLAG_ON, API_F_ENABLED},
+    {"--off", "", OPT_FLAG_OFF, API_F_ENABLED},
+    {"--interval", "S", OPT_INT, API_F_INTERVAL},
+    {"--threshold", "PCT", OPT_INT, API_F_THRESHOLD},
+    {"--improvement", "PCT", OPT_INT, API_F_IMPROVEMENT},
+    {"--run", "", OPT_FLAG_ON, API_F_RUN},
+    {NULL}};
+static const char *const queue_pin_pos[] = {API_F_QUEUE, API_F_WORKER, NULL};
+static const char *const queue_unpin_pos[] = {API_F_QUEUE, NULL};
 
 /* Two-word commands come before the one-word command they extend. */
 static const struct command commands[] = {
@@ -551,7 +592,7 @@ static const struct command commands[] = {
      "NAME --network NET --type KIND [--mac MAC] [--mtu N]\n"
      "           [--socket PATH] [--server|--client] [--secret S] [--iface IFNAME] [--pci BDF]\n"
      "           [--no-port-security] [--allowed-macs MAC,...] [--mac-limit N]\n"
-     "           [--flood-limit N] [--tx-retries N]\n"
+     "           [--flood-limit N] [--tx-retries N] [--queues N] [--rxq-pins Q:CORE,...]\n"
      "           (`kinds` lists the kinds podwired offers and which options each takes)",
      API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
     {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
@@ -578,6 +619,17 @@ static const struct command commands[] = {
      print_trace_added},
     {"trace show", "", API_M_TRACE_SHOW, NULL, false, no_opts, print_trace},
     {"trace clear", "", API_M_TRACE_CLEAR, NULL, false, no_opts, print_trace_cleared},
+    {"queue list", "[PORT]", API_M_QUEUE_LIST, API_F_PORT, false, no_opts, print_queue_list, NULL,
+     NULL, "every rx queue (or PORT's): its worker's core, rate and load; the workers' load"},
+    {"queue pin", "PORT QUEUE WORKER", API_M_QUEUE_PIN, API_F_PORT, true, no_opts, print_queue_pin,
+     NULL, NULL,
+     "poll PORT's rx QUEUE on WORKER (a worker's core: `queue list` shows them), kept there",
+     queue_pin_pos},
+    {"queue unpin", "PORT QUEUE", API_M_QUEUE_UNPIN, API_F_PORT, true, no_opts, print_queue_pin,
+     NULL, NULL, NULL, queue_unpin_pos},
+    {"queue balance", "[--on|--off] [--interval S] [--threshold PCT] [--improvement PCT] [--run]",
+     API_M_QUEUE_BALANCE, NULL, false, queue_balance_opts, print_queue_balance, NULL, NULL,
+     "the rx queue balancer: change its settings; --run: check now; none: show them"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -592,7 +644,8 @@ static void usage(FILE *f)
 					    : api_methods[commands[i].method].summary);
 	fprintf(f, "  capture %s\n      %s\n  top %s\n      %s\n", CTL_CAPTURE_ARGS,
 		"write the ports' frames as pcapng to FILE (- : stdout) until Ctrl-C", CTL_TOP_ARGS,
-		"per-port rates and drops per second, per-worker busy %; also stats --watch");
+		"per-port rates and drops per second, per-worker busy %; also stats --watch;\n"
+		"      --queues (r on a terminal): per rx queue, its worker, rate and load");
 	fprintf(f,
 		"  help\n\n"
 		"port add --server: podwired creates the socket (default);\n"
@@ -661,9 +714,18 @@ static int add_option(const struct opt *opts, const char *where, int argc, char 
 				   arg, prog, arg, where);
 	if (o == NULL)
 		return usage_error("unknown %s option \"%s\"", where, arg);
-	if (o->kind == OPT_FLAG_OFF) {
+	if (o->kind == OPT_FLAG_OFF || o->kind == OPT_FLAG_ON) {
+		const cJSON *was = ctl_member(params, o->field);
+
+		/* queue balance --on --off: refuse, as --server --client. */
+		if (o->kind == OPT_FLAG_ON && cJSON_IsFalse(was))
+			return usage_error("%s: conflicts with an option given before that turns "
+					   "it off",
+					   o->name);
+		if (o->kind == OPT_FLAG_OFF && cJSON_IsTrue(was) && opts == queue_balance_opts)
+			return usage_error("%s: conflicts with --on given before", o->name);
 		cJSON_DeleteItemFromObjectCaseSensitive(params, o->field);
-		cJSON_AddBoolToObject(params, o->field, false);
+		cJSON_AddBoolToObject(params, o->field, o->kind == OPT_FLAG_ON);
 		return 0;
 	}
 	if (o->kind == OPT_FLAG) {
@@ -700,35 +762,72 @@ static int add_option(const struct opt *opts, const char *where, int argc, char 
 	return 0;
 }
 
+/* The field of positional argument k of cmd, or NULL when it takes fewer. */
+static const char *pos_field(const struct command *cmd, int k)
+{
+	if (k == 0 || cmd->pos == NULL)
+		return cmd->pos;
+	for (int j = 1; cmd->pos_more != NULL && cmd->pos_more[j - 1] != NULL; j++)
+		if (j == k)
+			return cmd->pos_more[j - 1];
+	return NULL;
+}
+
+/* The name of positional argument k in the usage text: "QUEUE" of
+ * "PORT QUEUE WORKER", "PORT" of "[PORT]". */
+static int pos_name(const struct command *cmd, int k, const char **name)
+{
+	const char *a = cmd->args;
+
+	for (int j = 0; j < k && a[strcspn(a, " \n")] != '\0'; j++)
+		a += strcspn(a, " \n") + 1;
+	a += strspn(a, "[");
+	*name = a;
+	return (int)strcspn(a, " \n]");
+}
+
 /* Fills params from the words after the command. Returns 0 or EXIT_USAGE. */
 static int build_params(const struct command *cmd, int argc, char **argv, cJSON *params)
 {
-	bool have_pos = false;
+	int have_pos = 0, len;
+	const char *field, *name;
 
 	for (int i = 0; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1] != '\0') {
+		const struct api_field *f;
+
+		/* "-1" is a (bad) number for the daemon to refuse, not an option. */
+		if (argv[i][0] == '-' && argv[i][1] != '\0' &&
+		    !isdigit((unsigned char)argv[i][1])) {
 			if (add_option(cmd->opts, cmd->words, argc, argv, &i, params) != 0)
 				return EXIT_USAGE;
-		} else if (cmd->pos == NULL || have_pos) {
-			return usage_error("%s: unexpected argument \"%s\"", cmd->words, argv[i]);
-		} else if (strcmp(cmd->pos, API_F_COUNT) == 0) {
-			/* A count is a number: trace add N. */
-			char *end;
-			long n = strtol(argv[i], &end, 10);
-
-			if (*end != '\0' || end == argv[i] || n < INT_MIN || n > INT_MAX)
-				return usage_error("%s: \"%s\" is not a number", cmd->words,
-						   argv[i]);
-			cJSON_AddNumberToObject(params, cmd->pos, n);
-			have_pos = true;
-		} else {
-			cJSON_AddStringToObject(params, cmd->pos, argv[i]);
-			have_pos = true;
+			continue;
 		}
+		field = pos_field(cmd, have_pos);
+		if (field == NULL)
+			return usage_error("%s: unexpected argument \"%s\"", cmd->words, argv[i]);
+		f = api_param_find(cmd->method, field);
+		if (f != NULL && f->type == API_T_INT) {
+			/* A number: trace add N, queue pin PORT QUEUE WORKER. */
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(argv[i], &end, 10);
+			len = pos_name(cmd, have_pos, &name);
+			if (*end != '\0' || end == argv[i] || errno == ERANGE || n < INT_MIN ||
+			    n > INT_MAX)
+				return usage_error("%s: %.*s \"%s\" is not a number", cmd->words,
+						   len, name, argv[i]);
+			cJSON_AddNumberToObject(params, field, n);
+		} else {
+			cJSON_AddStringToObject(params, field, argv[i]);
+		}
+		have_pos++;
 	}
-	if (cmd->pos_required && !have_pos)
-		return usage_error("%s: missing %.*s", cmd->words, (int)strcspn(cmd->args, " \n"),
-				   cmd->args);
+	if (cmd->pos_required && pos_field(cmd, have_pos) != NULL) {
+		len = pos_name(cmd, have_pos, &name);
+		return usage_error("%s: missing %.*s", cmd->words, len, name);
+	}
 	for (const struct opt *o = cmd->opts; o->name != NULL; o++)
 		if (o->required && ctl_member(params, o->field) == NULL)
 			return usage_error("%s: %s %s is required", cmd->words, o->name,

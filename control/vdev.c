@@ -24,6 +24,27 @@ cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path, const 
 	return o;
 }
 
+void devinfo_set_queues(cJSON *info, unsigned int queues)
+{
+	cJSON *d = cJSON_GetObjectItemCaseSensitive(info, api_get_str(info, "type", ""));
+
+	if (queues > 1 && cJSON_IsObject(d))
+		cJSON_AddNumberToObject(d, "queues", queues);
+}
+
+int devinfo_queues(const cJSON *info)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(info, api_get_str(info, "type", ""));
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(d, "queues");
+
+	if (q == NULL)
+		return 1;
+	if (!cJSON_IsNumber(q) || !api_number_is_long(q->valuedouble) || q->valuedouble < 1 ||
+	    q->valuedouble > API_QUEUES_MAX)
+		return -1;
+	return (int)q->valuedouble;
+}
+
 cJSON *devinfo_pci(const char *pci, const char *pf_pci)
 {
 	cJSON *o = cJSON_CreateObject(), *d;
@@ -46,8 +67,8 @@ int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *b
 	const char *type = api_get_str(info, "type", "");
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(info, type);
 	const char *path = api_get_str(d, "path", NULL);
-	char macarg[32] = "";
-	int n;
+	char macarg[32] = "", qarg[24] = "";
+	int n, queues;
 
 	if (mac != NULL && mac[0] != '\0')
 		snprintf(macarg, sizeof(macarg), ",mac=%s", mac);
@@ -63,6 +84,14 @@ int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *b
 			 type);
 		return -1;
 	}
+	queues = devinfo_queues(info);
+	if (queues < 0) {
+		snprintf(msg, msglen,
+			 "the \"%s\" device's \"queues\" must be an integer 1-%d (the queue "
+			 "pairs its port offers)",
+			 type, API_QUEUES_MAX);
+		return -1;
+	}
 	if (strcmp(type, "vhost-user") == 0) {
 		const char *mode = api_get_str(d, "mode", "");
 
@@ -74,8 +103,12 @@ int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *b
 				 mode);
 			return -1;
 		}
-		n = snprintf(buf, len, "net_virtio_user%u,path=%s%s,server=%d", index, path, macarg,
-			     strcmp(mode, "server") == 0);
+		/* virtio-user's queues= is the most queue pairs it negotiates;
+		 * the app still configures how many it uses (--rxq/--txq). */
+		if (queues > 1)
+			snprintf(qarg, sizeof(qarg), ",queues=%d", queues);
+		n = snprintf(buf, len, "net_virtio_user%u,path=%s%s,server=%d%s", index, path,
+			     macarg, strcmp(mode, "server") == 0, qarg);
 	} else {
 		const char *role = api_get_str(d, "role", "");
 		const char *mode = api_get_str(d, "mode", "ethernet");

@@ -27,6 +27,20 @@
  */
 cJSON *devinfo_socket(bool memif, const char *pod_mode, const char *path, const char *secret);
 
+/*
+ * Adds "queues": queues to info's device object when queues > 1: the
+ * queue pairs the port offers the pod. Like "secret", a podwire extension
+ * (the spec's vhost-user and memif objects have no queue count); absent
+ * means 1. The pod's app uses up to that many: virtio-user takes it as
+ * queues=N (devinfo_vdev adds it), net_memif has no such devarg and asks
+ * for as many rings as the app configures rx/tx queues.
+ */
+void devinfo_set_queues(cJSON *info, unsigned int queues);
+
+/* The queue pairs of info's device: its "queues", 1 when absent; -1 when
+ * it is not an integer 1-API_QUEUES_MAX. */
+int devinfo_queues(const cJSON *info);
+
 /* {"type":"pci","version":"1.1.0","pci":{"pci-address":VF,"pf-pci-address":PF}}
  * for a VF (pf_pci may be NULL or ""). */
 cJSON *devinfo_pci(const char *pci, const char *pf_pci);
@@ -34,7 +48,9 @@ cJSON *devinfo_pci(const char *pci, const char *pf_pci);
 /*
  * The EAL --vdev value for a device-info object: net_virtio_user<index> or
  * net_memif<index> with the socket, the pod's side, mac (may be NULL or
- * "") and the memif secret if the object has one. Returns 0, or -1 with a message in msg when info
+ * "") and the memif secret if the object has one, and virtio-user's
+ * queues=N when the object has "queues" (memif: none, see
+ * devinfo_set_queues). Returns 0, or -1 with a message in msg when info
  * is not a vhost-user or memif device-info object.
  */
 int devinfo_vdev(const cJSON *info, const char *mac, unsigned int index, char *buf, size_t len,

@@ -49,6 +49,9 @@ struct dk_network {
 	bool created;			   /* the driver made it (and deletes it) */
 	enum dk_iftype iftype;
 	int mtu;
+	/* podwire.queues: queue pairs of its endpoints' ports unless an
+	 * endpoint says otherwise; 1 by default. DPDK iftypes only. */
+	unsigned int queues;
 	char gateway4[DK_ADDR_MAX]; /* as IPAM gave it, without the prefix length */
 	char gateway6[DK_ADDR_MAX];
 };
@@ -58,6 +61,7 @@ struct dk_endpoint {
 	char network_id[DK_ID_MAX + 1];
 	char port[API_NAME_MAX + 1]; /* the podwired port */
 	enum dk_iftype iftype;
+	unsigned int queues; /* queue pairs of its port (podwire.queues), 1 by default */
 	char mac[18];
 	char addr4[DK_ADDR_MAX];
 	char addr6[DK_ADDR_MAX];
@@ -153,6 +157,12 @@ int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const
 void endpoint_host_cleanup(const struct dk_endpoint *e);
 /* The socket file name of an iftype in its endpoint directory. */
 const char *dpdk_socket_name(enum dk_iftype t);
+
+/* The option podwire.queues: queue pairs of a DPDK container's port, as
+ * a network option (its endpoints' default) or an endpoint's driver
+ * option. A decimal 1-API_QUEUES_MAX, else 0 (the caller refuses it). */
+#define DK_OPT_QUEUES "podwire.queues"
+unsigned int dk_queues_parse(const char *v);
 
 /* Removes the endpoint everywhere (port, interfaces, files, record) and
  * saves; used by DeleteEndpoint and the garbage collector. 0 or -1 with

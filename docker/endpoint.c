@@ -9,6 +9,13 @@
  * containers a placeholder (a dummy interface) carrying the MAC and
  * addresses Docker gave, by which the app finds its socket (podwire-vdev
  * --docker). Each step of CreateEndpoint is undone when a later one fails.
+ *
+ * Endpoint options (`docker run --network name=NET,driver-opt=K=V`, or
+ * `docker network connect --driver-opt K=V`) arrive as strings at the top
+ * of CreateEndpoint's Options, beside dockerd's own:
+ *   podwire.queues=N   queue pairs (1-16) of this DPDK container's port,
+ *                      instead of its network's podwire.queues
+ * Any other podwire.* endpoint option is refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -112,6 +119,52 @@ static int random_secret(char *out, size_t len)
 	return 0;
 }
 
+/* The endpoint's podwire.* options; e->queues is the network's unless
+ * the endpoint gives its own. */
+static int parse_options(const cJSON *opts, const struct dk_network *n, struct dk_endpoint *e,
+			 struct dk_err *err)
+{
+	const cJSON *it;
+
+	e->queues = n->queues != 0 ? n->queues : 1;
+	cJSON_ArrayForEach (it, opts) {
+		const char *k = it->string, *v = cJSON_GetStringValue(it);
+
+		if (strncmp(k, "podwire.", 8) != 0)
+			continue; /* dockerd's own (port mappings, sysctls, ...) */
+		if (strcmp(k, DK_OPT_QUEUES) != 0) {
+			dk_fail(
+			    err, 500,
+			    "unknown endpoint option %s; podwire takes %s (docker run --network "
+			    "name=NET,driver-opt=%s=N); network options go to docker network "
+			    "create -o",
+			    k, DK_OPT_QUEUES, DK_OPT_QUEUES);
+			return -1;
+		}
+		if (v == NULL) {
+			dk_fail(err, 400, "endpoint option %s must be a string", k);
+			return -1;
+		}
+		e->queues = dk_queues_parse(v);
+		if (e->queues == 0) {
+			dk_fail(err, 500,
+				"endpoint option %s: \"%s\" is not a number of queue pairs; give "
+				"1-%d",
+				k, v, API_QUEUES_MAX);
+			return -1;
+		}
+		if (n->iftype == DK_IF_KERNEL) {
+			dk_fail(err, 500,
+				"endpoint option %s applies to DPDK containers, and network %.12s "
+				"gives kernel interfaces (one queue pair); leave it out, or use a "
+				"network made with -o podwire.iftype=vhost-user or memif",
+				k, n->id);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static cJSON *port_params(const struct dk_network *n, const struct dk_endpoint *e)
 {
 	cJSON *p = cJSON_CreateObject();
@@ -130,6 +183,9 @@ static cJSON *port_params(const struct dk_network *n, const struct dk_endpoint *
 		cJSON_AddStringToObject(p, API_F_SOCKET, sock);
 		if (e->secret[0] != '\0')
 			cJSON_AddStringToObject(p, API_F_SECRET, e->secret);
+		/* Only when asked: a podwired older than API 1.6 takes the rest. */
+		if (e->queues > 1)
+			cJSON_AddNumberToObject(p, API_F_QUEUES, e->queues);
 	}
 	return p;
 }
@@ -152,7 +208,7 @@ cJSON *h_create_endpoint(const cJSON *req, struct dk_err *err)
 	if (store_endpoint(id) != NULL)
 		return dk_fail(err, 500, "endpoint %.12s exists already", id);
 	memset(&e, 0, sizeof(e));
-	if (parse_interface(req, &e, &mac_given, err) != 0)
+	if (parse_interface(req, &e, &mac_given, err) != 0 || parse_options(opts, n, &e, err) != 0)
 		return NULL;
 	if (!mac_given && random_mac(e.mac) != 0)
 		return dk_fail(err, 500, "endpoint %.12s: cannot make a MAC address", id);
@@ -202,8 +258,8 @@ cJSON *h_create_endpoint(const cJSON *req, struct dk_err *err)
 		endpoint_host_cleanup(&e);
 		return NULL;
 	}
-	dk_log("endpoint %.12s on network %.12s: port %s, interface %s, mac %s", id, n->id, e.port,
-	       e.iface, e.mac);
+	dk_log("endpoint %.12s on network %.12s: port %s, interface %s, mac %s, queues %u", id,
+	       n->id, e.port, e.iface, e.mac, e.queues);
 	/* A field dockerd sent must come back empty (else it rolls back). */
 	r = cJSON_CreateObject();
 	ifc = cJSON_AddObjectToObject(r, "Interface");
@@ -255,6 +311,8 @@ cJSON *h_endpoint_info(const cJSON *req, struct dk_err *err)
 	cJSON_AddStringToObject(v, "podwire.port", e->port);
 	cJSON_AddStringToObject(v, "podwire.iftype", dk_iftype_name(e->iftype));
 	cJSON_AddStringToObject(v, "podwire.interface", e->iface);
+	if (e->iftype != DK_IF_KERNEL)
+		cJSON_AddNumberToObject(v, DK_OPT_QUEUES, e->queues);
 	if (e->dir[0] != '\0')
 		cJSON_AddStringToObject(v, "podwire.dir", e->dir);
 	/* dockerd fails a container start on an error here: podwired being

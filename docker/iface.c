@@ -38,8 +38,10 @@ const char *dpdk_socket_name(enum dk_iftype t)
 static cJSON *device_info(const struct dk_endpoint *e, const char *path)
 {
 	bool memif = e->iftype == DK_IF_MEMIF;
+	cJSON *info = devinfo_socket(memif, memif ? "slave" : "client", path, e->secret);
 
-	return devinfo_socket(memif, memif ? "slave" : "client", path, e->secret);
+	devinfo_set_queues(info, e->queues);
+	return info;
 }
 
 int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const cJSON *port,
@@ -63,6 +65,9 @@ int dpdk_endpoint_files(const struct dk_network *n, struct dk_endpoint *e, const
 	if (e->addr6[0] != '\0')
 		cJSON_AddItemToArray(ips, cJSON_CreateString(e->addr6));
 	cJSON_AddNumberToObject(doc, "mtu", n->mtu);
+	/* As the CNI plugin's podwire.json: the app configures as many rx
+	 * and tx queues (podwire-vdev --queues). */
+	cJSON_AddNumberToObject(doc, "queues", e->queues);
 	cJSON_AddStringToObject(doc, "socket", path);
 	if (e->secret[0] != '\0')
 		cJSON_AddStringToObject(doc, "secret", e->secret);

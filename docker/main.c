@@ -72,7 +72,10 @@ static void usage(FILE *f)
 	    "  podwire.vlan=ID          its VLAN, 1-4094\n"
 	    "  podwire.mode=bridge|xconnect\n"
 	    "  podwire.iftype=kernel|vhost-user|memif  containers' interface (default kernel)\n"
-	    "  com.docker.network.driver.mtu=N\n",
+	    "  podwire.queues=N         queue pairs of DPDK containers' ports, 1-16 (default 1)\n"
+	    "  com.docker.network.driver.mtu=N\n"
+	    "Endpoint options (docker run --network name=NET,driver-opt=KEY=VALUE):\n"
+	    "  podwire.queues=N         this container's queue pairs (default: the network's)\n",
 	    dk_cfg.plugin_socket, dk_cfg.podwired_socket, dk_cfg.state_dir, dk_cfg.socket_dir,
 	    dk_cfg.podwired_timeout_ms, dk_cfg.gc_interval_sec, dk_cfg.gc_grace_sec);
 }

@@ -10,6 +10,9 @@
  *   podwire.vlan=ID        its VLAN (1-4094), when the driver creates it
  *   podwire.mode=bridge|xconnect
  *   podwire.iftype=kernel|vhost-user|memif
+ *   podwire.queues=N       queue pairs (1-16) of each DPDK container's port
+ *                          (vhost-user: virtio-user queues=N; memif: up to N
+ *                          rings); an endpoint's own podwire.queues wins
  *   com.docker.network.driver.mtu=N
  * Any other podwire.* option is refused.
  */
@@ -34,6 +37,7 @@ struct net_opts {
 	const char *mode;
 	enum dk_iftype iftype;
 	long mtu;
+	unsigned int queues; /* 0: not given */
 };
 
 /* A decimal number in [lo, hi], or -1 for anything else. */
@@ -108,6 +112,15 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 				    k, v);
 				return -1;
 			}
+		} else if (strcmp(k, DK_OPT_QUEUES) == 0) {
+			o->queues = dk_queues_parse(v);
+			if (o->queues == 0) {
+				dk_fail(
+				    err, 500,
+				    "option %s: \"%s\" is not a number of queue pairs; give 1-%d",
+				    k, v, API_QUEUES_MAX);
+				return -1;
+			}
 		} else if (strcmp(k, OPT_MTU) == 0) {
 			o->mtu = number(v, API_MTU_MIN, API_MTU_MAX);
 			if (o->mtu < 0) {
@@ -117,13 +130,30 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 			}
 		} else {
 			dk_fail(err, 500,
-				"unknown option %s; podwire takes %s, %s, %s, %s and %s (see "
+				"unknown option %s; podwire takes %s, %s, %s, %s, %s and %s (see "
 				"podwire-docker --help)",
-				k, OPT_NETWORK, OPT_VLAN, OPT_MODE, OPT_IFTYPE, OPT_MTU);
+				k, OPT_NETWORK, OPT_VLAN, OPT_MODE, OPT_IFTYPE, DK_OPT_QUEUES,
+				OPT_MTU);
 			return -1;
 		}
 	}
+	/* The options come in any order: iftype is known only now. */
+	if (o->queues != 0 && o->iftype == DK_IF_KERNEL) {
+		dk_fail(
+		    err, 500,
+		    "option %s applies to DPDK containers (%s vhost-user or memif); a kernel "
+		    "interface (the default iftype) has one queue pair: leave %s out or give %s",
+		    DK_OPT_QUEUES, OPT_IFTYPE, DK_OPT_QUEUES, OPT_IFTYPE);
+		return -1;
+	}
 	return 0;
+}
+
+unsigned int dk_queues_parse(const char *v)
+{
+	long q = number(v, 1, API_QUEUES_MAX);
+
+	return q < 0 ? 0 : (unsigned int)q;
 }
 
 /* The gateway of IPv4Data/IPv6Data[0] without its prefix length. */
@@ -235,6 +265,7 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 		snprintf(n.pw_network, sizeof(n.pw_network), "docker-%.12s", id);
 	n.iftype = o.iftype;
 	n.mtu = (int)o.mtu;
+	n.queues = o.queues != 0 ? o.queues : 1;
 	if (pw_network(&o, n.pw_network, &n.created, err) != 0)
 		return NULL;
 	if (store_network_add(&n) == NULL || store_save(msg, sizeof(msg)) != 0) {
@@ -251,8 +282,9 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 		}
 		return dk_fail(err, 500, "network %.12s: cannot record it: %s", id, msg);
 	}
-	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d", id, n.pw_network,
-	       n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu);
+	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u", id,
+	       n.pw_network, n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu,
+	       n.queues);
 	return cJSON_CreateObject();
 }
 

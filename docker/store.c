@@ -160,6 +160,7 @@ static cJSON *network_json(const struct dk_network *n)
 	cJSON_AddBoolToObject(o, "created", n->created);
 	cJSON_AddStringToObject(o, "iftype", dk_iftype_name(n->iftype));
 	cJSON_AddNumberToObject(o, "mtu", n->mtu);
+	cJSON_AddNumberToObject(o, "queues", n->queues);
 	cJSON_AddStringToObject(o, "gateway4", n->gateway4);
 	cJSON_AddStringToObject(o, "gateway6", n->gateway6);
 	return o;
@@ -173,6 +174,7 @@ static cJSON *endpoint_json(const struct dk_endpoint *e)
 	cJSON_AddStringToObject(o, "network_id", e->network_id);
 	cJSON_AddStringToObject(o, "port", e->port);
 	cJSON_AddStringToObject(o, "iftype", dk_iftype_name(e->iftype));
+	cJSON_AddNumberToObject(o, "queues", e->queues);
 	cJSON_AddStringToObject(o, "mac", e->mac);
 	cJSON_AddStringToObject(o, "address", e->addr4);
 	cJSON_AddStringToObject(o, "address6", e->addr6);
@@ -228,6 +230,8 @@ static int network_parse(const cJSON *o, struct dk_network *n)
 		return -1;
 	n->created = api_get_bool(o, "created", false);
 	n->mtu = (int)api_get_int(o, "mtu", API_MTU_DEFAULT);
+	/* Records from before podwire.queues: one queue pair. */
+	n->queues = (unsigned int)api_get_int(o, "queues", 1);
 	return 0;
 }
 
@@ -249,6 +253,7 @@ static int endpoint_parse(const cJSON *o, struct dk_endpoint *e)
 		return -1;
 	e->created = (time_t)api_get_int(o, "created", 0);
 	e->sandbox_seen = api_get_bool(o, "sandbox_seen", false);
+	e->queues = (unsigned int)api_get_int(o, "queues", 1);
 	return 0;
 }
 

@@ -343,8 +343,9 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 		return -ENOMEM;
 	}
 	view_publish(v);
-	PORT_LOG(p, INFO, "%s, created on network \"%s\", %u rx queue(s), queue 0 on core %u",
-		 conf->type, net->name, p->dp.n_rxq, workers[p->rxq[0].worker]->cpu);
+	PORT_LOG(p, INFO, "%s, created on network \"%s\", %s%u rx queue(s), queue 0 on core %u",
+		 conf->type, net->name, ops->max_rxq != 0 ? "up to " : "", p->dp.n_rxq,
+		 workers[p->rxq[0].worker]->cpu);
 	notify_publish(NOTIFY_PORT_CREATED, p);
 	*out = p;
 	return 0;

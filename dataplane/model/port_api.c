@@ -31,7 +31,11 @@ cJSON *port_json(const struct port *p, bool with_stats)
 	cJSON_AddNumberToObject(o, API_F_FLOOD_LIMIT, port_flood_limit(p));
 	cJSON_AddStringToObject(o, API_F_LINK, p->dp.link_up ? "up" : "down");
 	cJSON_AddNumberToObject(o, API_F_WORKER, workers[p->rxq[0].worker]->cpu);
-	cJSON_AddNumberToObject(o, API_F_QUEUES, p->dp.n_rxq);
+	/* What was asked for, and the rx queues that gives (a memif port
+	 * polls as many rings as its peer brings, up to 8). */
+	cJSON_DeleteItemFromObjectCaseSensitive(o, API_F_QUEUES);
+	cJSON_AddNumberToObject(o, API_F_QUEUES, RTE_MAX(p->conf.queues, (uint8_t)1));
+	cJSON_AddNumberToObject(o, API_R_RX_QUEUES, p->dp.n_rxq);
 	if (p->ops->to_json != NULL)
 		p->ops->to_json(p, o);
 	if (with_stats)

@@ -206,6 +206,11 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 		return field_error(field, API_F_QUEUES, API_ERR_INVALID_PARAMS);
 	}
 	c->queues = (uint8_t)api_get_int(obj, API_F_QUEUES, 1);
+	if (kind->max_rxq != 0 && c->queues > kind->max_rxq) {
+		snprintf(msg, len, "%s: \"queues\" is %u, but a %s port has at most %u queue pairs",
+			 what, c->queues, c->type, kind->max_rxq);
+		return field_error(field, API_F_QUEUES, API_ERR_INVALID_PARAMS);
+	}
 	if (api_get_str(obj, API_F_RXQ_PINS, NULL) != NULL &&
 	    parse_pins(api_get_str(obj, API_F_RXQ_PINS, ""), kind, c, what, msg, len) != 0)
 		return field_error(field, API_F_RXQ_PINS, API_ERR_INVALID_PARAMS);

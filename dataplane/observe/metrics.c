@@ -26,6 +26,7 @@
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 #include "model/network.h"
+#include "model/queue.h"
 #include "observe/metrics.h"
 #include "sriov/vf_pool.h"
 
@@ -226,6 +227,78 @@ static void write_ports(struct page *pg)
 	free(c);
 }
 
+/* The labels of rx queue q of p on worker w: the port's, the queue, and
+ * the worker as the worker series name it (index, and its core). */
+static void queue_labels(char *buf, size_t len, const struct port *p, uint16_t q, unsigned int w)
+{
+	char l[512];
+
+	port_labels(l, sizeof(l), p);
+	snprintf(buf, len, "%s,queue=\"%u\",worker=\"%u\",lcore=\"%u\"", l, q, w, workers[w]->cpu);
+}
+
+enum queue_value { QV_RX_PKTS, QV_RX_CYCLES, QV_TX_PKTS };
+
+static const struct {
+	const char *name, *help;
+} queue_metrics[] = {
+    [QV_RX_PKTS] = {"podwire_rxq_packets_total",
+		    "Frames received on the port's rx queue, by the worker that polled them."},
+    [QV_RX_CYCLES] = {"podwire_rxq_busy_cycles_total",
+		      "TSC cycles of the worker's polls of the rx queue that found frames "
+		      "(forwarding included); divide by podwire_tsc_hz for seconds."},
+    [QV_TX_PKTS] = {"podwire_txq_packets_total",
+		    "Frames sent on the port's tx queue by the worker, for kinds that count per "
+		    "queue."},
+};
+
+static uint64_t queue_value(const volatile struct queue_counters *c, enum queue_value v)
+{
+	return v == QV_RX_PKTS ? c->rx_packets : v == QV_RX_CYCLES ? c->rx_cycles : c->tx_packets;
+}
+
+/* Per queue and worker: the workers' own counters, not sums, so a queue
+ * that moved shows what each worker did with it. A queue's series are
+ * those of the worker polling it now and of any worker that counted on
+ * it; a tx queue's, those of the workers that sent on it. */
+static void write_queues(struct page *pg)
+{
+	char l[640];
+	struct port *p;
+
+	for (unsigned int m = 0; m < RTE_DIM(queue_metrics); m++) {
+		head(pg, queue_metrics[m].name, "counter", queue_metrics[m].help);
+		TAILQ_FOREACH (p, &port_all, next)
+			for (uint16_t q = 0; q < PW_MAX_QUEUES; q++)
+				for (unsigned int w = 0; w < n_workers; w++) {
+					uint64_t v = queue_value(stats_queue(w, p->dp.idx, q),
+								 (enum queue_value)m);
+					bool polls = q < p->dp.n_rxq && p->rxq[q].worker == w;
+
+					if (v == 0 && (m == QV_TX_PKTS || !polls))
+						continue;
+					queue_labels(l, sizeof(l), p, q, w);
+					out(pg, "%s{%s} %llu\n", queue_metrics[m].name, l,
+					    (unsigned long long)v);
+				}
+	}
+	head(pg, "podwire_rxq_enabled", "gauge",
+	     "1 when the pod enabled the rx queue (only enabled queues are polled), else 0; "
+	     "labelled with the worker that polls it.");
+	TAILQ_FOREACH (p, &port_all, next)
+		for (uint16_t q = 0; q < p->dp.n_rxq; q++) {
+			queue_labels(l, sizeof(l), p, q, p->rxq[q].worker);
+			out(pg, "podwire_rxq_enabled{%s} %u\n", l, (queue_enabled(p) >> q) & 1U);
+		}
+	head(pg, "podwire_rxq_pinned", "gauge",
+	     "1 when the rx queue is pinned on its worker (queue pin, rxq_pins), else 0.");
+	TAILQ_FOREACH (p, &port_all, next)
+		for (uint16_t q = 0; q < p->dp.n_rxq; q++) {
+			queue_labels(l, sizeof(l), p, q, p->rxq[q].worker);
+			out(pg, "podwire_rxq_pinned{%s} %d\n", l, p->rxq[q].pinned ? 1 : 0);
+		}
+}
+
 static void write_networks(struct page *pg)
 {
 	struct network *n;
@@ -245,20 +318,31 @@ static void write_networks(struct page *pg)
 
 static void write_workers(struct page *pg)
 {
-	static const char *const names[] = {"podwire_worker_busy_cycles_total",
-					    "podwire_worker_idle_cycles_total"};
-	static const char *const help[] = {"TSC cycles of loop turns that moved frames.",
-					   "TSC cycles of loop turns that found nothing."};
+	static const char *const names[] = {
+	    "podwire_worker_busy_cycles_total", "podwire_worker_idle_cycles_total",
+	    "podwire_worker_sleeps_total", "podwire_worker_sleep_seconds_total"};
+	static const char *const help[] = {
+	    "TSC cycles of loop turns that moved frames.",
+	    "TSC cycles of loop turns that found nothing.",
+	    "Naps an idle worker took (--idle-sleep-max).",
+	    "Time the worker's naps asked for (a nap may last longer)."};
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		head(pg, names[k], "counter", help[k]);
 		for (unsigned int w = 0; w < n_workers; w++) {
 			struct worker_counters c;
 
 			stats_worker_get(w, &c);
-			out(pg, "%s{worker=\"%u\",lcore=\"%u\"} %llu\n", names[k], w,
-			    workers[w]->lcore,
-			    (unsigned long long)(k == 0 ? c.busy_cycles : c.idle_cycles));
+			/* lcore: the CPU, as stats.get and podwirectl show it (a
+			 * worker's EAL lcore id is its index + 1). */
+			out(pg, "%s{worker=\"%u\",lcore=\"%u\"} ", names[k], w, workers[w]->cpu);
+			if (k == 3)
+				out(pg, "%.6f\n", (double)c.sleep_us / 1e6);
+			else
+				out(pg, "%llu\n",
+				    (unsigned long long)(k == 0	  ? c.busy_cycles
+							 : k == 1 ? c.idle_cycles
+								  : c.sleeps));
 		}
 	}
 	head(pg, "podwire_tsc_hz", "gauge", "TSC cycles per second, to turn cycles into time.");
@@ -300,6 +384,7 @@ static char *metrics_page(size_t *len)
 	out(&pg, "podwire_start_time_seconds %lld\n", (long long)pw_start_time);
 	pthread_mutex_lock(&ctl_lock);
 	write_ports(&pg);
+	write_queues(&pg);
 	write_networks(&pg);
 	write_workers(&pg);
 	write_vfs(&pg);

@@ -20,4 +20,4 @@ static int af_packet_open(struct port *p, uint16_t *port_id, char *vdev, size_t 
 
 UPLINK_KIND(af_packet, API_PORT_AF_PACKET, PORT_FIELD_IFACE,
 	    "uplink on a kernel interface through AF_PACKET", af_packet_open, uplink_vdev_close,
-	    NULL)
+	    NULL, NULL)

@@ -42,7 +42,7 @@ unsigned int ethdev_sockets(int domain, int *fds, unsigned int max);
  * started: net_af_xdp of DPDK 22.11 (with libxdp 1.3) leaves them open on
  * close (the queue stays taken until the socket is closed, and the other
  * two leak one fd each per device). */
-#define ETHDEV_MAX_XSKS 8
+#define ETHDEV_MAX_XSKS 40 /* 16 queues: a socket each, a program, maps */
 struct ethdev_xsks {
 	int n;
 	int fd[ETHDEV_MAX_XSKS];

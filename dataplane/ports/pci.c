@@ -62,4 +62,4 @@ static void pci_close(const char *vdev, const char *device)
 
 UPLINK_KIND(pci, API_PORT_PCI, PORT_FIELD_PCI,
 	    "uplink on a PCI device bound to vfio-pci (an SR-IOV VF or a NIC)", pci_open, pci_close,
-	    NULL)
+	    NULL, NULL)

@@ -4,11 +4,26 @@
  * the first uplink port on it; a VLAN demultiplexer on receive and VLAN
  * tagging on transmit. See uplink.h.
  *
- * Threads: the control thread creates and destroys; the one worker that
- * polls the device's ports runs uplink_rx; any worker may run uplink_tx
- * (the device's tx queue is shared by its ports, so it is locked per
- * burst: the one lock; the kinds say tx_locks_itself, so the datapath
- * takes no per-port lock on top).
+ * Queues: the device has n_rxq rx queues, spread by its RSS (or, where
+ * it has none, by what the kind has: the NIC's own RSS under AF_XDP, a
+ * fanout hash under AF_PACKET). Every port of the device has n_rxq rx
+ * queues too: polling queue q of any port reads the device's queue q, keeps
+ * that port's frames and stashes the others' in their queue q's stash.
+ * Device queue q of every port goes to one worker (rxq_worker[q], from
+ * the placement of the device's first port: its queues one per worker,
+ * the least loaded first), so each stash has one reader and one writer,
+ * the same thread, and the demultiplexer needs no lock. Queues are
+ * rxq_fixed: neither pins nor the balancer move them, since moving one
+ * port's queue would split a stash between two workers.
+ *
+ * Tx: one queue per worker where the device has enough (worker w sends on
+ * w % n_txq); then no lock. Where workers outnumber tx queues (AF_XDP and
+ * AF_PACKET have as many tx as rx queues), each tx queue has its own lock,
+ * taken per burst (tx_locked). The kinds say tx_locks_itself, so the
+ * datapath takes no per-port lock on top.
+ *
+ * Threads: the control thread creates and destroys; queue q's worker runs
+ * uplink_rx(q) for every port of the device; any worker may run uplink_tx.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +36,7 @@
 #include "core/log.h"
 #include "datapath/observe.h"
 #include "datapath/stats.h"
+#include "datapath/worker.h"
 #include "model/network.h"
 #include "ports/ethdev.h"
 #include "ports/uplink.h"
@@ -31,7 +47,23 @@ PW_LOG_TYPE("uplink");
 #define UPLINK_RING  1024
 #define UPLINK_STASH (2 * PW_BURST)
 
+/* What uplinks ask of a device's RSS, where it has RSS. */
+#define UPLINK_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP)
+
 struct uplink_port;
+
+/* A tx queue's lock, used only when workers share tx queues; a line of
+ * its own, so that workers on other queues do not bounce it. */
+struct uplink_txq {
+	rte_spinlock_t lock;
+} __rte_cache_aligned;
+
+/* Frames the device gave on one queue for another port: written and read
+ * only by that queue's worker. A line (or more) of its own per queue. */
+struct uplink_stash {
+	uint16_t n;
+	struct rte_mbuf *m[UPLINK_STASH];
+} __rte_cache_aligned;
 
 struct uplink_dev {
 	char name[API_SOCKET_PATH_MAX + 1]; /* interface or PCI address */
@@ -41,8 +73,19 @@ struct uplink_dev {
 	uint16_t port_id;
 	struct ethdev_xsks xsks; /* AF_XDP sockets made while it started */
 	unsigned int refs;
-	unsigned int worker;
-	rte_spinlock_t tx_lock;
+	uint16_t n_rxq, n_txq;
+	/* Workers outnumber tx queues: a tx queue's burst takes its lock. */
+	bool tx_locked;
+	char spread[48];		   /* how frames are spread over rx queues */
+	uint8_t rxq_worker[PW_MAX_QUEUES]; /* worker index polling queue q */
+	uint8_t txq_of[PW_MAX_WORKERS];	   /* tx queue of worker w: w % n_txq */
+	struct uplink_txq txq[PW_MAX_QUEUES];
+	/* Queue q of the device as an ethdev's queue: port_id's queue q, or
+	 * (a device per queue: uplink_kind.open_queue) queue 0 of the
+	 * ethdev made for it, vdev qvdev[q]. */
+	uint16_t q_port[PW_MAX_QUEUES];
+	uint16_t q_id[PW_MAX_QUEUES];
+	char qvdev[PW_MAX_QUEUES][32];
 	/* Receiving port by VLAN id (0: untagged). The control thread stores,
 	 * the polling worker loads. */
 	struct uplink_port *by_vlan[RTE_ETHER_MAX_VLAN_ID + 1];
@@ -54,9 +97,9 @@ struct uplink_port {
 	struct uplink_dev *dev;
 	struct port *port;
 	uint16_t vlan;
-	/* Frames the device gave while another port of it was polled. */
-	uint16_t n_stash;
-	struct rte_mbuf *stash[UPLINK_STASH];
+	/* Frames the device gave on queue q while another port of it was
+	 * polled. */
+	struct uplink_stash stash[PW_MAX_QUEUES];
 };
 
 static TAILQ_HEAD(, uplink_dev) devs = TAILQ_HEAD_INITIALIZER(devs);
@@ -86,10 +129,104 @@ static struct port *port_on_vlan(const struct uplink_dev *d, uint16_t vlan)
 	return d->by_vlan[vlan] != NULL ? d->by_vlan[vlan]->port : NULL;
 }
 
+/* Configures the device's queues: want rx queues (fewer where it has
+ * fewer), spread by RSS over IP, TCP and UDP where it has RSS; a tx queue
+ * per worker where it has enough. Then sets them up. 0 or -errno. */
+static int dev_configure(struct uplink_dev *d, uint16_t want)
+{
+	int sock = (int)rte_eth_dev_socket_id(d->port_id);
+	unsigned int s = sock < 0 ? 0 : (unsigned int)sock;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	uint16_t n_rx, n_tx;
+	uint64_t hf = 0;
+	int rc = rte_eth_dev_info_get(d->port_id, &info);
+
+	if (rc != 0)
+		return rc;
+	n_rx = RTE_MAX(RTE_MIN(want, RTE_MIN(info.max_rx_queues, (uint16_t)PW_MAX_QUEUES)), 1);
+	/* As many tx as rx queues at least (AF_XDP pairs them), and one per
+	 * worker where the device has that many. */
+	n_tx = (uint16_t)RTE_MAX(n_rx, (uint16_t)n_workers);
+	n_tx = RTE_MAX(RTE_MIN(n_tx, RTE_MIN(info.max_tx_queues, (uint16_t)PW_MAX_QUEUES)), 1);
+	memset(&conf, 0, sizeof(conf));
+	if (n_rx > 1)
+		hf = UPLINK_RSS_HF & info.flow_type_rss_offloads;
+	if (hf != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = hf;
+		snprintf(d->spread, sizeof(d->spread), "rss");
+	} else if (n_rx == 1) {
+		snprintf(d->spread, sizeof(d->spread), "none (one queue)");
+	} else if (strncmp(d->driver, "af_packet", 9) == 0) {
+		/* net_af_packet puts its sockets in a PACKET_FANOUT_HASH group. */
+		snprintf(d->spread, sizeof(d->spread), "fanout hash");
+	} else {
+		/* AF_XDP: the queues are the NIC's, spread by its RSS as the
+		 * kernel set it (ethtool -x). */
+		snprintf(d->spread, sizeof(d->spread), "the interface's rss");
+	}
+	rc = rte_eth_dev_configure(d->port_id, n_rx, n_tx, &conf);
+	if (rc != 0 && n_tx > n_rx) {
+		/* Some PMDs want rx and tx queues paired. */
+		n_tx = n_rx;
+		rc = rte_eth_dev_configure(d->port_id, n_rx, n_tx, &conf);
+	}
+	for (uint16_t q = 0; rc == 0 && q < n_rx; q++)
+		rc = rte_eth_rx_queue_setup(d->port_id, q, UPLINK_RING, s, NULL, pw_mbuf_pool);
+	for (uint16_t q = 0; rc == 0 && q < n_tx; q++)
+		rc = rte_eth_tx_queue_setup(d->port_id, q, UPLINK_RING, s, NULL);
+	if (rc != 0)
+		return rc > 0 ? -rc : rc;
+	d->n_rxq = n_rx;
+	d->n_txq = n_tx;
+	for (uint16_t q = 0; q < PW_MAX_QUEUES; q++) {
+		d->q_port[q] = d->port_id;
+		d->q_id[q] = q;
+		d->qvdev[q][0] = '\0';
+		rte_spinlock_init(&d->txq[q].lock);
+	}
+	return 0;
+}
+
+/* Where the device has fewer queues than want and the kind can open a
+ * device per queue: adds them, queue 1 up, until the kind or a device
+ * refuses. Each has one rx and one tx queue. */
+static void dev_add_queues(struct uplink_dev *d, const struct port *p, uint16_t want)
+{
+	for (uint16_t q = d->n_rxq; q < want && q < PW_MAX_QUEUES; q++) {
+		uint16_t id;
+
+		/* Paired queues only: tx queue q is rx queue q's device. */
+		if (d->n_txq != d->n_rxq ||
+		    d->kind->open_queue(p, q, &id, d->qvdev[q], sizeof(d->qvdev[q])) != 0)
+			break;
+		if (ethdev_start(id, UPLINK_RING, pw_mbuf_pool) != 0) {
+			LOG(WARNING,
+			    "%s: cannot start %s for queue %u; the device keeps %u queue(s)",
+			    d->name, d->qvdev[q], q, q);
+			rte_eth_dev_stop(id);
+			rte_eth_dev_close(id);
+			d->kind->close(d->qvdev[q], d->name);
+			d->qvdev[q][0] = '\0';
+			break;
+		}
+		d->q_port[q] = id;
+		d->q_id[q] = 0;
+		d->n_rxq++;
+		d->n_txq++;
+		snprintf(d->spread, sizeof(d->spread), "the interface's (a device per queue)");
+	}
+}
+
 static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size_t len)
 {
-	int rc = ethdev_start(d->port_id, UPLINK_RING, pw_mbuf_pool);
+	int rc = dev_configure(d, p->dp.n_rxq);
 
+	if (rc == 0)
+		rc = rte_eth_dev_start(d->port_id);
+	if (rc > 0)
+		rc = -rc;
 	if (rc != 0) {
 		snprintf(msg, len, "port \"%s\": cannot start %s on %s: %s; see podwired's log",
 			 p->conf.name, d->driver, d->name, strerror(-rc));
@@ -99,6 +236,14 @@ static int dev_start(struct uplink_dev *d, const struct port *p, char *msg, size
 	 * trust on for this; without it only its own MAC arrives. */
 	if (rte_eth_promiscuous_enable(d->port_id) != 0)
 		LOG(WARNING, "%s: cannot enable promiscuous mode", d->name);
+	if (d->n_rxq < p->dp.n_rxq && d->kind->open_queue != NULL)
+		dev_add_queues(d, p, p->dp.n_rxq);
+	if (d->n_rxq < p->dp.n_rxq)
+		PORT_LOG(p, WARNING, "%u rx queues asked, but %s on %s has %u; using %u",
+			 p->dp.n_rxq, d->driver, d->name, d->n_rxq, d->n_rxq);
+	d->tx_locked = d->n_txq < n_workers;
+	for (unsigned int w = 0; w < PW_MAX_WORKERS; w++)
+		d->txq_of[w] = (uint8_t)(w % d->n_txq);
 	return 0;
 }
 
@@ -106,6 +251,16 @@ static int dev_stop_cb(void *arg)
 {
 	struct uplink_dev *d = arg;
 
+	/* The queues' own devices first: the first device's close detaches
+	 * the XDP program they share. */
+	for (uint16_t q = 1; q < PW_MAX_QUEUES; q++) {
+		if (d->qvdev[q][0] == '\0')
+			continue;
+		rte_eth_dev_stop(d->q_port[q]);
+		rte_eth_dev_close(d->q_port[q]);
+		d->kind->close(d->qvdev[q], d->name);
+		d->qvdev[q][0] = '\0';
+	}
 	rte_eth_dev_stop(d->port_id);
 	rte_eth_dev_close(d->port_id);
 	if (d->kind->close != NULL)
@@ -168,8 +323,6 @@ static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_
 	}
 	snprintf(d->name, sizeof(d->name), "%s", uplink_device_name(&p->conf));
 	d->kind = uk;
-	d->worker = p->rxq[0].worker;
-	rte_spinlock_init(&d->tx_lock);
 	rc = uk->open(p, &d->port_id, d->vdev, sizeof(d->vdev), d->driver, sizeof(d->driver), msg,
 		      len);
 	if (rc == 0) {
@@ -192,8 +345,14 @@ static int dev_open(struct port *p, const struct uplink_kind *uk, struct uplink_
 		rte_free(d);
 		return rc;
 	}
+	/* Its queues where queue_place_port put the first port's: one per
+	 * worker, the least loaded first (or where "rxq_pins" said). */
+	for (uint16_t q = 0; q < d->n_rxq; q++)
+		d->rxq_worker[q] = p->rxq[q].worker;
 	TAILQ_INSERT_TAIL(&devs, d, next);
-	LOG(INFO, "%s opened with %s (ethdev %u)", d->name, d->driver, d->port_id);
+	LOG(INFO, "%s opened with %s (ethdev %u): %u rx queue(s) (spread: %s), %u tx queue(s)%s",
+	    d->name, d->driver, d->port_id, d->n_rxq, d->spread, d->n_txq,
+	    d->tx_locked ? ", shared by workers under a lock each" : ", one per worker");
 	*out = d;
 	return 0;
 }
@@ -239,10 +398,22 @@ int uplink_create(struct port *p, char *msg, size_t len)
 	u->port = p;
 	u->vlan = p->net->vlan;
 	p->dp.priv = u;
-	/* One worker polls every port of a device: the demultiplexer hands
-	 * frames between them without locks. */
-	for (uint16_t q = 0; q < p->dp.n_rxq; q++)
-		p->rxq[q].worker = (uint8_t)d->worker;
+	/* Every port of a device has its queues, queue q on the device's
+	 * queue q worker: the demultiplexer hands frames between the ports'
+	 * queues q without locks. */
+	if (p->dp.n_rxq != d->n_rxq && d->refs > 1)
+		PORT_LOG(p, INFO,
+			 "has the %u rx queue(s) of %s (asked %u): the ports of a device share its "
+			 "queues",
+			 d->n_rxq, d->name, p->dp.n_rxq);
+	p->dp.n_rxq = (uint8_t)d->n_rxq;
+	p->dp.rxq_on = (uint16_t)((1u << d->n_rxq) - 1);
+	for (uint16_t q = 0; q < d->n_rxq; q++) {
+		p->rxq[q].worker = d->rxq_worker[q];
+		/* Where the device's queue is, not where this port asked. */
+		if (d->refs > 1)
+			p->rxq[q].pinned = false;
+	}
 	p->rxq_fixed = true;
 	__atomic_store_n(&d->by_vlan[u->vlan], u, __ATOMIC_RELEASE);
 	return 0;
@@ -260,7 +431,8 @@ void uplink_destroy(struct port *p)
 	/* The worker may have just loaded u from by_vlan: wait until it is
 	 * past that burst before freeing what it stashed. */
 	view_wait();
-	rte_pktmbuf_free_bulk(u->stash, u->n_stash);
+	for (uint16_t q = 0; q < PW_MAX_QUEUES; q++)
+		rte_pktmbuf_free_bulk(u->stash[q].m, u->stash[q].n);
 	rte_free(u);
 	p->dp.priv = NULL;
 	if (--d->refs == 0)
@@ -300,18 +472,18 @@ uint16_t uplink_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16
 {
 	struct uplink_port *u = p->priv;
 	struct uplink_dev *d = u->dev;
+	struct uplink_stash *mine = &u->stash[q];
 	struct rte_mbuf *got[PW_BURST];
 	uint16_t k = 0, g;
 
-	if (u->n_stash != 0) {
-		k = RTE_MIN(n, u->n_stash);
-		memcpy(pkts, u->stash, k * sizeof(*pkts));
-		u->n_stash -= k;
-		memmove(u->stash, u->stash + k, u->n_stash * sizeof(*pkts));
+	if (mine->n != 0) {
+		k = RTE_MIN(n, mine->n);
+		memcpy(pkts, mine->m, k * sizeof(*pkts));
+		mine->n -= k;
+		memmove(mine->m, mine->m + k, mine->n * sizeof(*pkts));
 		return k;
 	}
-	RTE_SET_USED(q); /* one queue */
-	g = rte_eth_rx_burst(d->port_id, 0, got, RTE_MIN(n, PW_BURST));
+	g = rte_eth_rx_burst(d->q_port[q], d->q_id[q], got, RTE_MIN(n, PW_BURST));
 	for (uint16_t i = 0; i < g; i++) {
 		struct rte_mbuf *m = got[i];
 		uint16_t vid = take_vlan(m);
@@ -326,8 +498,9 @@ uint16_t uplink_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16
 			ctr[p->idx].drops[DROP_UNKNOWN_VLAN]++;
 			capture_dropped(p, m, CAPTURE_IN, DROP_UNKNOWN_VLAN);
 			rte_pktmbuf_free(m);
-		} else if (to->n_stash < UPLINK_STASH) {
-			to->stash[to->n_stash++] = m;
+		} else if (to->stash[q].n < UPLINK_STASH) {
+			/* Queue q of to is this worker's too (uplink_create). */
+			to->stash[q].m[to->stash[q].n++] = m;
 		} else {
 			ctr[to->port->dp.idx].drops[DROP_STASH_FULL]++;
 			capture_dropped(&to->port->dp, m, CAPTURE_IN, DROP_STASH_FULL);
@@ -436,12 +609,16 @@ uint16_t uplink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16
 {
 	const struct uplink_port *u = p->priv;
 	struct uplink_dev *d = u->dev;
-	uint16_t sent;
+	uint16_t t = d->txq_of[w], sent;
 
-	RTE_SET_USED(w);
-	rte_spinlock_lock(&d->tx_lock);
-	sent = rte_eth_tx_burst(d->port_id, 0, pkts, n);
-	rte_spinlock_unlock(&d->tx_lock);
+	if (likely(!d->tx_locked)) {
+		sent = rte_eth_tx_burst(d->q_port[t], d->q_id[t], pkts, n);
+	} else {
+		rte_spinlock_lock(&d->txq[t].lock);
+		sent = rte_eth_tx_burst(d->q_port[t], d->q_id[t], pkts, n);
+		rte_spinlock_unlock(&d->txq[t].lock);
+	}
+	stats_queue(w, p->idx, t)->tx_packets += sent;
 	return sent;
 }
 
@@ -473,6 +650,9 @@ void uplink_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddStringToObject(o, API_R_DRIVER, d->driver);
 	cJSON_AddNumberToObject(o, API_F_VLAN, u->vlan);
 	cJSON_AddNumberToObject(o, API_R_PORTS_ON_DEVICE, d->refs);
+	cJSON_AddNumberToObject(o, API_R_TX_QUEUES, d->n_txq);
+	cJSON_AddBoolToObject(o, API_R_TX_LOCKED, d->tx_locked);
+	cJSON_AddStringToObject(o, API_R_RX_SPREAD, d->spread);
 	cJSON_AddNumberToObject(o, API_R_UNKNOWN_VLAN, (double)unknown_vlan);
 	cJSON_AddNumberToObject(o, API_R_STASH_FULL, (double)stash_full);
 }

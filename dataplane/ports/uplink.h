@@ -8,6 +8,13 @@
  * network has their VLAN, with the tag removed. The device is opened by
  * the first uplink port on it and closed with the last.
  *
+ * A device has N rx queues (a port's "queues", as far as the device has
+ * them) spread by the device (RSS, or what the kind has instead), and a tx
+ * queue per worker where it has enough. Every port of a device has the
+ * device's queues: rx queue q of any of them polls the device's queue q
+ * and hands other ports' frames to their queue q, which the same worker
+ * polls (uplink.c).
+ *
  * The port kinds (af_xdp.c, af_packet.c, pci.c) only know how to open
  * their device; everything else is here. Drops are counted on ports:
  * unknown_vlan on the uplink port whose poll received the frame,
@@ -22,10 +29,12 @@
 
 #include "model/port.h"
 
-/* Opens a kind's device for port p. Returns 0 with *port_id and a short
- * description of the driver in use ("af_xdp", "af_packet (XDP unavailable)"),
- * or -errno with msg naming the port and the fix. vdev is a buffer the
- * kind fills with the vdev name it made ("" for a probed PCI device). */
+/* Opens a kind's device for port p, with p->dp.n_rxq rx queues where it
+ * can (fewer where the device has fewer: uplink.c configures what the
+ * device then reports). Returns 0 with *port_id and a short description of
+ * the driver in use ("af_xdp", "af_packet (XDP unavailable)"), or -errno
+ * with msg naming the port and the fix. vdev is a buffer the kind fills
+ * with the vdev name it made ("" for a probed PCI device). */
 typedef int (*uplink_open_fn)(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len,
 			      char *driver, size_t driver_len, char *msg, size_t len);
 /* Undoes a successful open (after the ethdev is stopped and closed). */
@@ -38,6 +47,13 @@ struct uplink_kind {
 	/* Optional: opens the device another way when what open made cannot
 	 * start (af_xdp: XDP is attached only when the queues are set up). */
 	uplink_open_fn fallback;
+	/* Optional: where open's device has fewer queues than p asks, opens
+	 * one more device carrying only queue q of the interface (af_xdp on
+	 * an interface with rx queues but no combined channels, as a veth).
+	 * 0 with *port_id and vdev filled, or -errno (the interface has no
+	 * such queue): then the device has the queues it got so far. */
+	int (*open_queue)(const struct port *p, uint16_t q, uint16_t *port_id, char *vdev,
+			  size_t vdev_len);
 };
 
 /* The device an uplink port of this kind and conf would use: the
@@ -57,14 +73,15 @@ uint16_t uplink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16
 void uplink_to_json(const struct port *p, cJSON *obj);
 
 /* Declares and registers an uplink port kind: its name, what it takes
- * (PORT_FIELD_IFACE or PORT_FIELD_PCI), a summary and its functions. */
-#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn)                       \
+ * (PORT_FIELD_IFACE or PORT_FIELD_PCI; every uplink takes "queues"), a
+ * summary and its functions (struct uplink_kind). */
+#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn, queue_fn)             \
 	static const struct uplink_kind name##_uplink_kind = {wire, open_fn, close_fn,             \
-							      fallback_fn};                        \
+							      fallback_fn, queue_fn};              \
 	static const struct port_ops name##_port_ops = {                                           \
 	    .kind = wire,                                                                          \
 	    .summary = text,                                                                       \
-	    .fields = field,                                                                       \
+	    .fields = (field) | PORT_FIELD_QUEUES,                                                 \
 	    .uplink = true,                                                                        \
 	    .tx_locks_itself = true,                                                               \
 	    .data = &name##_uplink_kind,                                                           \

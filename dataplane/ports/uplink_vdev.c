@@ -75,8 +75,10 @@ int uplink_af_packet_open(const struct port *p, uint16_t *port_id, char *vdev, s
 {
 	char args[128];
 
-	/* Frames of up to 2 KiB: one mbuf each. */
-	snprintf(args, sizeof(args), "iface=%s,qpairs=1,framesz=2048,framecnt=1024", p->conf.iface);
+	/* Frames of up to 2 KiB: one mbuf each. A socket per queue pair, in a
+	 * PACKET_FANOUT_HASH group: the kernel spreads flows over them. */
+	snprintf(args, sizeof(args), "iface=%s,qpairs=%u,framesz=2048,framecnt=1024", p->conf.iface,
+		 (unsigned int)RTE_MAX(p->dp.n_rxq, 1u));
 	if (ethdev_vdev_create("net_af_packet_pw", args, port_id, vdev, vdev_len) == 0) {
 		if (af_packet_ignore_outgoing(if_nametoindex(p->conf.iface)) == 0)
 			PORT_LOG(p, WARNING,

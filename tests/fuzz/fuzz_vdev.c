@@ -11,6 +11,7 @@
  *   bit 3     --interface net1
  *   bit 4     --container 0123abcd
  *   bit 5     --mac 02:00:00:00:00:01
+ *   bit 6     --queues
  */
 #include <sys/stat.h>
 
@@ -40,6 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = "--container=0123abcd";
 	if (how & 32)
 		argv[argc++] = "--mac=02:00:00:00:00:01";
+	if (how & 64)
+		argv[argc++] = "--queues";
 	unsetenv("PODWIRE_DEVINFO_PORT_FUZZ");
 	switch (how & 3) {
 	case 1: {

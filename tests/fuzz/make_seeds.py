@@ -127,6 +127,7 @@ put("cni", "memif", env % "ADD" + json.dumps(dict(base, iftype="memif", mtu=9000
                                                    portSecurity=True,
                                                    allowedMacs=["02:00:00:00:00:09"],
                                                    macLimit=8, floodLimit=100)))
+put("cni", "queues", env % "ADD" + json.dumps(dict(base, iftype="memif", queues=2)))
 put("cni", "pci", env % "ADD" + json.dumps(dict(base, iftype="pci", physnet="physnet2",
                                                  vlan=10, spoofchk=True, trust=False)))
 put("cni", "runtime", env % "ADD" + json.dumps(dict(
@@ -209,6 +210,12 @@ put("vdev", "annotations", b"\0" + b"k8s.v1.cni.cncf.io/network-status=" +
 put("vdev", "cdi_env", b"\1" + json.dumps(dev_memif).encode())
 put("vdev", "docker", b"\2" + json.dumps(pwjson).encode())
 put("vdev", "mac_given", b"\x20" + json.dumps(dev_vhost).encode())
+dev_vhost_q = {"type": "vhost-user", "version": "1.1.0",
+               "vhost-user": {"mode": "client", "path": "/run/podwire/pods/a/net1.sock",
+                              "queues": 2}}
+put("vdev", "queues", b"\0" + json.dumps(dev_vhost_q).encode())
+put("vdev", "queues_count", b"\x48" + json.dumps(
+    [dict(status[0], **{"device-info": dev_vhost_q}), status[1]]).encode())
 
 # ---- Docker driver calls (fuzz_docker.c: call index, 2 bytes of length, body;
 # 0xff then the driver's state file) ------------------------------------------
@@ -233,6 +240,8 @@ for iftype in ["kernel", "vhost-user", "memif"]:
         "IPv4Data": [{"AddressSpace": "", "Pool": "10.96.0.0/24", "Gateway": "10.96.0.1/24"}],
         "IPv6Data": []}
     ids = {"NetworkID": NID, "EndpointID": EID}
+    if iftype != "kernel":
+        net["Options"]["com.docker.network.generic"]["podwire.queues"] = "2"
     put("docker", "lifecycle_" + iftype, calls(
         ("Activate", b""), ("GetCapabilities", b""), ("CreateNetwork", net),
         ("CreateEndpoint", dict(ids, Interface={"Address": "10.96.0.2/24",
@@ -242,6 +251,14 @@ for iftype in ["kernel", "vhost-user", "memif"]:
         ("Join", dict(ids, SandboxKey="/var/run/docker/netns/abc", Options={})),
         ("ProgramExternalConnectivity", dict(ids, Options={})),
         ("Leave", ids), ("DeleteEndpoint", ids), ("DeleteNetwork", {"NetworkID": NID})))
+put("docker", "endpoint_queues", calls(
+    ("CreateNetwork", {"NetworkID": NID, "Options": {"com.docker.network.generic": {
+        "podwire.iftype": "memif"}}, "IPv4Data": [{"Pool": "10.98.0.0/24"}]}),
+    ("CreateEndpoint", {"NetworkID": NID, "EndpointID": EID,
+                        "Interface": {"Address": "10.98.0.2/24"},
+                        "Options": {"podwire.queues": "3",
+                                    "com.docker.network.endpoint.exposedports": []}}),
+    ("EndpointOperInfo", {"NetworkID": NID, "EndpointID": EID})))
 put("docker", "shared_network", calls(("CreateNetwork", {
     "NetworkID": NID, "Options": {"com.docker.network.generic": {"podwire.network": "shared"}},
     "IPv4Data": [{"Pool": "10.97.0.0/24"}], "IPv6Data": []})))

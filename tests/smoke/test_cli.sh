@@ -61,14 +61,14 @@ table_ok "port list --network" '^NAME +NETWORK' "$(ctl pw port list --network ne
 expect_eq "rows of port list --network net2" 2 "$(ctl pw port list --network net2 | wc -l)"
 
 out=$(ctl pw port show pod-a)
-for l in "name: +pod-a" "network: +net1" "link: +up" "socket/device: +$T/a.sock" "rx pkts: +32" "tx pkts: +32"; do
+for l in "name: +pod-a" "network: +net1" "link: +up" "queues: +1" "rxq pins: +-" "socket/device: +$T/a.sock" "rx pkts: +32" "tx pkts: +32"; do
 	grep -qE "^$l$" <<<"$out" || fail "port show: no line /$l/: $out"
 done
 ok "port show lists the port's fields and counters"
 
 out=$(ctl pw stats)
 table_ok "stats" '^PORT +RX-PKTS +RX-BYTES +TX-PKTS +TX-BYTES +DROPS$' "$(sed '/^$/,$d' <<<"$out")"
-table_ok "stats workers" '^LCORE +BUSY-CYCLES +IDLE-CYCLES +BUSY$' "$(sed '1,/^$/d' <<<"$out")"
+table_ok "stats workers" '^LCORE +BUSY-CYCLES +IDLE-CYCLES +BUSY +SLEEPS +SLEEP-US$' "$(sed '1,/^$/d' <<<"$out")"
 grep -qE '^pod-a +32 +2048 +32 +2048 +0$' <<<"$out" || fail "stats: no row for pod-a: $out"
 
 out=$(ctl pw info)
@@ -180,6 +180,12 @@ for k in vhost-user memif null af_xdp af_packet pci; do
 done
 grep -q -- "--type memif --socket PATH \[--server|--client\] \[--secret S\]" <<<"$out" ||
 	fail "kinds: memif's options are not listed: $out"
+for k in vhost-user memif; do
+	grep -E "^ +port add NAME --network NET --type $k " <<<"$out" | grep -q -- "\[--queues N\]" ||
+		fail "kinds: $k takes --queues, not listed: $out"
+	! grep -E "^ +port add NAME --network NET --type $k " <<<"$out" | grep -q -- "--pci" ||
+		fail "kinds: $k does not take --pci: $out"
+done
 ok "podwirectl kinds lists every kind with its options"
 expect_eq "system.info api_version" "1.6" "$(ctlj pw info | jq -r .api_version)"
 # Every answer above was checked by podwired against control/api.h.

@@ -78,6 +78,18 @@ cni_conf '.socketGroup = "no-such-group-pw"' >"$T/bad.json"
 cni ADD pod1 net1 "$T/bad.json"
 cni_err "unknown socketGroup" 7 'group "no-such-group-pw" does not exist'
 [ ! -e "$LONG" ] || fail "a refused config created $LONG"
+# "queues": podwired's 1-16 queue pairs, an integer, not for a VF.
+for q in 0 17; do
+	cni_conf ".queues = $q" >"$T/bad.json"
+	cni ADD pod1 net1 "$T/bad.json"
+	cni_err "queues $q" 7 "\"queues\" is $q, it must be 1-16 (queue pairs)"
+done
+cni_conf '.iftype = "memif" | .queues = "2"' >"$T/bad.json"
+cni ADD pod1 net1 "$T/bad.json"
+cni_err "queues as a string" 7 '"queues" must be an integer (1-16 (queue pairs)'
+cni_conf 'del(.network) | .iftype = "pci" | .physnet = "phys0" | .queues = 2' >"$T/bad.json"
+cni ADD pod1 net1 "$T/bad.json"
+cni_err "queues on iftype pci" 2 '"queues": 2 does not apply to iftype "pci": a VF'"'"'s queues are the VF'"'"'s own'
 still_clean "after bad configs"
 
 # ---- IPAM missing or failing ---------------------------------------------------
@@ -129,6 +141,22 @@ cni DEL pod2 net1 "$T/pod2.json"
 cni_ok "DEL pod2 whose port is gone"
 cni CHECK pod2 net1 "$T/pod2.json"
 cni_err "CHECK after DEL" 103 "no record of pod2/net1"
+# A port that offers fewer queue pairs than the pod was told.
+cni_conf '.queues = 2' >"$T/q2.json"
+cni ADD pod6 net1 "$T/q2.json"
+cni_ok "ADD pod6 with 2 queue pairs"
+jq --slurpfile r "$T/cni.out" '. + {prevResult: $r[0]}' "$T/q2.json" >"$T/pod6.json"
+cni CHECK pod6 net1 "$T/pod6.json"
+cni_ok "CHECK pod6"
+PJ6=$(ls "$T"/pods/*/podwire.json)
+PORT6=$(jq -r .port "$PJ6")
+ctl pw port del "$PORT6"
+ctl pw port add "$PORT6" --network cninet --type vhost-user --socket "$(jq -r .hostSocket "$PJ6")" \
+	--mac "$(jq -r .mac "$PJ6")" >/dev/null
+cni CHECK pod6 net1 "$T/pod6.json"
+cni_err "CHECK of a port with 1 queue pair" 103 "port \"$PORT6\" offers 1 queue pair(s), the pod was told 2"
+cni DEL pod6 net1 "$T/pod6.json"
+cni_ok "DEL pod6"
 still_clean "after CHECK and DEL"
 
 # ---- DEL removes only the files podwire wrote --------------------------------------

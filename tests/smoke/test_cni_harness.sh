@@ -3,7 +3,8 @@
 # stdin, runtimeConfig.CNIDeviceInfoFile, prevResult chaining) against a
 # real podwired: result JSON per version, device-info files checked against
 # the spec, then two testpmd pods started from podwire-vdev's output
-# exchange frames; CHECK, GC, DEL and VERSION/STATUS on the way.
+# exchange frames (pod b with 2 memif queue pairs, "queues": 2, both
+# carrying frames); CHECK, GC, DEL and VERSION/STATUS on the way.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 
@@ -61,12 +62,14 @@ expect_eq "podwired port: network, type, mode, mac" "cninet vhost-user server 02
 	"$(ctlj pw port show "$PORT_A" | jq -r '[.network, .type, .mode, .mac] | join(" ")')"
 expect_eq "podwired port A's guards (the defaults)" "true 64 10000" \
 	"$(ctlj pw port show "$PORT_A" | jq -r '[.port_security, .mac_limit, .flood_limit] | join(" ")')"
+expect_eq "no \"queues\": one queue pair (port, podwire.json, device-info)" "1 1 null" \
+	"$(ctlj pw port show "$PORT_A" | jq -r .queues) $(jq -r .queues "$PJ_A") $(jq -r '.["vhost-user"].queues' "$DEVINFO/poda-net1-device.json")"
 [ ${#PORT_A} -le 63 ] || fail "port name $PORT_A is longer than 63"
 expect_eq "network created on demand" cninet "$(ctlj pw network list | jq -r '.networks[].name')"
 
 # ---- ADD pod B: memif, podwired creates the socket, CNI 0.4.0 -----------------
 cni_conf '.cniVersion = "0.4.0" | .iftype = "memif" | .mtu = 9000
-	| .portSecurity = false | .macLimit = 300 | .floodLimit = 0
+	| .portSecurity = false | .macLimit = 300 | .floodLimit = 0 | .queues = 2
 	| .runtimeConfig = {CNIDeviceInfoFile: "'"$DEVINFO"'/podb-net1-device.json",
 	                    mac: "02:00:00:77:00:0b"}' >"$T/b.json"
 cni ADD podb net1 "$T/b.json"
@@ -96,6 +99,14 @@ expect_eq "podwired port's secret" "$SECRET_B" \
 expect_eq "memif port mtu" 9000 "$(ctlj pw port show "$PORT_B" | jq -r .mtu)"
 expect_eq "memif port guards (portSecurity, macLimit, floodLimit)" "false 300 0" \
 	"$(ctlj pw port show "$PORT_B" | jq -r '[.port_security, .mac_limit, .flood_limit] | join(" ")')"
+# "queues": 2 reaches podwired's port (its state keeps it; a memif port
+# takes up to 8 rings, as many as the pod asks for), the device-info file
+# and podwire.json.
+expect_eq "memif port B's queues in podwired's state" 2 \
+	"$(jq -r --arg p "$PORT_B" '.ports[] | select(.name == $p) | .queues' "$T/pw.state/state.json")"
+expect_eq "device-info memif.queues" 2 "$(jq -r .memif.queues "$DEVINFO/podb-net1-device.json")"
+expect_eq "podwire.json queues, deviceInfo.memif.queues" "2 2" \
+	"$(jq -r '"\(.queues) \(.deviceInfo.memif.queues)"' "$(dirname "$PATH_B")/podwire.json")"
 [ "$(ipam_held | wc -l)" = 2 ] || fail "host-local should hold 2 IPs: $(ipam_held)"
 
 # ---- CHECK with prevResult ----------------------------------------------------
@@ -127,17 +138,31 @@ expect_eq "vdev of pod b" "net_memif0,role=client,socket=$PATH_B,socket-abstract
 expect_eq "device-info file alone gives the same socket" \
 	"--vdev=net_memif0,role=client,socket=$PATH_B,socket-abstract=no,secret=$SECRET_B" \
 	"$("$PODWIRE_VDEV" "$DEVINFO/podb-net1-device.json")"
+# net_memif has no queues= devarg: the pod's app asks for as many rings
+# as it has rx and tx queues; podwire-vdev --queues says how many.
+Q_B=$("$PODWIRE_VDEV" --queues --interface net1 "$T/annotations")
+expect_eq "podwire-vdev --queues of pod b (annotations, device-info, podwire.json)" "2 2 2" \
+	"$Q_B $("$PODWIRE_VDEV" --queues "$DEVINFO/podb-net1-device.json") $("$PODWIRE_VDEV" --queues "$(dirname "$PATH_B")/podwire.json")"
+expect_eq "podwire-vdev --queues of pod a and b together: the fewest" 1 \
+	"$("$PODWIRE_VDEV" --queues "$PJ_A" "$(dirname "$PATH_B")/podwire.json")"
 
 pod_up pw "$PORT_A" a "$VDEV_A" --eth-peer=0,02:00:00:77:00:0b
-pod_up pw "$PORT_B" b "$VDEV_B" --eth-peer=0,02:00:00:77:00:0a
+pod_up pw "$PORT_B" b "$VDEV_B" --eth-peer=0,02:00:00:77:00:0a --rxq "$Q_B" --txq "$Q_B"
+grep -q "peer .* connected as .*, 2 queue pair(s)" "$T/pw.log" ||
+	fail "pod b did not connect with 2 queue pairs: $(grep "$PORT_B" "$T/pw.log" | tail -n 3)"
+expect_eq "podwired polls both of pod b's rx queues" "0:true 1:true" \
+	"$(rpc pw queue.list "{\"port\":\"$PORT_B\"}" | jq -r '[.result.queues[] | select(.queue < 2) | "\(.queue):\(.enabled)"] | join(" ")')"
+# testpmd sends one burst on each of its 2 tx queues (a stream per queue).
 pod_send b 1
-wait_for 10 "a to receive b's 32 frames" pod_rx_ge a 32
+wait_for 10 "a to receive b's 64 frames" pod_rx_ge a 64
 pod_send a 8
 wait_for 10 "b to receive 256 frames" pod_rx_ge b 256
-expect_eq "pod a rx" 32 "$(pod_rx a)"
+expect_eq "pod a rx" 64 "$(pod_rx a)"
 expect_eq "pod b rx" 256 "$(pod_rx b)"
 expect_eq "podwired $PORT_A rx" 256 "$(port_stat pw "$PORT_A" .rx_packets)"
-expect_eq "podwired $PORT_B rx" 32 "$(port_stat pw "$PORT_B" .rx_packets)"
+expect_eq "podwired $PORT_B rx" 64 "$(port_stat pw "$PORT_B" .rx_packets)"
+expect_eq "podwired $PORT_B rx per queue (32 on each ring)" "0:32 1:32" \
+	"$(rpc pw queue.list "{\"port\":\"$PORT_B\"}" | jq -r '[.result.queues[] | select(.queue < 2) | "\(.queue):\(.rx_packets_total)"] | join(" ")')"
 pod_stop a
 pod_stop b
 # Without the secret, or with another, a peer is refused; with it, taken.
@@ -152,11 +177,32 @@ wait_for 10 "the back-off of $PORT_B to end" listening
 out=$("$HOSTILE" --wait 700 --secret "$SECRET_B" "$PATH_B" good) || fail "pod b's secret refused: $out"
 ok "pod b's port takes only its secret"
 
+# ---- pod e: memif master (the pod serves the socket) with 2 queue pairs ------------
+# podwired, the memif client, makes as many ring pairs as "queues" says.
+cni_conf '.iftype = "memif" | .mode = "master" | .queues = 2 | .ipam.subnet = "10.77.0.0/24"' >"$T/e.json"
+cni ADD pode net1 "$T/e.json"
+cni_ok "ADD pod e (memif master, 2 queue pairs)"
+DIR_E=$(dirname "$(grep -l '"containerID":.*"pode"' "$T"/pods/*/podwire.json)")
+PORT_E=$(jq -r .port "$DIR_E/podwire.json")
+VDEV_E=$("$PODWIRE_VDEV" --vdev-only "$DIR_E/podwire.json")
+Q_E=$("$PODWIRE_VDEV" --queues "$DIR_E/podwire.json")
+case "$VDEV_E" in net_memif0,role=server,socket=*) ;; *) fail "pod e's vdev: $VDEV_E" ;; esac
+pod_up pw "$PORT_E" e "$VDEV_E" --rxq "$Q_E" --txq "$Q_E" --eth-peer=0,02:00:00:77:00:0a
+grep -q "port \"$PORT_E\": peer .* connected as server, 2 queue pair(s)" "$T/pw.log" ||
+	fail "podwired did not make 2 queue pairs for pod e: $(grep "$PORT_E" "$T/pw.log" | tail -n 3)"
+pod_send e 1
+wait_for 10 "podwired to count pod e's 64 frames" port_stat_ge pw "$PORT_E" .rx_packets 64
+expect_eq "podwired $PORT_E rx per queue (32 on each ring)" "0:32 1:32" \
+	"$(rpc pw queue.list "{\"port\":\"$PORT_E\"}" | jq -r '[.result.queues[] | select(.queue < 2) | "\(.queue):\(.rx_packets_total)"] | join(" ")')"
+pod_stop e
+cni DEL pode net1 "$T/e.json"
+cni_ok "DEL pod e"
+
 # ---- pod C: chained after another plugin, pod creates its socket, VLAN --------
 jq -n '{cniVersion: "1.0.0", interfaces: [{name: "eth0", sandbox: "/var/run/netns/podc"}],
 	ips: [{address: "192.168.50.2/24", interface: 0}], dns: {domain: "example.org"}}' >"$T/c.prev"
 cni_conf '.cniVersion = "1.0.0" | .network = "vlan42" | .vlan = 42 | .mode = "server"
-	| .ipam.subnet = "10.78.0.0/24"' |
+	| .ipam.subnet = "10.78.0.0/24" | .queues = 2' |
 	jq --slurpfile p "$T/c.prev" '. + {prevResult: $p[0]}' >"$T/c.json"
 cni ADD podc net2 "$T/c.json"
 cni_ok "ADD pod c chained after eth0"
@@ -170,6 +216,16 @@ PORT_C=$(jq -r .port "$DIR_C/podwire.json")
 expect_eq "pod creates its socket: podwired connects" client "$(ctlj pw port show "$PORT_C" | jq -r .mode)"
 expect_eq "its directory is group-writable" 770 "$(stat -c %a "$DIR_C")"
 expect_eq "vdev server=1" "server=1" "$("$PODWIRE_VDEV" --vdev-only "$DIR_C/podwire.json" | grep -o 'server=1')"
+# "queues": 2 on vhost-user: the port offers 2 queue pairs, virtio-user is
+# told queues=2.
+expect_eq "vhost-user port C's queues" 2 "$(ctlj pw port show "$PORT_C" | jq -r .queues)"
+expect_eq "pod c's podwire.json queues, deviceInfo queues" "2 2" \
+	"$(jq -r '"\(.queues) \(.deviceInfo["vhost-user"].queues)"' "$DIR_C/podwire.json")"
+expect_eq "pod c's vdev" "net_virtio_user0,path=$T/pods/$(basename "$DIR_C")/vhost.sock,server=1,queues=2" \
+	"$("$PODWIRE_VDEV" --vdev-only "$DIR_C/podwire.json" | sed 's/,mac=[^,]*//')"
+jq --slurpfile r "$R" '. + {prevResult: $r[0]}' "$T/c.json" >"$T/c-prev.json"
+cni CHECK podc net2 "$T/c-prev.json"
+cni_ok "CHECK pod c (2 queue pairs)"
 expect_eq "network vlan42 created with VLAN 42" 42 \
 	"$(ctlj pw network list | jq -r '.networks[] | select(.name == "vlan42") | .vlan')"
 cni_conf '.network = "vlan42" | .vlan = 43' >"$T/c43.json"

@@ -4,7 +4,9 @@
 # rootfs (no registry here). Checks the IP and MAC podman asked for (it
 # passes them as CNI_ARGS IP= and MAC=), the files the container sees, then
 # two containers run dpdk-testpmd from podwire-vdev's arguments and
-# exchange frames; removing the containers leaves nothing behind.
+# exchange frames: a vhost-user one and a memif one with "queues": 2 (its
+# testpmd takes --rxq/--txq from podwire-vdev --queues, and both rings
+# carry frames); removing the containers leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 
@@ -46,6 +48,11 @@ on_exit podman_cleanup
 cni_conf '{cniVersion: "1.0.0", name: "cninet", plugins: [del(.cniVersion, .name)
 	| .podSocketDir = "/var/run/podwire" | .capabilities = {mac: true, ips: true}]}' \
 	>"$T/net.d/cninet.conflist"
+# A second network on the same podwired network: memif, 2 queue pairs.
+cni_conf '{cniVersion: "1.0.0", name: "cnimem", plugins: [del(.cniVersion, .name)
+	| .iftype = "memif" | .queues = 2 | .ipam.subnet = "10.79.0.0/24"
+	| .podSocketDir = "/var/run/podwire" | .capabilities = {mac: true, ips: true}]}' \
+	>"$T/net.d/cnimem.conflist"
 
 # A busybox rootfs; DPDK containers also get the host's /usr (testpmd, its
 # drivers and libraries) and podwire-vdev.
@@ -77,22 +84,27 @@ expect_eq "the container reads its podwire.json at the pod path" "$IN/vhost.sock
 	"$("${PODMAN[@]}" exec "$CPREFIX-c1" cat "$IN/podwire.json" | jq -r '"\(.socket) \(.ips[0])"')"
 
 # ---- two DPDK containers exchange frames ------------------------------------------
-# podpm_spawn NAME MAC PEER-MAC: a container running interactive testpmd,
-# fed through a FIFO like lib.sh's pods (pod_cmd, pod_stats work on it).
+# podpm_spawn NAME MAC PEER-MAC [NETWORK]: a container running interactive
+# testpmd with as many rx/tx queues as podwire-vdev --queues says, fed
+# through a FIFO like lib.sh's pods (pod_cmd, pod_stats work on it).
 # stdbuf: testpmd's stdout is a pipe to podman; its answers must not wait.
 podpm_spawn() {
-	local name=$1 mac=$2 peer=$3 fifo=$T/pod-$1.in fd
+	local name=$1 mac=$2 peer=$3 net=${4:-cninet} fifo=$T/pod-$1.in fd mnt=ro
+	# DPDK's net_memif refuses a socket directory it cannot write to
+	# ("Invalid socket directory"), even as the client.
+	[ "$net" = cninet ] || mnt=rw
 	mkfifo "$fifo"
-	"${PODMAN[@]}" run -i --rm --name "$CPREFIX-$name" --privileged --network cninet \
+	"${PODMAN[@]}" run -i --rm --name "$CPREFIX-$name" --privileged --network "$net" \
 		--mac-address "$mac" -v /usr:/usr:ro -v /dev/hugepages:/dev/hugepages \
-		-v "$PODWIRE_VDEV:/opt/podwire-vdev:ro" -v "$T/pods:/var/run/podwire:ro" \
+		-v "$PODWIRE_VDEV:/opt/podwire-vdev:ro" -v "$T/pods:/var/run/podwire:$mnt" \
 		--rootfs "$R" /bin/sh -c 'ARGS=$(/opt/podwire-vdev --container $(hostname) \
 			/var/run/podwire/*/podwire.json) || exit 1
-		echo "podwire-vdev: $ARGS"
+		Q=$(/opt/podwire-vdev --queues --container $(hostname) /var/run/podwire/*/podwire.json)
+		echo "podwire-vdev: $ARGS"; echo "queues: $Q"
 		exec /usr/bin/stdbuf -oL -eL /usr/bin/dpdk-testpmd $ARGS --lcores 0@'"$POD_CPU,1@$POD_CPU"' \
 			--file-prefix $(hostname) --in-memory --no-pci --log-level "*:notice" \
 			-- -i --nb-cores=1 --forward-mode=rxonly --total-num-mbufs=4096 \
-			--eth-peer=0,'"$peer" <"$fifo" >"$T/pod-$name.log" 2>&1 &
+			--rxq $Q --txq $Q --eth-peer=0,'"$peer" <"$fifo" >"$T/pod-$name.log" 2>&1 &
 	POD_PID[$name]=$!
 	exec {fd}>"$fifo"
 	POD_FD[$name]=$fd
@@ -107,26 +119,36 @@ podpm_port() {
 }
 
 podpm_spawn a 02:00:00:79:00:0a 02:00:00:79:00:0b
-podpm_spawn b 02:00:00:79:00:0b 02:00:00:79:00:0a
+podpm_spawn b 02:00:00:79:00:0b 02:00:00:79:00:0a cnimem
 pod_ready a 60
 pod_ready b 60
 grep -q 'podwire-vdev: --vdev=net_virtio_user0,path=/var/run/podwire/' "$T/pod-a.log" ||
 	fail "container a did not use its socket at the pod path: $(grep podwire-vdev "$T/pod-a.log")"
+grep -q 'podwire-vdev: --vdev=net_memif0,role=client,socket=/var/run/podwire/' "$T/pod-b.log" ||
+	fail "container b did not use its memif socket: $(grep podwire-vdev "$T/pod-b.log")"
+expect_eq "queues of containers a and b (podwire-vdev --queues)" "1 2" \
+	"$(sed -n 's/^queues: //p' "$T/pod-a.log") $(sed -n 's/^queues: //p' "$T/pod-b.log")"
 PORT_A=$(podpm_port a)
 PORT_B=$(podpm_port b)
 wait_link pw "$PORT_A" up
 wait_link pw "$PORT_B" up
+grep -q "port \"$PORT_B\": peer .* connected as .*, 2 queue pair(s)" "$T/pw.log" ||
+	fail "container b did not connect with 2 queue pairs: $(grep "$PORT_B" "$T/pw.log" | tail -n 3)"
 pod_cmd a start
 pod_cmd b start
+# b's testpmd sends one burst on each of its 2 tx queues.
 pod_send b 1
-wait_for 10 "a to receive b's 32 frames" pod_rx_ge a 32
+wait_for 10 "a to receive b's 64 frames" pod_rx_ge a 64
 pod_send a 8
 wait_for 10 "b to receive 256 frames" pod_rx_ge b 256
-expect_eq "container a rx" 32 "$(pod_rx a)"
+expect_eq "container a rx" 64 "$(pod_rx a)"
 expect_eq "container b rx" 256 "$(pod_rx b)"
 expect_eq "podwired $PORT_A rx" 256 "$(port_stat pw "$PORT_A" .rx_packets)"
-expect_eq "podwired $PORT_B rx" 32 "$(port_stat pw "$PORT_B" .rx_packets)"
-[ "$(ipam_held | wc -l)" = 3 ] || fail "host-local should hold 3 IPs: $(ipam_held)"
+expect_eq "podwired $PORT_B rx" 64 "$(port_stat pw "$PORT_B" .rx_packets)"
+expect_eq "podwired $PORT_B rx per queue (32 on each ring)" "0:32 1:32" \
+	"$(rpc pw queue.list "{\"port\":\"$PORT_B\"}" | jq -r '[.result.queues[] | select(.queue < 2) | "\(.queue):\(.rx_packets_total)"] | join(" ")')"
+[ "$(ipam_held | wc -l)" = 2 ] || fail "host-local should hold 2 IPs on cninet: $(ipam_held)"
+[ "$(ls "$T/ipam/cnimem" | grep -c '^10\.79\.')" = 1 ] || fail "host-local should hold b's IP on cnimem"
 
 # ---- removing the containers runs DEL ------------------------------------------
 pod_stop a
@@ -134,4 +156,5 @@ pod_stop b
 "${PODMAN[@]}" rm -f -t 1 --ignore "$CPREFIX-c1" "$CPREFIX-a" "$CPREFIX-b" >/dev/null ||
 	fail "podman rm failed"
 expect_clean "after podman rm"
+[ -z "$(ls "$T/ipam/cnimem" | grep '^10\.79\.' || true)" ] || fail "b's IP on cnimem is still held"
 ctl pw info >/dev/null || fail "podwired stopped serving"

@@ -3,10 +3,10 @@
 # hostile client would send it on the plugin socket: not JSON, not an
 # object, missing fields, wrong types, ids that are not ids, unknown
 # networks and endpoints, bad options, oversized bodies, other methods and
-# paths. Each gets a clear {"Err"} naming the field or object (400, 404,
-# 405 or 500), changes nothing (the driver's state file and podwired's
-# ports and networks are byte for byte the same), and the driver goes on
-# serving.
+# paths (podwire.queues among the options). Each gets a clear {"Err"}
+# naming the field or object (400, 404, 405 or 500), changes nothing (the
+# driver's state file and podwired's ports and networks are byte for byte
+# the same), and the driver goes on serving.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/docker_lib.sh"
 
@@ -87,6 +87,11 @@ bad 500 'option podwire.vlan: "-1"' NetworkDriver.CreateNetwork "{\"NetworkID\":
 bad 400 "option podwire.vlan must be a string" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.vlan\":100}}}"
 bad 500 "option podwire.network: network name" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.network\":\"a b\"}}}"
 bad 500 "option com.docker.network.driver.mtu: \"99999\"" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"com.docker.network.driver.mtu\":\"99999\"}}}"
+bad 500 'option podwire.queues: "0" is not a number of queue pairs; give 1-16' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"memif\",\"podwire.queues\":\"0\"}}}"
+bad 500 'option podwire.queues: "17" is not a number' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"vhost-user\",\"podwire.queues\":\"17\"}}}"
+bad 500 'option podwire.queues: "2x" is not a number' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"memif\",\"podwire.queues\":\"2x\"}}}"
+bad 400 "option podwire.queues must be a string" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.queues\":2}}}"
+bad 500 "option podwire.queues applies to DPDK containers (podwire.iftype vhost-user or memif)" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.queues\":\"2\"}}}"
 bad 400 "Options.com.docker.network.generic must be an object" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G\"x\"}}"
 bad 400 "Options must be an object" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",\"Options\":[]}"
 bad 400 "IPv4Data must be an array" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",\"IPv4Data\":{}}"
@@ -106,6 +111,12 @@ bad 400 "Interface.Address must be a string" NetworkDriver.CreateEndpoint "{$N,\
 bad 400 "Interface must be an object" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Interface\":\"eth0\"}"
 bad 400 "Options must be an object" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":1}"
 bad 500 "endpoint bbbbbbbbbbbb exists already" NetworkDriver.CreateEndpoint "{$N,$E}"
+# CreateEndpoint: driver options (docker run --network name=NET,driver-opt=K=V).
+bad 500 'endpoint option podwire.queues: "0" is not a number of queue pairs; give 1-16' NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":\"0\"}}"
+bad 500 'endpoint option podwire.queues: "99" is not a number' NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":\"99\"}}"
+bad 400 "endpoint option podwire.queues must be a string" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":2}}"
+bad 500 "endpoint option podwire.queues applies to DPDK containers, and network aaaaaaaaaaaa gives kernel interfaces" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":\"2\"}}"
+bad 500 "unknown endpoint option podwire.nope; podwire takes podwire.queues" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.nope\":\"1\"}}"
 # Join: the sandbox key.
 bad 400 "SandboxKey is missing" NetworkDriver.Join "{$N,$E}"
 bad 400 "SandboxKey \"relative\" must be an absolute path" NetworkDriver.Join "{$N,$E,\"SandboxKey\":\"relative\"}"

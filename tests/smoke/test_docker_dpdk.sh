@@ -4,7 +4,10 @@
 # `podwire-vdev --docker` (vhost-user and memif), answers pings (icmpecho)
 # from a busybox container through podwired, and a testpmd pod attached by
 # the CNI plugin to the same podwired network answers too. Two DPDK
-# containers on one network each get their own socket.
+# containers on one network each get their own socket. podwire.queues: the
+# memif network's (2) and one vhost-user container's endpoint option (2)
+# reach podwired's ports, podwire.json and the vdev; the containers start
+# with as many rx/tx queues as podwire-vdev --queues says.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/cni_lib.sh"
 source "$(dirname "$0")/docker_lib.sh"
@@ -16,21 +19,23 @@ dk network create -d podwire --subnet 10.83.0.0/24 -o podwire.network=shared kne
 dk network create -d podwire --subnet 10.84.0.0/24 -o podwire.network=shared \
 	-o podwire.iftype=vhost-user dnet >/dev/null
 dk network create -d podwire --subnet 10.85.0.0/24 -o podwire.network=shared \
-	-o podwire.iftype=memif mnet >/dev/null
+	-o podwire.iftype=memif -o podwire.queues=2 mnet >/dev/null
 
 # dpdk_run NAME NETWORK: testpmd answering pings on the container's own
-# interface, its EAL arguments from podwire-vdev --docker. (testpmd
-# without -i exits when stdin closes: feed it a sleep.)
+# interface, its EAL arguments and queue count from podwire-vdev --docker.
+# (testpmd without -i exits when stdin closes: feed it a sleep.) NETWORK
+# is docker run's --network value, driver options and all.
 dpdk_run() {
 	dk run -d --name "$1" --network "$2" -v "$DK_SOCKDIR:$DK_CONTAINER_SOCKDIR" \
 		-v /dev/hugepages:/dev/hugepages --cap-add SYS_NICE --cap-add IPC_LOCK podwire/dpdk sh -c \
-		"ARGS=\$(podwire-vdev --docker) || exit 1; echo \"vdev: \$ARGS\";
+		"ARGS=\$(podwire-vdev --docker) && Q=\$(podwire-vdev --docker --queues) || exit 1
+		 echo \"vdev: \$ARGS\"; echo \"queues: \$Q\"
 		 sleep 100000 | exec dpdk-testpmd \$ARGS --lcores 0@$POD_CPU,1@$POD_CPU --main-lcore 0 \
 		   --no-pci --in-memory --file-prefix $1-$$ --log-level '*:notice' -- \
-		   --forward-mode=icmpecho --total-num-mbufs=2048 --nb-cores=1" >/dev/null
+		   --forward-mode=icmpecho --total-num-mbufs=2048 --nb-cores=1 --rxq \$Q --txq \$Q" >/dev/null
 }
 dpdk_run d1 dnet
-dpdk_run d2 dnet
+dpdk_run d2 name=dnet,driver-opt=podwire.queues=2
 dpdk_run m1 mnet
 for c in d1:dnet d2:dnet m1:mnet; do
 	wait_link pw "$(ct_port "${c%%:*}" "${c#*:}")" up 60
@@ -49,6 +54,25 @@ for c in d1:dnet d2:dnet m1:mnet; do
 done
 [ "$(dk exec d1 podwire-vdev --docker)" != "$(dk exec d2 podwire-vdev --docker)" ] ||
 	fail "d1 and d2 got the same EAL arguments"
+# podwire.queues: d2's endpoint option, mnet's network option; d1 has the
+# default, one queue pair.
+qinfo() { # NAME NETWORK: "port's queues, podwire.json queues, deviceInfo queues, container's queues"
+	local ep pj
+	ep=$(dk inspect -f "{{(index .NetworkSettings.Networks \"$2\").EndpointID}}" "$1" | cut -c1-12)
+	pj=$DK_SOCKDIR/$ep/podwire.json
+	echo "$(jq -r --arg p "docker-$ep" '.ports[] | select(.name == $p) | .queues // 1' "$T/pw.state/state.json")" \
+		"$(jq -r .queues "$pj")" "$(jq -r '.deviceInfo[.deviceInfo.type].queues // 1' "$pj")" \
+		"$(dk logs "$1" 2>&1 | sed -n 's/^queues: //p' | head -n1)"
+}
+expect_eq "d1's queues (port, podwire.json, deviceInfo, testpmd's)" "1 1 1 1" "$(qinfo d1 dnet)"
+expect_eq "d2's queues (endpoint option podwire.queues=2)" "2 2 2 2" "$(qinfo d2 dnet)"
+expect_eq "m1's queues (network option podwire.queues=2)" "2 2 2 2" "$(qinfo m1 mnet)"
+expect_eq "d2's port offers 2 queue pairs" 2 "$(ctlj pw port show "$(ct_port d2 dnet)" | jq -r .queues)"
+dk logs d2 2>&1 | grep '^vdev: ' | grep -q ',queues=2 ' || fail "d2's vdev lacks queues=2"
+! dk logs d1 2>&1 | grep '^vdev: ' | grep -q 'queues=' || fail "d1's vdev has queues="
+grep -q "port \"$(ct_port m1 mnet)\": peer .* connected as .*, 2 queue pair(s)" "$T/pw.log" ||
+	fail "m1 did not connect with 2 queue pairs: $(grep "$(ct_port m1 mnet)" "$T/pw.log" | tail -n 3)"
+ok "podwire.queues reached d2's and m1's ports, podwire.json and testpmd; m1 has 2 memif queue pairs"
 # memif: the endpoint's own secret, in its podwire.json and podwired's
 # port; net_memif was given it (m1 is connected: podwired took it).
 ep=$(dk inspect -f '{{(index .NetworkSettings.Networks "mnet").EndpointID}}' m1 | cut -c1-12)

@@ -32,7 +32,8 @@ bad_start "$T/bad.json: \"metrics\"" --config "$T/bad.json"
 [ ! -e "$T/bad.sock" ] || fail "a refused podwired left its socket"
 
 echo "{\"metrics\": \"127.0.0.1:$MPORT\"}" >"$T/pw.json"
-daemon_start pw --config "$T/pw.json"
+# Idle naps: the workers' sleep series count.
+daemon_start pw --config "$T/pw.json" --idle-sleep-max 100
 # The port is taken now: a second podwired says so.
 bad_start "cannot serve HTTP on 127.0.0.1:$MPORT" --metrics "127.0.0.1:$MPORT"
 daemon_alive pw || fail "podwired died when a second one failed to start"
@@ -92,6 +93,33 @@ done
 expect_eq "pod-b's mtu_exceeded in the metrics" 32 "$(metric podwire_port_drops_total pod-b mtu_exceeded)"
 ok "$n port values in /metrics equal podwirectl --json stats"
 
+# ---- per rx queue, per worker: queue.list's --------------------------------------------
+ctlj pw queue list >"$T/queues.json"
+ctlj pw stats >"$T/stats.json"
+curl -sf "$url" >"$T/m.txt"
+qsel() { echo "port=\"$1\",network=\"net1\",kind=\"$2\",queue=\"0\",worker=\"0\",lcore=\"$WORKER_CPU\""; }
+sample() { awk -v k="$1{$2}" '$1 == k {print $2}' "$T/m.txt"; }
+for p in pod-a pod-b; do
+	sel=$(qsel $p vhost-user)
+	expect_eq "$p queue 0 frames in /metrics" \
+		"$(jq ".queues[] | select(.port == \"$p\" and .queue == 0) | .rx_packets_total" "$T/queues.json")" \
+		"$(sample podwire_rxq_packets_total "$sel")"
+	expect_eq "$p queue 0 frames: all of the port's" \
+		"$(jq ".ports[] | select(.name == \"$p\") | .rx_packets" "$T/stats.json")" \
+		"$(sample podwire_rxq_packets_total "$sel")"
+	[ "$(sample podwire_rxq_busy_cycles_total "$sel")" -gt 0 ] ||
+		fail "$p queue 0: no busy cycles: $(grep rxq_busy "$T/m.txt")"
+	expect_eq "$p queue 0 enabled" 1 "$(sample podwire_rxq_enabled "$sel")"
+	expect_eq "$p queue 0 pinned" 0 "$(sample podwire_rxq_pinned "$sel")"
+done
+# A queue nothing arrived on still has its worker's series, at 0.
+expect_eq "idle's queue 0 frames" 0 "$(sample podwire_rxq_packets_total "$(qsel idle null)")"
+[ "$(sample podwire_worker_sleeps_total "worker=\"0\",lcore=\"$WORKER_CPU\"")" -gt 0 ] ||
+	fail "worker 0 took no naps (--idle-sleep-max 100): $(grep sleep "$T/m.txt")"
+awk -v k="podwire_worker_sleep_seconds_total{worker=\"0\",lcore=\"$WORKER_CPU\"}" '$1 == k && $2 > 0 { f = 1 } END { exit !f }' "$T/m.txt" ||
+	fail "worker 0 slept no time: $(grep sleep "$T/m.txt")"
+ok "per queue and per worker series: frames equal queue.list's and stats.get's; enabled, pinned, naps"
+
 # ---- a Prometheus server scrapes it and answers a rate query -------------------------
 cat >"$T/prometheus.yml" <<-EOT
 	global:
@@ -120,4 +148,8 @@ query 'sum by (reason) (podwire_port_drops_total{port="pod-b"})' |
 	jq -e '.data.result | map(select(.metric.reason == "mtu_exceeded"))[0].value[1] == "32"' >/dev/null ||
 	fail "Prometheus does not have pod-b's mtu drops"
 ok "Prometheus scraped podwired: target up, drops by reason there"
+query 'sum by (lcore) (rate(podwire_rxq_packets_total{port="pod-a"}[5s]))' |
+	jq -e ".data.result[0].metric.lcore == \"$WORKER_CPU\" and (.data.result[0].value[1] | tonumber > 0)" >/dev/null ||
+	fail "Prometheus has no rate of pod-a's queue frames by worker: $(query 'podwire_rxq_packets_total')"
+ok "Prometheus: pod-a's queue frames per second by worker core"
 pod_cmd a stop

@@ -55,7 +55,8 @@ for p in a b c; do
 		\"rxq_pins\": \"0:$W0,1:$W0\"}" | jq -e .result >/dev/null ||
 		fail "cannot create pod-$p"
 done
-expect_eq "pod-a's rx queues" 8 "$(ctlj pw port show pod-a | jq .queues)"
+expect_eq "pod-a's queues, rx queues" "1 8" \
+	"$(ctlj pw port show pod-a | jq -r '"\(.queues) \(.rx_queues)"')"
 for q in 0 1; do
 	expect_eq "pod-a queue $q pinned" "$W0 true" \
 		"$(queue_worker pw pod-a $q) $(queue_field pw pod-a $q pinned)"
@@ -74,6 +75,8 @@ refused pw port.create "{\"name\": \"x\", \"network\": \"net\", \"type\": \"memi
 	\"socket\": \"$T/x.sock\", \"rxq_pins\": \"0:$W0,0:$W1\"}" rxq_pins
 refused pw port.create "{\"name\": \"x\", \"network\": \"net\", \"type\": \"null\",
 	\"queues\": 2}" queues
+refused pw port.create "{\"name\": \"x\", \"network\": \"net\", \"type\": \"memif\",
+	\"socket\": \"$T/x.sock\", \"queues\": 9}" queues
 expect_eq "pod-a queue 0 after refused pins" "$W0" "$(queue_worker pw pod-a 0)"
 expect_eq "ports after refused creates" 3 "$(ctlj pw port list | jq '.ports | length')"
 

@@ -50,6 +50,16 @@ awk '$1 == "pod-b" && $4 > 0 { found = 1 } END { exit !found }' <<<"$out" ||
 awk '$1 == "0" && $2 == "'"$WORKER_CPU"'" && $3 ~ /%$/ { found = 1 } END { exit !found }' <<<"$out" ||
 	fail "no busy % for worker 0: $out"
 ok "plain top: $(awk '$1 == "pod-a" {print "pod-a rx", $2, "pps,", $3, "Mbit/s"; exit}' <<<"$out")"
+# --queues: per rx queue, its worker's core, rate and load (the load is
+# podwired's, over the balancer's window: "-" for its first 10 s).
+out=$(ctl pw top --queues --interval 0.3 --count 1)
+grep -qE '^PORT +QUEUE +WORKER +RX-PPS +BUSY +\(load over the last [0-9]+ s\)$' <<<"$out" ||
+	fail "top --queues: no queue table: $out"
+awk '$1 == "pod-a" && $2 == "0" && $3 == "'"$WORKER_CPU"'" && $4 > 0 && ($5 ~ /%$/ || $5 == "-") { found = 1 } END { exit !found }' <<<"$out" ||
+	fail "top --queues: no row for pod-a queue 0 on core $WORKER_CPU with a rate: $out"
+awk '$1 == "0" && $4 ~ /^[0-9]+$/ { found = 1 } END { exit !found }' <<<"$out" ||
+	fail "top: no SLEEPS/S for worker 0: $out"
+ok "top --queues: $(awk '$1 == "pod-a" && $2 == "0" {print "pod-a queue 0 on core", $3 ",", $4, "pps,", $5; exit}' <<<"$out")"
 out=$(ctl pw stats --watch --interval 0.2 --count 1)
 grep -q '^podwirectl top: rates over' <<<"$out" || fail "stats --watch: $out"
 ok "stats --watch is top"
@@ -70,6 +80,11 @@ redrawn() { screen | grep -q 'podwirectl top' && [ "$(screen | grep -c 'podwirec
 	[ "$(screen | grep -o '[0-9][0-9]:[0-9][0-9]:[0-9][0-9]' | head -n1)" != "$first" ]; }
 wait_for 10 "top to redraw in place (one header, a new time)" redrawn
 ok "top redraws in place: one table on the screen, time moved from $first"
+tm send-keys -t top r
+wait_for 10 "r to show the rx queues" eval 'screen | grep -qE "^pod-a +0 +$WORKER_CPU "'
+tm send-keys -t top r
+wait_for 10 "r again to hide them" eval '! screen | grep -q "^PORT .*QUEUE"'
+ok "r shows and hides the rx queues in top"
 tm send-keys -t top q
 wait_for 10 "q to quit top" eval 'screen | grep -q top-exited-0'
 ok "q quit top (exit 0)"

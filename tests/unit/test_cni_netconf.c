@@ -338,6 +338,16 @@ static void test_guards(void)
 	expect_bad(G("\"floodLimit\":-5"), CNI_ERR_CONFIG,
 		   "\"floodLimit\" is -5, it must be 0-10000000 (frames/s); ");
 	expect_bad(G("\"floodLimit\":-5"), CNI_ERR_CONFIG, "0 for no limit");
+	/* queues: 1 when not given; a VF's queues are its own. */
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env_add, &c, &err), 0);
+	ASSERT_INT_EQ(c.queues, 1);
+	netconf_free(&c);
+	expect_bad(G("\"queues\":\"2\""), CNI_ERR_CONFIG,
+		   "\"queues\" must be an integer (1-16 (queue pairs); vhost-user: queue pairs");
+	expect_bad(G("\"queues\":2.5"), CNI_ERR_CONFIG, "\"queues\" must be an integer");
+	expect_bad(G("\"iftype\":\"pci\",\"physnet\":\"p\",\"queues\":2"), CNI_ERR_FIELD,
+		   "\"queues\": 2 does not apply to iftype \"pci\": a VF's queues are the VF's "
+		   "own");
 	/* A VF is not on a podwired bridge. */
 	expect_bad(G("\"iftype\":\"pci\",\"physnet\":\"p\",\"macLimit\":5"), CNI_ERR_FIELD,
 		   "\"macLimit\"");
@@ -475,6 +485,8 @@ static void test_api_ranges(void)
 	    {"floodLimit", "memif", API_M_PORT_CREATE, API_F_FLOOD_LIMIT},
 	    {"vlan", "vhost-user", API_M_NETWORK_CREATE, API_F_VLAN},
 	    {"vlan", "pci", API_M_VF_ALLOC, API_F_VLAN},
+	    {"queues", "vhost-user", API_M_PORT_CREATE, API_F_QUEUES},
+	    {"queues", "memif", API_M_PORT_CREATE, API_F_QUEUES},
 	};
 	char json[512], want[160];
 	struct cni_error err;
@@ -503,6 +515,7 @@ static void test_api_ranges(void)
 				got = strcmp(map[i].cni, "mtu") == 0	    ? c.mtu
 				      : strcmp(map[i].cni, "macLimit") == 0 ? c.mac_limit
 				      : strcmp(map[i].cni, "vlan") == 0	    ? c.vlan
+				      : strcmp(map[i].cni, "queues") == 0   ? c.queues
 									    : c.flood_limit;
 				unit_check(got == v, __LINE__, __FILE__, "%s: got %ld", json, got);
 				netconf_free(&c);

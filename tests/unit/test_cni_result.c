@@ -382,6 +382,69 @@ static void test_podwire_json(void)
 	cJSON_Delete(m);
 }
 
+/* "queues": in device-info (when > 1), podwire.json, virtio-user's
+ * vdev; memif has no devarg for it. */
+static void test_queues(void)
+{
+	char vdev[256], msg[256];
+	cJSON *m = merged(), *d, *pj;
+	struct attach a;
+
+	attach_for(&a, IFTYPE_VHOST, "client");
+	a.queues = 2;
+	d = devinfo_build(&a);
+	ASSERT_STR_EQ(str_at(d, "vhost-user.queues"), "2");
+	ASSERT_INT_EQ(devinfo_queues(d), 2);
+	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), 0);
+	ASSERT_STR_EQ(vdev, "net_virtio_user0,path=/var/run/podwire/1a2b3c4d/vhost.sock,server=0,"
+			    "queues=2");
+	cJSON_Delete(d);
+	pj = podwire_json_build(&a, "02:00:00:00:00:01", 1500, m);
+	ASSERT_STR_EQ(str_at(pj, "queues"), "2");
+	ASSERT_STR_EQ(str_at(pj, "deviceInfo.vhost-user.queues"), "2");
+	ASSERT_CONTAINS(str_at(pj, "vdev"), ",server=0,queues=2");
+	cJSON_Delete(pj);
+
+	attach_for(&a, IFTYPE_MEMIF, "slave");
+	a.queues = 16;
+	d = devinfo_build(&a);
+	ASSERT_STR_EQ(str_at(d, "memif.queues"), "16");
+	ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), 0);
+	ASSERT_STR_EQ(vdev, "net_memif0,role=client,socket=/var/run/podwire/1a2b3c4d/memif.sock,"
+			    "socket-abstract=no");
+	cJSON_Delete(d);
+
+	/* One queue pair: no key (the spec's objects as they were), 1 in
+	 * podwire.json. */
+	attach_for(&a, IFTYPE_VHOST, "client");
+	a.queues = 1;
+	d = devinfo_build(&a);
+	ASSERT_INT_EQ(has(d, "vhost-user.queues"), 0);
+	ASSERT_INT_EQ(devinfo_queues(d), 1);
+	cJSON_Delete(d);
+	pj = podwire_json_build(&a, "02:00:00:00:00:01", 1500, m);
+	ASSERT_STR_EQ(str_at(pj, "queues"), "1");
+	cJSON_Delete(pj);
+
+	/* A device-info a runtime or person wrote wrong. */
+	static const char *const bad[] = {"0", "17", "\"2\"", "1.5", "-1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char json[256];
+
+		snprintf(json, sizeof(json),
+			 "{\"type\":\"vhost-user\",\"vhost-user\":{\"mode\":\"client\","
+			 "\"path\":\"/x\",\"queues\":%s}}",
+			 bad[i]);
+		d = parse(json);
+		ASSERT_INT_EQ(devinfo_queues(d), -1);
+		ASSERT_INT_EQ(devinfo_vdev(d, NULL, 0, vdev, sizeof(vdev), msg, sizeof(msg)), -1);
+		ASSERT_CONTAINS(msg,
+				"the \"vhost-user\" device's \"queues\" must be an integer 1-16");
+		cJSON_Delete(d);
+	}
+	cJSON_Delete(m);
+}
+
 static void attach_pci(struct attach *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -480,6 +543,7 @@ int main(void)
 	    {"device-info and vdev strings", test_devinfo},
 	    {"device-info removed only when podwire's", test_devinfo_remove},
 	    {"podwire.json", test_podwire_json},
+	    {"queues: device-info, podwire.json, vdev", test_queues},
 	    {"device-info of a VF (type pci)", test_devinfo_pci},
 	    {"result and podwire.json of a VF: pciID, no socket", test_result_pci},
 	    {NULL, NULL},

@@ -21,6 +21,9 @@
  * tx what we put on it ---------------------------------------------------- */
 
 static struct rte_ring *wire_in, *wire_out;
+/* A device of two queues (a port with "queues" 2 or more gets it):
+ * wire_q_in[q] feeds rx queue q, tx queue q fills wire_q_out[q]. */
+static struct rte_ring *wire_q_in[2], *wire_q_out[2];
 
 static int ring_open(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_len, char *driver,
 		     size_t driver_len, char *msg, size_t len)
@@ -28,9 +31,12 @@ static int ring_open(struct port *p, uint16_t *port_id, char *vdev, size_t vdev_
 	static unsigned int seq;
 	int id;
 
-	(void)p, (void)msg, (void)len;
+	(void)msg, (void)len;
 	snprintf(vdev, vdev_len, "net_ring_unit%u", seq++);
-	id = rte_eth_from_rings(vdev, &wire_in, 1, &wire_out, 1, SOCKET_ID_ANY);
+	if (p->dp.n_rxq > 1)
+		id = rte_eth_from_rings(vdev, wire_q_in, 2, wire_q_out, 2, SOCKET_ID_ANY);
+	else
+		id = rte_eth_from_rings(vdev, &wire_in, 1, &wire_out, 1, SOCKET_ID_ANY);
 	if (id < 0)
 		return -EIO;
 	*port_id = (uint16_t)id;
@@ -45,9 +51,9 @@ static void ring_close(const char *vdev, const char *device)
 }
 
 UPLINK_KIND(ring_uplink, "ring_uplink", PORT_FIELD_IFACE, "test: an uplink over rte_rings",
-	    ring_open, ring_close, NULL)
+	    ring_open, ring_close, NULL, NULL)
 
-static struct port *uplink_port(const char *name, struct network *n)
+static struct port *uplink_port_q(const char *name, struct network *n, uint8_t queues)
 {
 	struct port_conf c;
 	struct port *p = NULL;
@@ -58,13 +64,19 @@ static struct port *uplink_port(const char *name, struct network *n)
 	snprintf(c.name, sizeof(c.name), "%s", name);
 	snprintf(c.network, sizeof(c.network), "%s", n->name);
 	snprintf(c.type, sizeof(c.type), "ring_uplink");
-	snprintf(c.iface, sizeof(c.iface), "wire0");
+	snprintf(c.iface, sizeof(c.iface), queues > 1 ? "wire2q" : "wire0");
 	c.mtu = 1500;
+	c.queues = queues;
 	if (port_create(&c, n, &p, &code, msg, sizeof(msg)) != 0)
 		unit_check(false, __LINE__, __FILE__, "uplink %s: %s", name, msg);
 	else
 		p->ops->poll_link(p); /* housekeeping's job in podwired */
 	return p;
+}
+
+static struct port *uplink_port(const char *name, struct network *n)
+{
+	return uplink_port_q(name, n, 1);
 }
 
 /* ---- the bridge ------------------------------------------------------------ */
@@ -483,14 +495,21 @@ static void wire_send(struct rte_mbuf *m)
 	CU_ASSERT_FATAL(rte_ring_enqueue(wire_in, m) == 0);
 }
 
-/* Polls an uplink port once, as a worker does, forwarding what it gives. */
-static void poll_port(struct port *p)
+/* Polls queue q of an uplink port once, as a worker does, forwarding
+ * what it gives; returns how many. */
+static uint16_t poll_queue(struct port *p, uint16_t q)
 {
 	struct rte_mbuf *pkts[PW_BURST];
-	uint16_t n = p->dp.ops->rx_burst(&p->dp, 0, pkts, PW_BURST, workers[0]->ctr);
+	uint16_t n = p->dp.ops->rx_burst(&p->dp, q, pkts, PW_BURST, workers[0]->ctr);
 
 	if (n != 0)
 		dp_harness_input(p, pkts, n);
+	return n;
+}
+
+static void poll_port(struct port *p)
+{
+	poll_queue(p, 0);
 }
 
 static struct rte_mbuf *wire_recv(void)
@@ -677,10 +696,100 @@ static void test_uplink_one_lock(void)
 	p = dp_port("pod-lk", n, "null", A);
 	CU_ASSERT(u != NULL && !u->dp.tx_shared);
 	CU_ASSERT(p != NULL && p->dp.tx_shared);
+	/* The device has one tx queue for two workers: it locks it itself. */
+	{
+		cJSON *j = cJSON_CreateObject(), *up;
+
+		u->ops->to_json(u, j);
+		up = cJSON_GetObjectItem(j, API_R_UPLINK);
+		ASSERT_INT_EQ(cJSON_GetObjectItem(up, API_R_TX_QUEUES)->valueint, 1);
+		CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(up, API_R_TX_LOCKED)));
+		cJSON_Delete(j);
+	}
 	destroy(u), destroy(p);
 	destroy_net(n);
 	rte_free(workers[1]);
 	workers[1] = NULL;
+	n_workers = saved;
+}
+
+/* A device of two queues, two networks on it, two workers: every port
+ * has both queues, queue q of both on one worker and the two queues on
+ * different workers; a frame from device queue q comes out of its port's
+ * queue q (the other port's poll of queue q stashes it there, never in
+ * queue 1-q's stash, which another worker reads); each worker sends on
+ * its own tx queue, without a lock. */
+static void test_uplink_queues(void)
+{
+	struct network *red = dp_net("qred", NET_BRIDGE, 100),
+		       *blue = dp_net("qblue", NET_BRIDGE, 0);
+	unsigned int saved = n_workers;
+	struct port *ur, *ub, *pr, *pb;
+	struct rte_mbuf *m, *out[4];
+	cJSON *j, *up;
+
+	n_workers = 2;
+	workers[1] = worker_new(1, 0, pw_mbuf_pool);
+	/* The harness counts for one worker: worker 1's queue counters. */
+	stats_queues[1] =
+	    rte_zmalloc(NULL, sizeof(struct queue_counters) * PW_MAX_PORTS * PW_MAX_QUEUES, 0);
+	CU_ASSERT_FATAL(stats_queues[1] != NULL);
+	ur = uplink_port_q("qup-red", red, 2);
+	/* Asks 4: has the device's 2, as every port of the device. */
+	ub = uplink_port_q("qup-blue", blue, 4);
+	pr = dp_port("qpod-red", red, "sink", A);
+	pb = dp_port("qpod-blue", blue, "sink", B);
+	CU_ASSERT_FATAL(ur != NULL && ub != NULL && pr != NULL && pb != NULL);
+	ASSERT_INT_EQ(ur->dp.n_rxq, 2);
+	ASSERT_INT_EQ(ub->dp.n_rxq, 2);
+	ASSERT_INT_EQ(ub->dp.rxq_on, 3);
+	ASSERT_INT_EQ(ur->rxq[0].worker, ub->rxq[0].worker);
+	ASSERT_INT_EQ(ur->rxq[1].worker, ub->rxq[1].worker);
+	CU_ASSERT(ur->rxq[0].worker != ur->rxq[1].worker);
+	CU_ASSERT(ur->rxq_fixed && ub->rxq_fixed);
+
+	/* Red's frames on device queue 1, polled through blue's queue 1:
+	 * stashed for red's queue 1; red's queue 0 has none of them. */
+	for (uint8_t i = 0; i < 3; i++)
+		CU_ASSERT_FATAL(rte_ring_enqueue(wire_q_in[1], dp_frame(A, X, 100, 60, i)) == 0);
+	CU_ASSERT_FATAL(rte_ring_enqueue(wire_q_in[0], dp_frame(B, X, 0, 60, 9)) == 0);
+	ASSERT_INT_EQ(poll_queue(ub, 1), 0);
+	ASSERT_INT_EQ(poll_queue(ur, 0), 0); /* device queue 0: blue's frame stashed */
+	ASSERT_INT_EQ(sink_of(pr)->n, 0);
+	ASSERT_INT_EQ(poll_queue(ur, 1), 3);
+	ASSERT_INT_EQ(sink_of(pr)->n, 3);
+	for (uint8_t i = 0; i < 3; i++) /* in the order the device gave them */
+		ASSERT_INT_EQ(rte_pktmbuf_mtod(sink_of(pr)->got[i], uint8_t *)[30], i);
+	ASSERT_INT_EQ(poll_queue(ub, 1), 0);
+	ASSERT_INT_EQ(poll_queue(ub, 0), 1);
+	ASSERT_INT_EQ(sink_of(pb)->n, 1);
+
+	/* Worker w sends on tx queue w, with no lock. */
+	for (uint16_t w = 0; w < 2; w++) {
+		m = dp_frame(X, B, 0, 60, (uint8_t)(20 + w));
+		CU_ASSERT_FATAL(m != NULL);
+		ASSERT_INT_EQ(ub->dp.ops->tx_burst(&ub->dp, w, &m, 1), 1);
+		ASSERT_INT_EQ(rte_ring_dequeue_burst(wire_q_out[w], (void **)out, 4, NULL), 1);
+		ASSERT_INT_EQ(rte_pktmbuf_mtod(out[0], uint8_t *)[30], 20 + w);
+		rte_pktmbuf_free(out[0]);
+		ASSERT_INT_EQ(rte_ring_count(wire_q_out[1 - w]), 0);
+		/* Counted on the queue it went out of. */
+		ASSERT_INT_EQ(stats_queue(w, ub->dp.idx, w)->tx_packets, 1);
+	}
+	j = cJSON_CreateObject();
+	ub->ops->to_json(ub, j);
+	up = cJSON_GetObjectItem(j, API_R_UPLINK);
+	ASSERT_INT_EQ(cJSON_GetObjectItem(up, API_R_TX_QUEUES)->valueint, 2);
+	CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(up, API_R_TX_LOCKED)));
+	cJSON_Delete(j);
+
+	sink_clear(pr), sink_clear(pb);
+	destroy(pr), destroy(pb), destroy(ur), destroy(ub);
+	destroy_net(red), destroy_net(blue);
+	rte_free(workers[1]);
+	workers[1] = NULL;
+	rte_free(stats_queues[1]);
+	stats_queues[1] = NULL;
 	n_workers = saved;
 }
 
@@ -703,6 +812,7 @@ int main(void)
 	    {"uplink: frames under 60 bytes padded", test_uplink_pad},
 	    {"uplink: a frame that cannot be padded is no_mbuf", test_uplink_pad_no_mbuf},
 	    {"uplink: one tx lock per burst", test_uplink_one_lock},
+	    {"uplink: two queues, stashed per queue, a tx queue per worker", test_uplink_queues},
 	    {NULL, NULL},
 	};
 
@@ -711,6 +821,18 @@ int main(void)
 	dp_harness_init(1);
 	wire_in = rte_ring_create("wire_in", 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	wire_out = rte_ring_create("wire_out", 4096, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	for (int q = 0; q < 2; q++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "wire_q_in%d", q);
+		wire_q_in[q] =
+		    rte_ring_create(name, 512, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "wire_q_out%d", q);
+		wire_q_out[q] =
+		    rte_ring_create(name, 512, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (wire_q_in[q] == NULL || wire_q_out[q] == NULL)
+			return 2;
+	}
 	if (wire_in == NULL || wire_out == NULL)
 		return 2;
 	rc = unit_run("forwarding", tests);
