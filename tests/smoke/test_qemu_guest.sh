@@ -62,10 +62,8 @@ ip -n "$NS" link set lo up
 # The worker naps when idle: the guest's two vCPUs need both cores too.
 daemon_start pw --idle-sleep-max 1000
 ctl pw network add net1 >/dev/null
-rpc pw port.create "$(jq -nc --arg s "$T/vm.sock" --arg m "$GUEST_MAC" --argjson q "$QUEUES" \
-	'{name: "vm", network: "net1", type: "vhost-user", socket: $s, mac: $m, queues: $q}')" \
-	>"$T/port-add.json"
-jq -e .result "$T/port-add.json" >/dev/null || fail "port.create vm: $(cat "$T/port-add.json")"
+ctl pw port add vm --network net1 --type vhost-user --socket "$T/vm.sock" --mac $GUEST_MAC \
+	--queues "$QUEUES" >/dev/null
 ctl pw port add kns --network net1 --type veth --iface "$HOST_END" --mac "$NS_MAC" >/dev/null
 peer=$(ctlj pw port show kns | jq -r .veth.peer)
 ip link set "$peer" netns "$NS"
@@ -103,14 +101,14 @@ for cpu in 0 1; do
 done
 ok "the guest pinged $NS_IP from both CPUs through podwired"
 
-# queue.list: every queue of the guest's port enabled, each carried frames.
-rpc pw queue.list '{"port": "vm"}' >"$T/queues.json"
-jq -c '.result.queues[] | {queue, worker, enabled, rx_packets_total}' "$T/queues.json" |
+# queue list: every queue of the guest's port enabled, each carried frames.
+ctlj pw queue list vm >"$T/queues.json"
+jq -c '.queues[] | {queue, worker, enabled, rx_packets_total}' "$T/queues.json" |
 	sed 's/^/    /'
-expect_eq "rx queues of port vm" "$QUEUES" "$(jq '.result.queues | length' "$T/queues.json")"
+expect_eq "rx queues of port vm" "$QUEUES" "$(jq '.queues | length' "$T/queues.json")"
 expect_eq "enabled rx queues of port vm" "$QUEUES" \
-	"$(jq '[.result.queues[] | select(.enabled)] | length' "$T/queues.json")"
+	"$(jq '[.queues[] | select(.enabled)] | length' "$T/queues.json")"
 expect_eq "rx queues of port vm that carried no frame" 0 \
-	"$(jq '[.result.queues[] | select(.rx_packets_total == 0)] | length' "$T/queues.json")"
+	"$(jq '[.queues[] | select(.rx_packets_total == 0)] | length' "$T/queues.json")"
 [ "$(port_stat pw kns .tx_packets)" -gt 0 ] || fail "podwired sent nothing to the namespace"
 [ "$(port_stat pw vm .tx_packets)" -gt 0 ] || fail "podwired sent nothing to the guest"
