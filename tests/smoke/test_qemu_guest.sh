@@ -3,7 +3,7 @@
 # pairs, virtio-net-pci with mq=on, two vCPUs) pings a kernel namespace on
 # a veth port of the same network: the guest's virtio_net enables as many
 # queue pairs as it has CPUs, pings once from each CPU (tx queue N is CPU
-# N's), and podwired's queue.list must show every queue of the guest's
+# N's), and podwired's queue list must show every queue of the guest's
 # port enabled and carrying the guest's frames.
 #
 # TCG, not KVM: nested KVM guests hang at boot on the machines this runs
@@ -12,6 +12,9 @@
 # serial console, read here with bounded waits.
 . "$(dirname "$0")/lib.sh"
 
+# 1 until vhost-user ports have queue pairs (VIRTIO_NET_F_MQ): podwired
+# polls vring 0/1 only, and the guest's second CPU pings through a queue
+# nobody reads. PODWIRE_QEMU_QUEUES=2 shows that.
 QUEUES=${PODWIRE_QEMU_QUEUES:-1}
 QEMU=${PODWIRE_QEMU:-qemu-system-x86_64}
 GUEST_MAC=52:54:00:23:00:02
