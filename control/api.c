@@ -339,8 +339,10 @@ static const struct api_field port_results[] = {
     I(API_F_FLOOD_LIMIT,
       "copies per second its floods may make beyond one destination, 0: no limit"),
     I(API_F_TX_RETRIES, "tries again of a full ring"),
-    I(API_F_QUEUES, "queue pairs asked for (port.create \"queues\")"),
-    I(API_R_RX_QUEUES, "rx queues it has (memif: as many rings as a peer may bring)"),
+    OPT(API_T_INT, API_F_QUEUES,
+	"queue pairs asked for (port.create \"queues\"; none when failed)"),
+    OPT(API_T_INT, API_R_RX_QUEUES,
+	"rx queues it has (memif: as many rings as a peer may bring; none when failed)"),
     OPT(API_T_STRING, API_F_RXQ_PINS, "its rx queues pinned on workers, QUEUE:CORE"),
     S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
     OPT(API_T_STRING, API_R_REASON,
@@ -555,6 +557,7 @@ static const struct api_field queue_results[] = {
     N(API_R_BUSY_CYCLES, "TSC cycles its polls took over the last interval"),
     N(API_R_BUSY_PCT, "those cycles as a share of one worker's"),
     N(API_R_RX_TOTAL, "frames received since the port was made"),
+    N(API_R_BUSY_TOTAL, "TSC cycles its polls took since the port was made"),
     N(API_R_TX_TOTAL, "frames sent on its tx queue (kinds that count per queue)"),
     {NULL}};
 

@@ -193,6 +193,7 @@ enum api_method {
 #define API_R_WINDOW	      "window_sec"
 #define API_R_RX_TOTAL	      "rx_packets_total"
 #define API_R_TX_TOTAL	      "tx_packets_total"
+#define API_R_BUSY_TOTAL      "busy_cycles_total"
 #define API_R_CHECKS	      "checks"
 #define API_R_MOVES	      "moves"
 #define API_R_LAST_MOVED      "last_moved"

@@ -31,20 +31,30 @@
 #define ETH_BURST 32
 #define BURST	  64 /* the most: a memif pod's */
 
+/* One queue (pair) of a pod. Each queue carries flows of its own: its
+ * frames leave from an address of its own (bench_pod_queue_ip), so the
+ * receiver knows which queue a frame left on, and each queue has its own
+ * rotation over destinations, MACs and flows. */
+struct pod_queue {
+	struct bench_pkt_tmpl tmpl;
+	/* Where the queue is in its rotation: destinations turn fastest, then
+	 * source MACs, then flows (an odometer, so no division per frame). */
+	uint16_t dst_i, flow_i, imix_i;
+	uint32_t mac_i;
+	/* An ethdev pod: frames a full ring refused at full speed, sent first
+	 * next time, and their destinations. */
+	uint16_t npend;
+	struct rte_mbuf *pend[ETH_BURST];
+	uint16_t pend_dst[ETH_BURST];
+};
+
 struct pod {
 	uint16_t port;		   /* an ethdev pod's port */
 	struct bench_memif *memif; /* or a memif pod of our own (NULL while re-opened) */
 	bool own_memif;		   /* a --memif pod: devargs is its socket's path */
 	uint32_t memif_buf_size;
 	struct rte_ether_addr mac;
-	struct bench_pkt_tmpl tmpl;
-	/* Where the pod is in its rotation: destinations turn fastest, then
-	 * source MACs, then flows (an odometer, so no division per frame). */
-	uint16_t dst_i, flow_i, imix_i;
-	uint32_t mac_i;
-	/* Full speed: frames a full ring refused, sent first next time. */
-	uint16_t npend;
-	struct rte_mbuf *pend[ETH_BURST];
+	struct pod_queue *q; /* its --queues queues */
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;
 	/* --reconnect and --events: the device as the EAL was given it, so
 	 * that it can be probed again, and where its re-opening is. */
@@ -54,9 +64,22 @@ struct pod {
 	struct bench_reopen ro;
 };
 
-/* One (source, destination) pair. */
+/* Frames received recently, per flow, for telling a duplicate from a
+ * frame that is merely late: one bit per sequence number, the last
+ * BENCH_SEEN_BITS below the next one expected. A frame later than that
+ * is counted out of order (and unchecked): deeper than any ring. */
+#define BENCH_SEEN_BITS	 4096u
+#define BENCH_SEEN_WORDS (BENCH_SEEN_BITS / 64)
+
+/* One flow: a (source pod, its queue, destination pod). Frames of a flow
+ * leave in sequence on one queue; every one must arrive once, in order.
+ * tx counts frames stamped, refused those of them a full ring did not
+ * take at a set rate (they never reached the switch); rx those received
+ * once; duplicates those received again; out_of_order those that came
+ * after a later one of the flow. */
 struct dir {
 	uint64_t tx, rx, rx_bytes, out_of_order, stale;
+	uint64_t refused, duplicates, unchecked;
 	uint32_t seq_tx;
 	uint32_t seq_start; /* first sequence number of the current trial */
 	uint32_t seq_rx_next;
@@ -68,6 +91,9 @@ struct dir {
 struct trial {
 	double seconds;
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad, out_of_order, stale;
+	/* Over flows: refused at the source, duplicates, and frames the switch
+	 * took and never delivered (tx - refused - rx, per flow). */
+	uint64_t refused, duplicates, unchecked, undelivered;
 	struct bench_hist hist;
 };
 
@@ -76,8 +102,11 @@ struct trial {
  * bench_events.c and bench_report.c. What every frame reads comes first. */
 struct bench_ctx {
 	struct pod *pods;
-	struct dir *dirs; /* npods x npods */
+	struct dir *dirs;     /* npods x nq x npods: bench_dir_idx */
+	uint64_t *seen;	      /* BENCH_SEEN_WORDS per dir */
+	struct pod_queue *pq; /* npods x nq */
 	uint16_t npods;
+	uint16_t nq;	     /* queues per pod (--queues) */
 	bool counting;	     /* frames built now are counted */
 	uint64_t tsc_ns_q32; /* tsc_ns * 2^32 */
 	/* --reconnect, --events: links watched, gaps in ticks (0: not tracked). */
@@ -95,6 +124,30 @@ struct bench_ctx {
 	volatile sig_atomic_t stop_measuring; /* SIGUSR1 */
 	volatile sig_atomic_t mark_wanted;    /* SIGUSR2 */
 };
+
+/* The flow of pod src's queue q to pod dst. */
+static inline uint32_t bench_dir_idx(const struct bench_ctx *ctx, uint16_t src, uint16_t q,
+				     uint16_t dst)
+{
+	return ((uint32_t)src * ctx->nq + q) * ctx->npods + dst;
+}
+
+static inline struct dir *bench_dir(const struct bench_ctx *ctx, uint16_t src, uint16_t q,
+				    uint16_t dst)
+{
+	return &ctx->dirs[bench_dir_idx(ctx, src, q, dst)];
+}
+
+static inline uint32_t bench_n_dirs(const struct bench_ctx *ctx)
+{
+	return (uint32_t)ctx->npods * ctx->nq * ctx->npods;
+}
+
+/* Frames of flow d that the switch took and never delivered. */
+static inline uint64_t bench_dir_undelivered(const struct dir *d)
+{
+	return d->tx > d->refused + d->rx ? d->tx - d->refused - d->rx : 0;
+}
 
 /* bench_main.c */
 /* Configures and starts a pod's port; quiet: a failure is expected. */
@@ -114,10 +167,10 @@ uint64_t bench_wall_now(void);
 void bench_event(const struct bench_ctx *ctx, const char *name, uint64_t t_ns, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void bench_mark_take(struct bench_ctx *ctx);
-void bench_mark_reached(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t now,
+void bench_mark_reached(struct bench_ctx *ctx, uint16_t src, uint16_t q, uint16_t dst, uint64_t now,
 			uint64_t sent);
-void bench_gap_seen(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t from, uint64_t now,
-		    uint64_t sent);
+void bench_gap_seen(struct bench_ctx *ctx, uint16_t src, uint16_t q, uint16_t dst, uint64_t from,
+		    uint64_t now, uint64_t sent);
 /* Watches every pod's link (--reconnect, --events), at most once a ms. */
 void bench_links_service(struct bench_ctx *ctx, uint64_t now);
 /* The pod's device name and arguments, for re-opening it; its --events line. */

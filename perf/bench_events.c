@@ -67,40 +67,54 @@ void bench_mark_take(struct bench_ctx *ctx)
 
 	ctx->marks++;
 	for (uint16_t a = 0; a < ctx->npods; a++)
-		for (uint16_t b = 0; b < ctx->npods; b++)
-			ctx->dirs[a * ctx->npods + b].mark_tsc = a == b ? 0 : t;
+		for (uint16_t q = 0; q < ctx->nq; q++)
+			for (uint16_t b = 0; b < ctx->npods; b++)
+				bench_dir(ctx, a, q, b)->mark_tsc = a == b ? 0 : t;
 	bench_event(ctx, "mark", bench_wall_now(), ", \"mark\": %u", ctx->marks);
 }
 
-/* The first frame of direction src -> dst sent after the mark arrived at
- * now; it was sent at TSC sent. */
-void bench_mark_reached(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t now,
+/* The queue of a flow in an event, when pods have more than one. */
+static const char *queue_field(const struct bench_ctx *ctx, uint16_t q, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (ctx->nq > 1)
+		snprintf(buf, len, ", \"queue\": %u", q);
+	return buf;
+}
+
+/* The first frame of flow src (queue q) -> dst sent after the mark
+ * arrived at now; it was sent at TSC sent. */
+void bench_mark_reached(struct bench_ctx *ctx, uint16_t src, uint16_t q, uint16_t dst, uint64_t now,
 			uint64_t sent)
 {
-	struct dir *d = &ctx->dirs[src * ctx->npods + dst];
+	struct dir *d = bench_dir(ctx, src, q, dst);
 	uint64_t t = rte_rdtsc(), w = bench_wall_now();
+	char qf[24];
 
 	bench_event(ctx, "resumed", wall_ns(ctx, now, t, w),
-		    ", \"mark\": %u, \"src\": %u, \"dst\": %u, \"sent_ns\": %" PRIu64
+		    ", \"mark\": %u, \"src\": %u, \"dst\": %u%s, \"sent_ns\": %" PRIu64
 		    ", \"rx_ns\": %" PRIu64 ", \"after_mark_ms\": %.3f",
-		    ctx->marks, src, dst, wall_ns(ctx, sent, t, w), wall_ns(ctx, now, t, w),
+		    ctx->marks, src, dst, queue_field(ctx, q, qf, sizeof(qf)),
+		    wall_ns(ctx, sent, t, w), wall_ns(ctx, now, t, w),
 		    (double)bench_ticks_ns(ctx, now - d->mark_tsc) / 1e6);
 	d->mark_tsc = 0;
 }
 
-/* Direction src -> dst was silent from TSC from to now; its frame that
- * ended the gap was sent at TSC sent. */
-void bench_gap_seen(struct bench_ctx *ctx, uint16_t src, uint16_t dst, uint64_t from, uint64_t now,
-		    uint64_t sent)
+/* Flow src (queue q) -> dst was silent from TSC from to now; its frame
+ * that ended the gap was sent at TSC sent. */
+void bench_gap_seen(struct bench_ctx *ctx, uint16_t src, uint16_t q, uint16_t dst, uint64_t from,
+		    uint64_t now, uint64_t sent)
 {
 	uint64_t t = rte_rdtsc(), w = bench_wall_now();
+	char qf[24];
 
-	ctx->dirs[src * ctx->npods + dst].gaps++;
+	bench_dir(ctx, src, q, dst)->gaps++;
 	bench_event(ctx, "gap", wall_ns(ctx, now, t, w),
-		    ", \"src\": %u, \"dst\": %u, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
+		    ", \"src\": %u, \"dst\": %u%s, \"from_ns\": %" PRIu64 ", \"to_ns\": %" PRIu64
 		    ", \"sent_ns\": %" PRIu64 ", \"gap_ms\": %.3f",
-		    src, dst, wall_ns(ctx, from, t, w), wall_ns(ctx, now, t, w),
-		    wall_ns(ctx, sent, t, w), (double)bench_ticks_ns(ctx, now - from) / 1e6);
+		    src, dst, queue_field(ctx, q, qf, sizeof(qf)), wall_ns(ctx, from, t, w),
+		    wall_ns(ctx, now, t, w), wall_ns(ctx, sent, t, w),
+		    (double)bench_ticks_ns(ctx, now - from) / 1e6);
 }
 
 /* The pod's device goes: its port is stopped and the device removed

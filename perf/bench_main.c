@@ -7,8 +7,13 @@
  * runs on the main lcore, so the generator costs one core.
  *
  *   podwire-bench [EAL options] -- [--size N|imix] [--flows N] [--macs N]
- *       [--rate PPS] [--duration SEC] [--ndr] [--json]
+ *       [--queues N] [--rate PPS] [--duration SEC] [--ndr] [--json]
  *       [--reconnect] [--events FILE] [--gap-ms MS]
+ *
+ * With --queues N each pod has N queue pairs, and each queue sends flows
+ * of its own: every flow (source pod, queue, destination pod) is checked
+ * for frames lost, duplicated or out of order, whichever of the switch's
+ * workers carry which queue.
  *
  * With --reconnect the pods outlive their switch: a pod whose link goes
  * down re-opens its device (a --memif pod: connects again) until it is
@@ -80,7 +85,17 @@ int bench_port_setup(struct bench_ctx *ctx, uint16_t port, bool quiet)
 	 * interrupt thread a closed descriptor, and it panics). */
 	if (ctx->watch_links && info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
 		conf.intr_conf.lsc = 1;
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (info.max_rx_queues < ctx->nq || info.max_tx_queues < ctx->nq) {
+		if (!quiet)
+			fprintf(stderr,
+				"podwire-bench: port %u (%s) has at most %u rx and %u tx "
+				"queues, not --queues %u: give its device queues=%u "
+				"(net_virtio_user) or lower --queues\n",
+				port, info.device ? rte_dev_name(info.device) : "?",
+				info.max_rx_queues, info.max_tx_queues, ctx->nq, ctx->nq);
+		return -EINVAL;
+	}
+	rc = rte_eth_dev_configure(port, ctx->nq, ctx->nq, &conf);
 	if (rc < 0)
 		goto err;
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
@@ -95,12 +110,15 @@ int bench_port_setup(struct bench_ctx *ctx, uint16_t port, bool quiet)
 				"may be dropped\n",
 				port, info.device ? rte_dev_name(info.device) : "?", mtu);
 	}
-	rc = rte_eth_rx_queue_setup(port, 0, nrx, rte_eth_dev_socket_id(port), NULL, ctx->pool);
-	if (rc < 0)
-		goto err;
-	rc = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
-	if (rc < 0)
-		goto err;
+	for (uint16_t q = 0; q < ctx->nq; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, nrx, rte_eth_dev_socket_id(port), NULL,
+					    ctx->pool);
+		if (rc < 0)
+			goto err;
+		rc = rte_eth_tx_queue_setup(port, q, ntx, rte_eth_dev_socket_id(port), NULL);
+		if (rc < 0)
+			goto err;
+	}
 	rc = rte_eth_dev_start(port);
 	if (rc < 0)
 		goto err;
@@ -128,13 +146,13 @@ static void pod_mac(struct bench_ctx *ctx, uint16_t pod, unsigned int k, uint8_t
 	mac[5] = (uint8_t)k;
 }
 
-static void rotation_reset(struct pod *pd)
+static void rotation_reset(struct pod_queue *pd)
 {
 	pd->dst_i = pd->flow_i = pd->imix_i = 0;
 	pd->mac_i = 0;
 }
 
-static void rotation_next(struct bench_ctx *ctx, struct pod *pd)
+static void rotation_next(struct bench_ctx *ctx, struct pod_queue *pd)
 {
 	if (++pd->imix_i == BENCH_IMIX_PERIOD)
 		pd->imix_i = 0;
@@ -148,31 +166,33 @@ static void rotation_next(struct bench_ctx *ctx, struct pod *pd)
 		pd->flow_i = 0;
 }
 
-/* Writes pod p's next frame into buf (its destination is returned, its
- * length without FCS in *out_len): its headers from the pod's template,
- * then the stamp. tag (NULL: none) remembers which headers buf holds: a
+/* Writes the next frame of pod p's queue q into buf (its destination is
+ * returned, its length without FCS in *out_len): its headers from the
+ * queue's template, then the stamp. tag (NULL: none) remembers which headers buf holds: a
  * buffer of our own that already holds this frame's headers (a memif
  * slot, last filled one ring ago) gets only the stamp. Inlined into each
  * sender, as frame_received into each receiver: as calls, with their
  * spills, they cost the memif generator 13% of its rate (58-60 -> 66-69
  * Mpps through one cross-connect). */
-static __rte_always_inline uint16_t frame_write(struct bench_ctx *ctx, uint16_t p, uint8_t *buf,
-						uint64_t now, uint16_t *out_len, uint64_t *tag)
+static __rte_always_inline uint16_t frame_write(struct bench_ctx *ctx, uint16_t p, uint16_t q,
+						uint8_t *buf, uint64_t now, uint16_t *out_len,
+						uint64_t *tag)
 {
-	struct pod *pd = &ctx->pods[p];
+	struct pod_queue *pd = &ctx->pods[p].q[q];
 	uint16_t len = opt.size ? opt.size : bench_imix_len(pd->imix_i);
 	uint16_t dst = (uint16_t)(p + 1 + pd->dst_i);
 	struct dir *d;
 	struct bench_stamp s;
-	const uint8_t *dmac, *smac = pd->mac.addr_bytes;
+	const uint8_t *dmac, *smac = ctx->pods[p].mac.addr_bytes;
 	uint8_t smac_k[6], dmac_k[6];
 
 	if (dst >= ctx->npods)
 		dst = (uint16_t)(dst - ctx->npods);
 	dmac = ctx->pods[dst].mac.addr_bytes;
-	d = &ctx->dirs[p * ctx->npods + dst];
+	d = bench_dir(ctx, p, q, dst);
 	*out_len = (uint16_t)(len - BENCH_FCS_LEN);
-	/* What the headers depend on; bit 63 set: never 0, the empty tag. */
+	/* What the headers depend on; bit 63 set: never 0, the empty tag. (A
+	 * tagged buffer is a slot of one queue's ring: q never changes.) */
 	uint64_t key = 1ull << 63 | (uint64_t)len << 44 | (uint64_t)dst << 32 |
 		       (uint64_t)pd->mac_i << 16 | pd->flow_i;
 
@@ -196,9 +216,10 @@ static __rte_always_inline uint16_t frame_write(struct bench_ctx *ctx, uint16_t 
 	return dst;
 }
 
-static uint16_t frame_next(struct bench_ctx *ctx, uint16_t p, struct rte_mbuf *m, uint64_t now)
+static uint16_t frame_next(struct bench_ctx *ctx, uint16_t p, uint16_t q, struct rte_mbuf *m,
+			   uint64_t now)
 {
-	uint16_t len, dst = frame_write(ctx, p, rte_pktmbuf_mtod(m, uint8_t *), now, &len, NULL);
+	uint16_t len, dst = frame_write(ctx, p, q, rte_pktmbuf_mtod(m, uint8_t *), now, &len, NULL);
 
 	m->data_len = len;
 	m->pkt_len = len;
@@ -207,10 +228,11 @@ static uint16_t frame_next(struct bench_ctx *ctx, uint16_t p, struct rte_mbuf *m
 
 /* pod_send for a memif pod of our own: frames are built in the ring's
  * buffers, as many as there is room for. At a set rate what does not fit
- * is built anyway, in a scratch buffer, and counted as lost (its
- * destination is known only once built); at full speed it is not built. */
-static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, unsigned int n, bool count,
-				   bool keep)
+ * is built anyway, in a scratch buffer, and counted as lost and refused
+ * (its destination is known only once built); at full speed it is not
+ * built. */
+static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q, unsigned int n,
+				   bool count, bool keep)
 {
 	static uint8_t scratch[BENCH_PKT_MAX_LEN];
 	struct pod *pd = &ctx->pods[p];
@@ -218,20 +240,22 @@ static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, unsigned i
 	uint64_t *tag[BURST];
 	uint16_t len[BURST];
 	uint64_t now = rte_rdtsc();
-	uint16_t k = bench_memif_tx_slots(pd->memif, buf, tag, (uint16_t)n);
+	uint16_t k = bench_memif_tx_slots(pd->memif, q, buf, tag, (uint16_t)n);
 
 	for (uint16_t i = 0; i < k; i++) {
-		uint16_t dst = frame_write(ctx, p, buf[i], now, &len[i], tag[i]);
+		uint16_t dst = frame_write(ctx, p, q, buf[i], now, &len[i], tag[i]);
 
 		if (count)
-			ctx->dirs[p * ctx->npods + dst].tx++;
+			bench_dir(ctx, p, q, dst)->tx++;
 	}
-	bench_memif_tx_commit(pd->memif, len, k);
+	bench_memif_tx_commit(pd->memif, q, len, k);
 	for (unsigned int i = k; !keep && i < n; i++) {
-		uint16_t l, dst = frame_write(ctx, p, scratch, now, &l, NULL);
+		uint16_t l, dst = frame_write(ctx, p, q, scratch, now, &l, NULL);
 
-		if (count)
-			ctx->dirs[p * ctx->npods + dst].tx++;
+		if (count) {
+			bench_dir(ctx, p, q, dst)->tx++;
+			bench_dir(ctx, p, q, dst)->refused++;
+		}
 	}
 	if (count) {
 		pd->tx += keep ? k : n;
@@ -246,16 +270,18 @@ static inline unsigned int pod_burst(const struct pod *pd)
 	return pd->own_memif ? BURST : ETH_BURST;
 }
 
-/* Sends up to n new frames from pod p; returns the number offered. At a
- * set rate (keep = false) what a full ring refuses is dropped and counted
- * as lost: the forwarder did not take the offered load. At full speed
- * (keep = true) it is kept and sent first next time, so the pods go as
- * fast as the forwarder takes frames and nothing is built twice. */
-static unsigned int pod_send(struct bench_ctx *ctx, uint16_t p, unsigned int n, bool count,
-			     bool keep)
+/* Sends up to n new frames from queue q of pod p; returns the number
+ * offered. At a set rate (keep = false) what a full ring refuses is
+ * dropped and counted as lost (and refused: it never reached the switch):
+ * the forwarder did not take the offered load. At full speed (keep =
+ * true) it is kept and sent first next time, so the pods go as fast as
+ * the forwarder takes frames and nothing is built twice. */
+static unsigned int pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q, unsigned int n,
+			     bool count, bool keep)
 {
 	struct rte_mbuf **m;
 	struct pod *pd = &ctx->pods[p];
+	struct pod_queue *pq = &pd->q[q];
 	uint64_t now;
 	uint16_t sent, total;
 
@@ -264,63 +290,77 @@ static unsigned int pod_send(struct bench_ctx *ctx, uint16_t p, unsigned int n, 
 	if (!pd->present)
 		return n; /* its device is being re-opened: its share is skipped */
 	if (pd->memif != NULL)
-		return memif_pod_send(ctx, p, n, count, keep); /* reads the clock itself */
+		return memif_pod_send(ctx, p, q, n, count, keep); /* reads the clock itself */
 	now = rte_rdtsc();
-	if (pd->npend > 0)
+	if (pq->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
 	if (n > 0) {
-		if (rte_pktmbuf_alloc_bulk(ctx->pool, pd->pend, n) < 0)
+		if (rte_pktmbuf_alloc_bulk(ctx->pool, pq->pend, n) < 0)
 			return 0;
 		for (unsigned int i = 0; i < n; i++) {
-			uint16_t dst = frame_next(ctx, p, pd->pend[i], now);
+			uint16_t dst = frame_next(ctx, p, q, pq->pend[i], now);
 
+			pq->pend_dst[i] = dst;
 			if (count)
-				ctx->dirs[p * ctx->npods + dst].tx++;
+				bench_dir(ctx, p, q, dst)->tx++;
 		}
-		pd->npend = (uint16_t)n;
+		pq->npend = (uint16_t)n;
 	}
-	total = pd->npend;
-	m = pd->pend;
-	sent = rte_eth_tx_burst(pd->port, 0, m, total);
+	total = pq->npend;
+	m = pq->pend;
+	sent = rte_eth_tx_burst(pd->port, q, m, total);
 	if (count) {
 		pd->tx += keep ? sent : total;
 		pd->tx_full += total - sent;
 	}
 	if (sent == total || !keep) {
-		if (sent < total)
+		if (sent < total) {
+			for (uint16_t i = sent; count && i < total; i++)
+				bench_dir(ctx, p, q, pq->pend_dst[i])->refused++;
 			rte_pktmbuf_free_bulk(&m[sent], total - sent);
-		pd->npend = 0;
+		}
+		pq->npend = 0;
 	} else if (sent > 0) {
 		memmove(m, &m[sent], sizeof(m[0]) * (total - sent));
-		pd->npend = (uint16_t)(total - sent);
+		memmove(pq->pend_dst, &pq->pend_dst[sent],
+			sizeof(pq->pend_dst[0]) * (total - sent));
+		pq->npend = (uint16_t)(total - sent);
 	}
 	return n;
 }
 
 /* Drops the frames of pod p still waiting to be sent (at the end of a
- * run, or when its device goes), and takes them out of the per-direction
- * counts they were added to: their destination is in their stamp. */
+ * run, or when its device goes), and takes them out of the per-flow
+ * counts they were added to. */
 void bench_pod_pending_drop(struct bench_ctx *ctx, uint16_t p, bool count)
 {
-	struct pod *pd = &ctx->pods[p];
+	for (uint16_t q = 0; q < ctx->nq; q++) {
+		struct pod_queue *pq = &ctx->pods[p].q[q];
 
-	for (uint16_t i = 0; count && i < pd->npend; i++) {
-		struct rte_mbuf *m = pd->pend[i];
-		struct bench_stamp s;
-
-		if (bench_stamp_read(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-				     &s) == 0)
-			ctx->dirs[p * ctx->npods + s.dst_pod].tx--;
+		for (uint16_t i = 0; count && i < pq->npend; i++)
+			bench_dir(ctx, p, q, pq->pend_dst[i])->tx--;
+		if (pq->npend > 0)
+			rte_pktmbuf_free_bulk(pq->pend, pq->npend);
+		pq->npend = 0;
 	}
-	if (pd->npend > 0)
-		rte_pktmbuf_free_bulk(pd->pend, pd->npend);
-	pd->npend = 0;
 }
 
 static void pending_drop(struct bench_ctx *ctx, bool count)
 {
 	for (uint16_t p = 0; p < ctx->npods; p++)
 		bench_pod_pending_drop(ctx, p, count);
+}
+
+/* Marks n sequence numbers from seq as not received yet in a flow's
+ * window: they were skipped (lost so far, or still on their way). */
+static void seen_clear(uint64_t *seen, uint32_t seq, uint32_t n)
+{
+	if (n >= BENCH_SEEN_BITS) {
+		memset(seen, 0, BENCH_SEEN_WORDS * sizeof(*seen));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++, seq++)
+		seen[(seq / 64) % BENCH_SEEN_WORDS] &= ~(1ull << (seq % 64));
 }
 
 /* Counts and times one frame that pod p received: len bytes in all (no
@@ -331,9 +371,12 @@ static __rte_always_inline void frame_received(struct bench_ctx *ctx, uint16_t p
 {
 	struct bench_stamp s;
 	struct dir *d;
-	uint64_t from;
+	uint64_t from, *word, bit;
+	uint32_t idx;
+	int32_t ahead;
 
-	if (bench_stamp_read(buf, seg_len, &s) < 0 || s.src_pod >= ctx->npods) {
+	if (bench_stamp_read(buf, seg_len, &s) < 0 || s.src_pod >= ctx->npods ||
+	    s.src_queue >= ctx->nq) {
 		ctx->pods[p].bad++;
 		return;
 	}
@@ -342,21 +385,39 @@ static __rte_always_inline void frame_received(struct bench_ctx *ctx, uint16_t p
 		ctx->pods[p].misdelivered++;
 		return;
 	}
-	d = &ctx->dirs[s.src_pod * ctx->npods + p];
+	idx = bench_dir_idx(ctx, s.src_pod, s.src_queue, p);
+	d = &ctx->dirs[idx];
 	/* Serial-number arithmetic: sequence numbers wrap. */
 	if ((int32_t)(s.seq - d->seq_start) < 0) {
 		/* Sent before this trial began: neither counted nor timed. */
 		d->stale++;
 		return;
 	}
-	if (ctx->gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, ctx->gap_ticks, &from))
-		bench_gap_seen(ctx, s.src_pod, p, from, now, s.tsc);
-	if (d->mark_tsc != 0 && s.tsc > d->mark_tsc)
-		bench_mark_reached(ctx, s.src_pod, p, now, s.tsc);
-	if ((int32_t)(s.seq - d->seq_rx_next) < 0)
-		d->out_of_order++;
-	else
+	word = &ctx->seen[(size_t)idx * BENCH_SEEN_WORDS + (s.seq / 64) % BENCH_SEEN_WORDS];
+	bit = 1ull << (s.seq % 64);
+	ahead = (int32_t)(s.seq - d->seq_rx_next);
+	if (ahead >= 0) {
+		/* The next one, or later: those skipped are not here yet. */
+		if (ahead > 0)
+			seen_clear(&ctx->seen[(size_t)idx * BENCH_SEEN_WORDS], d->seq_rx_next,
+				   (uint32_t)ahead);
 		d->seq_rx_next = s.seq + 1;
+	} else if ((uint32_t)-ahead > BENCH_SEEN_BITS) {
+		/* Later than the window reaches: whether it came before
+		 * cannot be told. */
+		d->out_of_order++;
+		d->unchecked++;
+	} else if (*word & bit) {
+		d->duplicates++;
+		return;
+	} else {
+		d->out_of_order++;
+	}
+	*word |= bit;
+	if (ctx->gap_ticks != 0 && bench_gap_rx(&d->last_rx, now, ctx->gap_ticks, &from))
+		bench_gap_seen(ctx, s.src_pod, s.src_queue, p, from, now, s.tsc);
+	if (d->mark_tsc != 0 && s.tsc > d->mark_tsc)
+		bench_mark_reached(ctx, s.src_pod, s.src_queue, p, now, s.tsc);
 	d->rx++;
 	/* Bytes of Ethernet frames with their FCS, as the frame size. */
 	d->rx_bytes += len + BENCH_FCS_LEN;
@@ -365,41 +426,65 @@ static __rte_always_inline void frame_received(struct bench_ctx *ctx, uint16_t p
 	bench_hist_add(hist, bench_ticks_ns(ctx, now - s.tsc));
 }
 
-static void memif_pod_recv(struct bench_ctx *ctx, uint16_t p, bool count, struct bench_hist *hist)
+/* One burst from queue q of a memif pod; returns how many. */
+static int memif_pod_recv(struct bench_ctx *ctx, uint16_t p, uint16_t q, bool count,
+			  struct bench_hist *hist)
 {
 	const uint8_t *buf[BURST];
 	uint32_t len[BURST];
-	int n = bench_memif_rx(ctx->pods[p].memif, buf, len, BURST);
+	int n = bench_memif_rx(ctx->pods[p].memif, q, buf, len, BURST);
 	uint64_t now;
 
 	if (n <= 0)
-		return;
+		return 0;
 	now = rte_rdtsc();
 	for (int i = 0; count && i < n; i++)
 		frame_received(ctx, p, buf[i], len[i], len[i], now, hist);
-	bench_memif_rx_done(ctx->pods[p].memif);
+	bench_memif_rx_done(ctx->pods[p].memif, q);
+	return n;
 }
 
-static void pod_recv(struct bench_ctx *ctx, uint16_t p, bool count, struct bench_hist *hist)
+/* One burst from queue q of an ethdev pod; returns how many. */
+static int eth_pod_recv(struct bench_ctx *ctx, uint16_t p, uint16_t q, bool count,
+			struct bench_hist *hist)
 {
 	struct rte_mbuf *m[ETH_BURST];
 	uint64_t now;
 	uint16_t n;
 
-	if (!ctx->pods[p].present)
-		return;
-	if (ctx->pods[p].memif != NULL) {
-		memif_pod_recv(ctx, p, count, hist);
-		return;
-	}
-	n = rte_eth_rx_burst(ctx->pods[p].port, 0, m, ETH_BURST);
+	n = rte_eth_rx_burst(ctx->pods[p].port, q, m, ETH_BURST);
 	if (n == 0)
-		return;
+		return 0;
 	now = rte_rdtsc();
 	for (uint16_t i = 0; count && i < n; i++)
 		frame_received(ctx, p, rte_pktmbuf_mtod(m[i], const uint8_t *),
 			       rte_pktmbuf_data_len(m[i]), rte_pktmbuf_pkt_len(m[i]), now, hist);
 	rte_pktmbuf_free_bulk(m, n);
+	return n;
+}
+
+/* Receives on every queue of pod p. A queue that gives a full burst is
+ * read again, up to two bursts per queue the pods send on: the switch
+ * picks the queue it delivers on (a worker's own), so one of ours may
+ * get what all the sender's queues sent, and must keep ahead of them, or
+ * its ring fills and the switch drops and retries (with --queues 2 and
+ * one bounded read per queue, 300,000 tx_full drops in 2 s, and 10%
+ * more of the worker's cycles per frame, 2026-11-28). */
+static void pod_recv(struct bench_ctx *ctx, uint16_t p, bool count, struct bench_hist *hist)
+{
+	struct pod *pd = &ctx->pods[p];
+	int burst = (int)pod_burst(pd);
+
+	if (!pd->present)
+		return;
+	for (uint16_t q = 0; q < ctx->nq; q++)
+		for (uint16_t k = 0; k < 2 * ctx->nq; k++) {
+			int n = pd->memif != NULL ? memif_pod_recv(ctx, p, q, count, hist)
+						  : eth_pod_recv(ctx, p, q, count, hist);
+
+			if (n < burst)
+				break;
+		}
 }
 
 /* Receives on every pod for ms milliseconds: frames still in flight. */
@@ -422,11 +507,13 @@ static void learn(struct bench_ctx *ctx)
 	for (uint16_t p = 0; p < ctx->npods; p++) {
 		unsigned int n = (unsigned int)(ctx->npods - 1) * opt.macs;
 
-		rotation_reset(&ctx->pods[p]);
+		for (uint16_t q = 0; q < ctx->nq; q++)
+			rotation_reset(&ctx->pods[p].q[q]);
+		/* From queue 0: the switch learns a MAC from any queue. */
 		while (n > 0) {
 			unsigned int k = RTE_MIN(n, pod_burst(&ctx->pods[p]));
 
-			pod_send(ctx, p, k, false, false);
+			pod_send(ctx, p, 0, k, false, false);
 			n -= k;
 			drain(ctx, 1, false, NULL);
 		}
@@ -441,42 +528,51 @@ static void counters_reset(struct bench_ctx *ctx)
 		    0;
 		ctx->pods[p].misdelivered = ctx->pods[p].bad = 0;
 	}
-	for (uint32_t i = 0; i < (uint32_t)ctx->npods * ctx->npods; i++) {
-		ctx->dirs[i].tx = ctx->dirs[i].rx = ctx->dirs[i].rx_bytes =
-		    ctx->dirs[i].out_of_order = 0;
-		ctx->dirs[i].stale = 0;
-		ctx->dirs[i].seq_start = ctx->dirs[i].seq_rx_next = ctx->dirs[i].seq_tx;
+	for (uint32_t i = 0; i < bench_n_dirs(ctx); i++) {
+		struct dir *d = &ctx->dirs[i];
+
+		d->tx = d->rx = d->rx_bytes = d->out_of_order = 0;
+		d->stale = d->refused = d->duplicates = d->unchecked = 0;
+		d->seq_start = d->seq_rx_next = d->seq_tx;
 	}
+	memset(ctx->seen, 0, sizeof(*ctx->seen) * BENCH_SEEN_WORDS * bench_n_dirs(ctx));
 }
 
-/* Offers rate pps (0 = as fast as possible), spread evenly over the pods,
- * for seconds; counts only when count is set. Each pod sends, then
- * receives, in turn: every loop visits every pod once, so with many pods
- * the generator neither polls 128 receive queues per burst sent nor lets
- * one pod's ring overflow while it serves the others. */
+/* Offers rate pps (0 = as fast as possible), spread evenly over the pods
+ * and their queues, for seconds; counts only when count is set. Each pod
+ * sends, then receives, in turn: every loop visits every pod once, so
+ * with many pods the generator neither polls 128 receive queues per burst
+ * sent nor lets one pod's ring overflow while it serves the others. */
 static void offer(struct bench_ctx *ctx, double rate, double seconds, bool count,
 		  struct bench_hist *hist)
 {
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(seconds * hz);
 	uint64_t offered = 0, now;
-	uint16_t next = 0; /* at a set rate, the pod whose turn it is to send */
+	/* At a set rate, the pod and queue whose turn it is to send. */
+	uint16_t next = 0, next_q = 0;
 
 	ctx->counting = count;
 	while (!ctx->quit && !ctx->stop_measuring && (now = rte_rdtsc()) < end) {
 		for (uint16_t p = 0; p < ctx->npods; p++) {
 			if (rate <= 0) {
-				pod_send(ctx, p, BURST, count, true);
+				for (uint16_t q = 0; q < ctx->nq; q++)
+					pod_send(ctx, p, q, BURST, count, true);
 			} else {
 				double due = (double)(rte_rdtsc() - start) / (double)hz * rate -
 					     (double)offered;
 
-				/* What is due goes out from the pods in turn, so
-				 * every pod offers the same share. */
+				/* What is due goes out from the pods' queues in
+				 * turn, so every queue offers the same share. */
 				if (due >= 1) {
 					offered += pod_send(
-					    ctx, next, due >= BURST ? BURST : (unsigned int)due,
-					    count, false);
-					next = (uint16_t)(next + 1 == ctx->npods ? 0 : next + 1);
+					    ctx, next, next_q,
+					    due >= BURST ? BURST : (unsigned int)due, count, false);
+					if (++next_q == ctx->nq) {
+						next_q = 0;
+						next =
+						    (uint16_t)(next + 1 == ctx->npods ? 0
+										      : next + 1);
+					}
 				}
 			}
 			pod_recv(ctx, p, count, hist);
@@ -509,9 +605,15 @@ static int run_trial(struct bench_ctx *ctx, double rate, double seconds, struct 
 		t->misdelivered += ctx->pods[p].misdelivered;
 		t->bad += ctx->pods[p].bad;
 	}
-	for (uint32_t i = 0; i < (uint32_t)ctx->npods * ctx->npods; i++) {
-		t->out_of_order += ctx->dirs[i].out_of_order;
-		t->stale += ctx->dirs[i].stale;
+	for (uint32_t i = 0; i < bench_n_dirs(ctx); i++) {
+		const struct dir *d = &ctx->dirs[i];
+
+		t->out_of_order += d->out_of_order;
+		t->stale += d->stale;
+		t->refused += d->refused;
+		t->duplicates += d->duplicates;
+		t->unchecked += d->unchecked;
+		t->undelivered += bench_dir_undelivered(d);
 	}
 	return 0;
 }
@@ -591,6 +693,18 @@ out:
 	return rc;
 }
 
+/* Each queue's headers for pod p, from its MAC (known by now). */
+static void pod_templates(struct bench_ctx *ctx, uint16_t p)
+{
+	struct bench_pkt_hdr h = {.dst_port = BENCH_UDP_DST_PORT};
+
+	memcpy(h.src_mac, ctx->pods[p].mac.addr_bytes, 6);
+	for (uint16_t q = 0; q < ctx->nq; q++) {
+		h.src_ip = bench_pod_queue_ip(p, q);
+		bench_pkt_tmpl_init(&ctx->pods[p].q[q].tmpl, &h);
+	}
+}
+
 /* A --memif SOCK[,mac=MAC] pod: connected, its rings the size of --ring
  * (a power of two here), buffers that hold the largest frame whole. */
 static int memif_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
@@ -644,9 +758,9 @@ int bench_pod_memif_connect(struct bench_ctx *ctx, uint16_t p, bool reopen)
 	struct pod *pd = &ctx->pods[p];
 	char err[512];
 
-	pd->memif =
-	    bench_memif_open(pd->devargs, (uint8_t)rte_log2_u32(opt.ring), pd->memif_buf_size,
-			     reopen ? 0 : BENCH_MEMIF_START_MS, err, sizeof(err));
+	pd->memif = bench_memif_open_queues(pd->devargs, (uint8_t)rte_log2_u32(opt.ring),
+					    pd->memif_buf_size, ctx->nq,
+					    reopen ? 0 : BENCH_MEMIF_START_MS, err, sizeof(err));
 	if (pd->memif == NULL) {
 		if (!reopen)
 			fprintf(stderr, "podwire-bench: --memif %s: %s\n", pd->devargs, err);
@@ -661,7 +775,6 @@ int bench_pod_memif_connect(struct bench_ctx *ctx, uint16_t p, bool reopen)
 int main(int argc, char **argv)
 {
 	unsigned int nb_mbufs, room;
-	struct bench_pkt_hdr h = {0};
 	struct bench_ctx run_ctx = {0}, *ctx = &run_ctx;
 	uint16_t port;
 	int rc, n;
@@ -697,20 +810,25 @@ int main(int argc, char **argv)
 		rc = -EINVAL;
 		goto out;
 	}
+	ctx->nq = opt.queues;
 	ctx->pods = rte_zmalloc("bench_pods", sizeof(*ctx->pods) * ctx->npods, 0);
-	ctx->dirs = rte_zmalloc("bench_dirs", sizeof(*ctx->dirs) * ctx->npods * ctx->npods, 0);
+	ctx->pq = rte_zmalloc("bench_queues", sizeof(*ctx->pq) * ctx->npods * ctx->nq, 0);
+	ctx->dirs = rte_zmalloc("bench_dirs", sizeof(*ctx->dirs) * bench_n_dirs(ctx), 0);
+	/* Written per frame but not by the switch: ordinary memory. */
+	ctx->seen = calloc((size_t)bench_n_dirs(ctx) * BENCH_SEEN_WORDS, sizeof(*ctx->seen));
 	/* Room for the largest frame plus what drivers add to the MTU (VLAN tags). */
 	room = (opt.size == 0 ? 1518u : opt.size) + RTE_PKTMBUF_HEADROOM + 64;
 	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
 		room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	nb_mbufs = ctx->npods * (2u * opt.ring + 2 * BURST) + 4096;
+	nb_mbufs = ctx->npods * ctx->nq * (2u * opt.ring + 2 * BURST) + 4096;
 	ctx->pool = rte_pktmbuf_pool_create("bench_pool", nb_mbufs, 256, 0, (uint16_t)room,
 					    (int)rte_socket_id());
-	if (ctx->pods == NULL || ctx->dirs == NULL || ctx->pool == NULL) {
+	if (ctx->pods == NULL || ctx->pq == NULL || ctx->dirs == NULL || ctx->seen == NULL ||
+	    ctx->pool == NULL) {
 		fprintf(stderr,
-			"podwire-bench: out of memory for %u pods (%u mbufs of %u bytes); "
-			"lower --ring or add hugepages\n",
-			ctx->npods, nb_mbufs, room);
+			"podwire-bench: out of memory for %u pods of %u queue(s) (%u mbufs of "
+			"%u bytes); lower --ring or --queues, or add hugepages\n",
+			ctx->npods, ctx->nq, nb_mbufs, room);
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -736,6 +854,8 @@ int main(int argc, char **argv)
 		    .open_timeout = 3000 * ms,
 		};
 	}
+	for (uint16_t p = 0; p < ctx->npods; p++)
+		ctx->pods[p].q = &ctx->pq[p * ctx->nq];
 	n = 0;
 	RTE_ETH_FOREACH_DEV(port)
 	{
@@ -745,10 +865,7 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			goto out;
 		rte_eth_macaddr_get(port, &ctx->pods[n].mac);
-		memcpy(h.src_mac, ctx->pods[n].mac.addr_bytes, 6);
-		h.src_ip = bench_pod_ip((uint16_t)n);
-		h.dst_port = BENCH_UDP_DST_PORT;
-		bench_pkt_tmpl_init(&ctx->pods[n].tmpl, &h);
+		pod_templates(ctx, (uint16_t)n);
 		rc = bench_port_setup(ctx, port, false);
 		if (rc < 0)
 			goto out;
@@ -761,10 +878,7 @@ int main(int argc, char **argv)
 		rc = bench_pod_identify(ctx, (uint16_t)n);
 		if (rc < 0)
 			goto out;
-		memcpy(h.src_mac, ctx->pods[n].mac.addr_bytes, 6);
-		h.src_ip = bench_pod_ip((uint16_t)n);
-		h.dst_port = BENCH_UDP_DST_PORT;
-		bench_pkt_tmpl_init(&ctx->pods[n].tmpl, &h);
+		pod_templates(ctx, (uint16_t)n);
 	}
 	/* The DUT sees the link once the frontend is up; give it a moment. */
 	rte_delay_ms(500);
@@ -782,7 +896,9 @@ out:
 		}
 	if (ctx->events != NULL)
 		fclose(ctx->events);
+	free(ctx->seen);
 	rte_free(ctx->dirs);
+	rte_free(ctx->pq);
 	rte_free(ctx->pods);
 	rte_mempool_free(ctx->pool);
 	rte_eal_cleanup();

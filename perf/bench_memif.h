@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * podwire-bench's own memif client: a pod that speaks memif (protocol
- * 2.0, one queue pair, client role) without DPDK's net_memif, so that the
+ * 2.0, client role, one or more queue pairs) without DPDK's net_memif, so that the
  * generator writes its frames straight into the buffers it shares with the
  * switch and reads them there, with no mbuf and no copy in between.
  *
@@ -42,23 +42,35 @@ struct bench_memif;
  * says what was refused before, or is empty. */
 struct bench_memif *bench_memif_open(const char *path, uint8_t log2, uint32_t buf_size,
 				     unsigned int wait_ms, char *err, size_t err_len);
+/* The same with nq queue pairs (1 to MEMIF_MAX_QUEUE_PAIRS): nq rings
+ * each way, all in one region. A switch whose HELLO offers fewer is
+ * refused (no retry), as is a region larger than a switch maps. */
+struct bench_memif *bench_memif_open_queues(const char *path, uint8_t log2, uint32_t buf_size,
+					    uint16_t nq, unsigned int wait_ms, char *err,
+					    size_t err_len);
 void bench_memif_close(struct bench_memif *m);
 
-/* Sending: up to n free slots' buffers (buf_size bytes each) into buf,
- * and each slot's tag into tag: 0 at first, then whatever the caller
- * keeps there (say, which headers the buffer holds: a slot's buffer is
- * always the same, and the switch only reads it); returns how many. Then
- * bench_memif_tx_commit gives the first k of them, filled with len[i]
- * bytes, to the switch. */
-uint16_t bench_memif_tx_slots(struct bench_memif *m, uint8_t **buf, uint64_t **tag, uint16_t n);
-void bench_memif_tx_commit(struct bench_memif *m, const uint16_t *len, uint16_t k);
+/* Every call below names one queue pair q (0 .. nq - 1); each pair's
+ * rings are independent, and frames sent on one pair's s2m ring keep
+ * their order. */
 
-/* Receiving: up to n frames the switch wrote (buffers and lengths); they
- * stay valid until bench_memif_rx_done, which gives the buffers back.
- * Returns how many, or -1 once the switch broke the protocol (why in
- * bench_memif_error). */
-int bench_memif_rx(struct bench_memif *m, const uint8_t **buf, uint32_t *len, uint16_t n);
-void bench_memif_rx_done(struct bench_memif *m);
+/* Sending on q: up to n free slots' buffers (buf_size bytes each) into
+ * buf, and each slot's tag into tag: 0 at first, then whatever the
+ * caller keeps there (say, which headers the buffer holds: a slot's
+ * buffer is always the same, and the switch only reads it); returns how
+ * many. Then bench_memif_tx_commit gives the first k of them, filled with
+ * len[i] bytes, to the switch. */
+uint16_t bench_memif_tx_slots(struct bench_memif *m, uint16_t q, uint8_t **buf, uint64_t **tag,
+			      uint16_t n);
+void bench_memif_tx_commit(struct bench_memif *m, uint16_t q, const uint16_t *len, uint16_t k);
+
+/* Receiving on q: up to n frames the switch wrote (buffers and lengths);
+ * they stay valid until bench_memif_rx_done, which gives the buffers
+ * back. Returns how many, or -1 once the switch broke the protocol (why
+ * in bench_memif_error). */
+int bench_memif_rx(struct bench_memif *m, uint16_t q, const uint8_t **buf, uint32_t *len,
+		   uint16_t n);
+void bench_memif_rx_done(struct bench_memif *m, uint16_t q);
 
 /* Whether the switch is still connected, never blocking: false once it
  * hung up (killed, say) or said DISCONNECT, and from then on. Whatever

@@ -13,6 +13,7 @@ struct bench_opts opt = {
     .size = 64,
     .flows = 1,
     .macs = 1,
+    .queues = 1,
     .duration = 10,
     .warmup = 1,
     .ndr_trial = 5,
@@ -31,7 +32,12 @@ static void usage(const char *prog)
 		"                    written and read in the shared buffers); repeatable\n"
 		"  --size N|imix     frame length in bytes (%u..%u, no FCS) or simple IMIX "
 		"(default 64)\n"
-		"  --flows N         UDP flows per pod (default 1)\n"
+		"  --flows N         UDP flows per pod and queue (default 1)\n"
+		"  --queues N        queue pairs per pod (default 1, at most %u; memif: 8):\n"
+		"                    a --memif pod makes N rings each way, an ethdev pod\n"
+		"                    sets up N (net_virtio_user: give it queues=N). Each\n"
+		"                    queue sends flows of its own (its own source address)\n"
+		"                    and each flow is checked: lost, duplicated, out of order\n"
 		"  --macs N          source MACs per pod, the pod's own MAC first (default 1)\n"
 		"  --rate PPS        aggregate offered rate, all pods together (default: full "
 		"speed)\n"
@@ -53,7 +59,7 @@ static void usage(const char *prog)
 		"  SIGUSR2 (with --events) sets a mark: each direction's first frame sent\n"
 		"  after it is logged when it arrives. SIGUSR1 ends the measurement early;\n"
 		"  it is reported as usual\n",
-		prog, BENCH_PKT_MIN_LEN, BENCH_PKT_MAX_LEN);
+		prog, BENCH_PKT_MIN_LEN, BENCH_PKT_MAX_LEN, BENCH_MAX_QUEUES);
 }
 
 static int parse_double(const char *name, const char *s, double min, double *out)
@@ -107,6 +113,7 @@ int bench_opts_parse(int argc, char **argv)
 	    {"events", required_argument, NULL, 'E'},
 	    {"gap-ms", required_argument, NULL, 'g'},
 	    {"memif", required_argument, NULL, 'M'},
+	    {"queues", required_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -174,6 +181,11 @@ int bench_opts_parse(int argc, char **argv)
 		case 'g':
 			if (parse_double("--gap-ms", optarg, 0.01, &opt.gap_ms) < 0)
 				return -EINVAL;
+			break;
+		case 'q':
+			if (parse_uint("--queues", optarg, 1, BENCH_MAX_QUEUES, &u) < 0)
+				return -EINVAL;
+			opt.queues = (uint16_t)u;
 			break;
 		case 'M':
 			if (opt.n_memif == MAX_PODS) {

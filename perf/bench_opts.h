@@ -7,13 +7,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MAX_PODS 1024
+#define MAX_PODS	 1024
+#define BENCH_MAX_QUEUES 16u
 
 struct bench_opts {
-	uint16_t size; /* 0 = IMIX */
-	unsigned int flows;
+	uint16_t size;	    /* 0 = IMIX */
+	unsigned int flows; /* per queue */
 	unsigned int macs;
-	double rate; /* aggregate offered pps; 0 = as fast as possible */
+	uint16_t queues; /* queue pairs per pod */
+	double rate;	 /* aggregate offered pps; 0 = as fast as possible */
 	double duration;
 	double warmup;
 	bool ndr;

@@ -130,6 +130,7 @@ int bench_stamp_read(const uint8_t *frame, size_t len, struct bench_stamp *s)
 		return -EBADMSG;
 	s->src_pod = get16(frame + 14 + 13);
 	s->dst_pod = get16(frame + 14 + 17);
+	s->src_queue = (uint16_t)(frame[14 + 15] - 1u);
 	memcpy(&s->seq, p + 4, 4);
 	memcpy(&s->tsc, p + 8, 8);
 	return 0;

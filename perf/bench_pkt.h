@@ -3,7 +3,8 @@
  * podwire-bench frames: Ethernet + IPv4 + UDP, and a stamp in the UDP
  * payload (magic, sequence number, TSC) that the receiver reads back to
  * count and time each frame; the source and destination pods are in the
- * IPv4 addresses (bench_pod_ip). No EAL needed.
+ * IPv4 addresses (bench_pod_ip), and the queue a frame left on in the
+ * source address's last byte (bench_pod_queue_ip). No EAL needed.
  *
  * Frame sizes are Ethernet frame lengths with the FCS, as RFC 2544 counts
  * them (64 ... 1518, jumbo up to 9000): a frame of size S is S - 4 bytes
@@ -38,6 +39,7 @@ struct bench_pkt_hdr {
 struct bench_stamp {
 	uint16_t src_pod;
 	uint16_t dst_pod;
+	uint16_t src_queue; /* read only: from the source address */
 	uint32_t seq;
 	uint64_t tsc;
 };
@@ -73,6 +75,15 @@ static inline uint32_t bench_pod_ip(uint16_t pod)
 	return (10u << 24) | ((uint32_t)pod << 8) | 1u;
 }
 
+/* The source address of pod n's queue q (0..253): 10.<n>.<q + 1>, so
+ * that each queue's flows are flows of their own, as a NIC's RSS would
+ * see them, and its frames say which queue they left on. Queue 0's is
+ * the pod's address. */
+static inline uint32_t bench_pod_queue_ip(uint16_t pod, uint16_t q)
+{
+	return bench_pod_ip(pod) + q;
+}
+
 /* The Internet checksum of len bytes (len even), as stored in the header. */
 uint16_t bench_ipv4_cksum(const void *hdr, size_t len);
 
@@ -81,7 +92,7 @@ uint16_t bench_ipv4_cksum(const void *hdr, size_t len);
 void bench_stamp_write(uint8_t *frame, const struct bench_stamp *s);
 
 /* Reads the stamp of a received frame of len bytes (as in the mbuf), and
- * the pods from its addresses. Returns 0, -EMSGSIZE
+ * the pods and source queue from its addresses. Returns 0, -EMSGSIZE
  * when the frame is too short to hold one, -EBADMSG when it is not a
  * podwire-bench frame (not IPv4/UDP to BENCH_UDP_DST_PORT, or bad magic). */
 int bench_stamp_read(const uint8_t *frame, size_t len, struct bench_stamp *s);

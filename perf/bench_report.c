@@ -19,6 +19,27 @@ double bench_loss_of(uint64_t tx, uint64_t rx)
 	return tx == 0 || rx >= tx ? 0 : (double)(tx - rx) / (double)tx;
 }
 
+/* Direction a -> b over all its queues' flows. */
+static struct dir dir_sum(const struct bench_ctx *ctx, uint16_t a, uint16_t b, uint64_t *lost)
+{
+	struct dir sum = {0};
+
+	*lost = 0;
+	for (uint16_t q = 0; q < ctx->nq; q++) {
+		const struct dir *d = bench_dir(ctx, a, q, b);
+
+		sum.tx += d->tx;
+		sum.rx += d->rx;
+		sum.rx_bytes += d->rx_bytes;
+		sum.refused += d->refused;
+		sum.out_of_order += d->out_of_order;
+		sum.duplicates += d->duplicates;
+		sum.gaps += d->gaps;
+		*lost += bench_dir_undelivered(d);
+	}
+	return sum;
+}
+
 void bench_print_json(const struct bench_ctx *ctx, const struct trial *t,
 		      const struct bench_ndr_result *ndr)
 {
@@ -32,7 +53,8 @@ void bench_print_json(const struct bench_ctx *ctx, const struct trial *t,
 		printf("  \"frame_size\": %u,\n", opt.size);
 	else
 		printf("  \"frame_size\": \"imix\",\n");
-	printf("  \"flows_per_pod\": %u,\n  \"macs_per_pod\": %u,\n", opt.flows, opt.macs);
+	printf("  \"flows_per_pod\": %u,\n  \"macs_per_pod\": %u,\n  \"queues\": %u,\n", opt.flows,
+	       opt.macs, ctx->nq);
 	/* offered_pps: the rate of this measurement (the NDR with --ndr); 0 = full speed. */
 	printf("  \"target_pps\": %.0f,\n  \"offered_pps\": %.0f,\n  \"duration_s\": %.6f,\n",
 	       opt.rate, ctx->offered_pps, t->seconds);
@@ -45,6 +67,12 @@ void bench_print_json(const struct bench_ctx *ctx, const struct trial *t,
 	printf("  \"misdelivered\": %" PRIu64 ",\n  \"foreign\": %" PRIu64
 	       ",\n  \"out_of_order\": %" PRIu64 ",\n  \"stale\": %" PRIu64 ",\n",
 	       t->misdelivered, t->bad, t->out_of_order, t->stale);
+	/* Per flow, summed: refused at the source by a full ring (never
+	 * reached the switch), taken by the switch and never delivered,
+	 * delivered twice, and late beyond the duplicate check's window. */
+	printf("  \"refused\": %" PRIu64 ",\n  \"undelivered\": %" PRIu64
+	       ",\n  \"duplicates\": %" PRIu64 ",\n  \"unchecked\": %" PRIu64 ",\n",
+	       t->refused, t->undelivered, t->duplicates, t->unchecked);
 	printf("  \"tx_mpps\": %.6f,\n  \"rx_mpps\": %.6f,\n  \"rx_gbps\": %.6f,\n",
 	       (double)t->tx / s / 1e6, (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9);
 	printf("  \"latency_ns\": {\"samples\": %" PRIu64 ", \"min\": %" PRIu64
@@ -71,22 +99,38 @@ void bench_print_json(const struct bench_ctx *ctx, const struct trial *t,
 	printf("\n  ],\n  \"directions\": [");
 	for (uint16_t a = 0; a < ctx->npods; a++)
 		for (uint16_t b = 0; b < ctx->npods; b++) {
-			const struct dir *d = &ctx->dirs[a * ctx->npods + b];
+			uint64_t lost;
+			const struct dir d = dir_sum(ctx, a, b, &lost);
 
-			if (d->tx == 0)
+			if (d.tx == 0)
 				continue;
 			printf("%s\n    {\"src\": %u, \"dst\": %u, \"tx_packets\": %" PRIu64
 			       ", \"rx_packets\": %" PRIu64 ", \"loss\": %.9f, \"rx_mpps\": %.6f, "
-			       "\"rx_gbps\": %.6f}",
-			       first ? "" : ",", a, b, d->tx, d->rx, bench_loss_of(d->tx, d->rx),
-			       (double)d->rx / s / 1e6, (double)d->rx_bytes * 8 / s / 1e9);
+			       "\"rx_gbps\": %.6f, \"refused\": %" PRIu64 ", \"lost\": %" PRIu64
+			       ", \"out_of_order\": %" PRIu64 ", \"duplicates\": %" PRIu64,
+			       first ? "" : ",", a, b, d.tx, d.rx, bench_loss_of(d.tx, d.rx),
+			       (double)d.rx / s / 1e6, (double)d.rx_bytes * 8 / s / 1e9, d.refused,
+			       lost, d.out_of_order, d.duplicates);
+			/* Each queue's flow: lost counts frames the switch took. */
+			for (uint16_t q = 0; ctx->nq > 1 && q < ctx->nq; q++) {
+				const struct dir *dq = bench_dir(ctx, a, q, b);
+
+				printf("%s{\"queue\": %u, \"tx_packets\": %" PRIu64
+				       ", \"rx_packets\": %" PRIu64 ", \"refused\": %" PRIu64
+				       ", \"lost\": %" PRIu64 ", \"out_of_order\": %" PRIu64
+				       ", \"duplicates\": %" PRIu64 "}%s",
+				       q == 0 ? ",\n     \"queues\": [" : ", ", q, dq->tx, dq->rx,
+				       dq->refused, bench_dir_undelivered(dq), dq->out_of_order,
+				       dq->duplicates, q + 1 == ctx->nq ? "]" : "");
+			}
+			printf("}");
 			first = false;
 		}
 	printf("\n  ]");
 	if (ctx->watch_links) {
 		uint64_t gaps = 0;
 
-		for (uint32_t i = 0; i < (uint32_t)ctx->npods * ctx->npods; i++)
+		for (uint32_t i = 0; i < bench_n_dirs(ctx); i++)
 			gaps += ctx->dirs[i].gaps;
 		printf(",\n  \"gaps\": %" PRIu64 ", \"gap_ms\": %g", gaps, opt.gap_ms);
 	}
@@ -110,7 +154,8 @@ void bench_print_summary(const struct bench_ctx *ctx, const struct trial *t,
 		printf("%u-byte frames", opt.size);
 	else
 		printf("IMIX frames (mean %.1f bytes)", bench_size_mean(0));
-	printf(", %u flows and %u MACs per pod, ", opt.flows, opt.macs);
+	printf(", %u queue(s) per pod, %u flows per queue and %u MACs per pod, ", ctx->nq,
+	       opt.flows, opt.macs);
 	if (opt.rate > 0)
 		printf("offered %.0f pps\n", opt.rate);
 	else
@@ -125,10 +170,14 @@ void bench_print_summary(const struct bench_ctx *ctx, const struct trial *t,
 	       t->seconds, t->tx, (double)t->tx / s / 1e6, t->tx_full, t->rx,
 	       (double)t->rx / s / 1e6, (double)t->rx_bytes * 8 / s / 1e9,
 	       bench_loss_of(t->tx, t->rx) * 100);
-	if (t->misdelivered || t->bad || t->out_of_order || t->stale)
+	if (t->misdelivered || t->bad || t->out_of_order || t->stale || t->duplicates)
 		printf("misdelivered (flooded) %" PRIu64 ", foreign %" PRIu64
-		       ", out of order %" PRIu64 ", from an earlier trial %" PRIu64 "\n",
-		       t->misdelivered, t->bad, t->out_of_order, t->stale);
+		       ", out of order %" PRIu64 ", duplicates %" PRIu64
+		       ", from an earlier trial %" PRIu64 "\n",
+		       t->misdelivered, t->bad, t->out_of_order, t->duplicates, t->stale);
+	printf("flows: %" PRIu64 " refused by a full ring at the source, %" PRIu64
+	       " taken by the switch and never delivered\n",
+	       t->refused, t->undelivered);
 	printf("latency us: min %.2f avg %.2f p50 %.2f p99 %.2f p99.9 %.2f max %.2f (%" PRIu64
 	       " samples)\n",
 	       h->count ? (double)h->min / 1e3 : 0, bench_hist_mean(h) / 1e3,
@@ -140,7 +189,8 @@ void bench_print_summary(const struct bench_ctx *ctx, const struct trial *t,
 		uint64_t gaps = 0;
 
 		for (uint16_t a = 0; a < ctx->npods; a++)
-			gaps += ctx->dirs[a * ctx->npods + p].gaps;
+			for (uint16_t q = 0; q < ctx->nq; q++)
+				gaps += bench_dir(ctx, a, q, p)->gaps;
 		printf("  pod %u (%s): link down %" PRIu64 " times, re-opened %" PRIu64
 		       " times in %" PRIu64 " attempts; %" PRIu64 " gaps over %g ms received\n",
 		       p, pd->name, pd->ro.downs, pd->ro.reopens, pd->ro.opens, gaps, opt.gap_ms);
@@ -148,14 +198,25 @@ void bench_print_summary(const struct bench_ctx *ctx, const struct trial *t,
 	if (ctx->npods <= 16)
 		for (uint16_t a = 0; a < ctx->npods; a++)
 			for (uint16_t b = 0; b < ctx->npods; b++) {
-				const struct dir *d = &ctx->dirs[a * ctx->npods + b];
+				uint64_t lost;
+				const struct dir d = dir_sum(ctx, a, b, &lost);
 
-				if (d->tx == 0)
+				if (d.tx == 0)
 					continue;
 				printf("  pod %u -> pod %u: tx %" PRIu64 " rx %" PRIu64
 				       " (%.3f Mpps, %.3f Gbit/s) loss %.4f%%\n",
-				       a, b, d->tx, d->rx, (double)d->rx / s / 1e6,
-				       (double)d->rx_bytes * 8 / s / 1e9,
-				       bench_loss_of(d->tx, d->rx) * 100);
+				       a, b, d.tx, d.rx, (double)d.rx / s / 1e6,
+				       (double)d.rx_bytes * 8 / s / 1e9,
+				       bench_loss_of(d.tx, d.rx) * 100);
+				for (uint16_t q = 0; ctx->nq > 1 && q < ctx->nq; q++) {
+					const struct dir *dq = bench_dir(ctx, a, q, b);
+
+					printf("    queue %u: tx %" PRIu64 " rx %" PRIu64
+					       " refused %" PRIu64 " lost %" PRIu64
+					       " out of order %" PRIu64 " duplicates %" PRIu64 "\n",
+					       q, dq->tx, dq->rx, dq->refused,
+					       bench_dir_undelivered(dq), dq->out_of_order,
+					       dq->duplicates);
+				}
 			}
 }

@@ -17,6 +17,10 @@
 #   capture  podwired bridge, vhost-user, 64 B, 2 pods, with no capture and
 #            with `podwirectl capture p0 -w /dev/null` (both directions of
 #            one of the two ports, every frame copied): what a capture costs
+#   queues   podwired bridge, memif, 64 B, 2 pods with 1 or 2 queue pairs
+#            each (podwire-bench --queues), one worker (core 1) or two
+#            (cores 0 and 1, the first beside the generator): cells
+#            queues:WORKERSw:QUEUESq, compared with queues:1w:1q
 # Parts run in that order. Within a part the cells that are compared with
 # each other are measured in interleaved rounds (round 1 of each, then
 # round 2 of each, ...), so that ratios pair runs made under the same
@@ -29,7 +33,8 @@
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
-#                 scale:PODS, latency:PCT, ovs:SIZE, retries:N, capture:off|on
+#                 scale:PODS, latency:PCT, ovs:SIZE, retries:N, capture:off|on,
+#                 queues:1w:1q|1w:2q|2w:1q|2w:2q
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
 #   --rounds N    measure each cell N times (default 5, --quick 1) and keep
 #                 the median round; every round's figure is in the cell's JSON
@@ -194,13 +199,21 @@ dut_start() {
 	# predate the option).
 	local cdi=()
 	grep -q -- --cdi-dir <<<"$("$build/podwired" --help 2>&1)" && cdi=(--cdi-dir "$T/cdi")
-	"$build/podwired" --main-core "$GEN_CPU" --worker-cores "$DUT_CPU" \
+	"$build/podwired" --main-core "$GEN_CPU" --worker-cores "${WORKER_CORES:-$DUT_CPU}" \
 		--socket "$T/pw.sock" --state-dir "$T/state" "${cdi[@]}" --log-level warning \
 		>"$T/dut.log" 2>&1 &
 	DUT_PID=$!
 	wait_for 30 "${ctl[@]}" info
 	"${ctl[@]}" network add bench --mode "${sys%-base}" >/dev/null
 	for i in $(seq 0 $((n - 1))); do
+		if [ "${QUEUES:-1}" != 1 ] || [ -n "${PINS:-}" ]; then
+			# shellcheck disable=SC2206 # one word per port
+			local pins=(${PINS:-})
+			port_create_queues "$T/pw.sock" "p$i" "$T/p$i.sock" "$(mac_of "$i")" \
+				"$([ "$iface" = vhost ] && echo vhost-user || echo memif)" "${QUEUES:-1}" \
+				"${pins[$i]:--}"
+			continue
+		fi
 		# shellcheck disable=SC2086
 		"${ctl[@]}" port add "p$i" --network bench --socket "$T/p$i.sock" --mac "$(mac_of "$i")" \
 			--type "$([ "$iface" = vhost ] && echo vhost-user || echo memif)" ${PORT_OPTS:-} \
@@ -215,6 +228,34 @@ dut_start() {
 		CAP_PID=$!
 		wait_for 10 eval "[ \"\$(${ctl[*]} --json capture list | jq '.captures | length')\" = 1 ]"
 	fi
+}
+
+# port_create_queues API-SOCKET NAME SOCKET MAC KIND QUEUES PINS: a port on
+# network bench with "queues" (vhost-user: the queue pairs it offers; memif:
+# the pod decides, up to 8) and, unless PINS is "-", "rxq_pins" (Q:CORE,...),
+# made with the API's port.create, so that no podwirectl option is needed.
+port_create_queues() {
+	python3 - "$@" <<-'EOF'
+		import json, socket, sys
+		sock, name, path, mac, kind, queues, pins = sys.argv[1:8]
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+		s.connect(sock)
+		params = {"name": name, "network": "bench", "type": kind, "socket": path,
+		          "mac": mac, "queues": int(queues)}
+		if pins != "-":
+		    params["rxq_pins"] = pins
+		s.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "port.create",
+		                       "params": params}) + "\n").encode())
+		buf = b""
+		while not buf.endswith(b"\n"):
+		    chunk = s.recv(65536)
+		    if not chunk:
+		        break
+		    buf += chunk
+		answer = json.loads(buf)
+		if "error" in answer:
+		    sys.exit("suite: port.create %s with %s queues: %s" % (name, queues, answer["error"]))
+	EOF
 }
 
 # dut_stop: stops the forwarder; returns its exit status.
@@ -296,7 +337,7 @@ bench() {
 	for i in $(seq 0 $((n - 1))); do
 		if [ "$iface" = vhost ]; then
 			# VHOST_EXTRA: ",server=1" when the forwarder is the client (OVS).
-			vdevs+=(--vdev "net_virtio_user$i,path=$T/p$i.sock,mac=$(mac_of "$i"),queues=1,queue_size=$RING$VIRTIO_OPTS${VHOST_EXTRA:-}")
+			vdevs+=(--vdev "net_virtio_user$i,path=$T/p$i.sock,mac=$(mac_of "$i"),queues=${QUEUES:-1},queue_size=$RING$VIRTIO_OPTS${VHOST_EXTRA:-}")
 		elif [ "$MEMIF_GEN" = own ]; then
 			own+=(--memif "$T/p$i.sock,mac=$(mac_of "$i")")
 		else
@@ -305,7 +346,8 @@ bench() {
 	done
 	"$BENCH" --lcores "0@$GEN_CPU" --file-prefix "$PFX-gen" --in-memory \
 		--single-file-segments --no-pci --log-level '*:notice' "${vdevs[@]}" \
-		-- "${own[@]}" --warmup "$WARMUP" --duration "$DURATION" --ring "$RING" --json "$@" \
+		-- "${own[@]}" --warmup "$WARMUP" --duration "$DURATION" --ring "$RING" \
+		--queues "${QUEUES:-1}" --json "$@" \
 		>"$out" 2>"$T/gen.log" || rc=$?
 	if [ $rc -ne 0 ] || ! jq -e . "$out" >/dev/null 2>&1; then
 		echo "suite: podwire-bench failed ($rc) for $out; its log:" >&2
@@ -425,10 +467,14 @@ one_try() {
 # run; dut_cycles_per_frame is the median over rounds. A failed cell is
 # recorded as an error and the suite goes on.
 # PORT_OPTS set when defining a cell: more podwirectl port add options.
-declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS C_CAPTURE
+# QUEUES: queue pairs per pod (podwire-bench --queues, the ports' "queues");
+# WORKER_CORES: podwired's --worker-cores (default: DUT_CPU); PINS: the
+# ports' rxq_pins, one word per port (p0 first), "-" for none.
+declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS C_CAPTURE C_QUEUES C_WORKERS C_PINS
 define() {
 	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
 	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-}
+	C_QUEUES[$1]=${QUEUES:-1} C_WORKERS[$1]=${WORKER_CORES:-$DUT_CPU} C_PINS[$1]=${PINS:-}
 }
 measure() {
 	local r name f
@@ -438,7 +484,8 @@ measure() {
 			echo "suite: $name (round $r of $ROUNDS)" >&2
 			# shellcheck disable=SC2086
 			RING=${C_RING[$name]} PORT_OPTS=${C_PORT_OPTS[$name]} \
-				CAPTURE=${C_CAPTURE[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
+				CAPTURE=${C_CAPTURE[$name]} QUEUES=${C_QUEUES[$name]} \
+				WORKER_CORES=${C_WORKERS[$name]} PINS=${C_PINS[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
 				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
 		done
 	done
@@ -603,6 +650,37 @@ if [ ${#group[@]} -gt 0 ]; then
 	for name in "${group[@]}"; do record capture "{\"capture\":\"${name#capture:}\"}" "$name"; done
 fi
 
+# ---- 7. queues per pod, workers --------------------------------------------------
+# The same two memif pods with 1 or 2 queue pairs each, on one worker (core
+# 1) or two (cores 0 and 1: worker 0 shares core 0 with the generator and
+# the control thread). With one worker, what a second queue costs: one
+# more ring polled per pod, frames of both delivered on the worker's own
+# ring. With two, each worker polls one rx queue of each pod (2q: podwired's
+# own placement, queue 0 on the first worker, queue 1 on the second; 1q:
+# pinned, p0's queue on core 1, p1's on core 0, since podwired would put
+# both queue 0s on the first worker). See perf/README.md for what the
+# figures can and cannot say. QUEUES_RING (environment): the pods' ring
+# size in this part (default 1024), to see how much of a difference is the
+# rings' footprint in the cache.
+group=()
+for w in 1 2; do
+	for q in 1 2; do
+		want "queues:${w}w:${q}q" || continue
+		RING=${QUEUES_RING:-1024} QUEUES=$q \
+			WORKER_CORES=$([ $w = 1 ] && echo "$DUT_CPU" || echo "$GEN_CPU,$DUT_CPU") \
+			PINS=$([ "$w$q" = 21 ] && echo "0:$DUT_CPU 0:$GEN_CPU" || true) \
+			define "queues:${w}w:${q}q" bridge memif 2 --size 64
+		group+=("queues:${w}w:${q}q")
+	done
+done
+if [ ${#group[@]} -gt 0 ]; then
+	measure "${group[@]}"
+	for name in "${group[@]}"; do
+		w=${name#queues:}
+		record queues "{\"workers\":${w%%w:*},\"queues\":${C_QUEUES[$name]}}" "$name"
+	done
+fi
+
 # ---- summary ----------------------------------------------------------------
 # Ratios pair rounds: the median over rounds of this cell's figure over the
 # other cell's figure in the same round (throughput: Mpps; efficiency:
@@ -635,6 +713,9 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	   capture: ([.[] | select(.part == "capture") | del(.part)] as $cp
 		| ([$cp[] | select(.capture == "off")] | first) as $off
 		| [$cp[] | . + {ratio_to_off: speed(.; $off), efficiency_to_off: eff(.; $off)}]),
+	   queues: ([.[] | select(.part == "queues") | del(.part)] as $qs
+		| ([$qs[] | select(.workers == 1 and .queues == 1)] | first) as $one
+		| [$qs[] | . + {ratio_to_1w_1q: speed(.; $one), efficiency_to_1w_1q: eff(.; $one)}]),
 	   retries: ([.[] | select(.part == "retries") | del(.part)] as $rt
 		| ([$rt[] | select(.tx_retries == 0)] | first) as $none
 		| [$rt[] | . + {ratio_to_no_retries: speed(.; $none),
@@ -720,6 +801,17 @@ if jq -e '.capture | length > 0' "$OUT/summary.json" >/dev/null; then
 		(.ratio_to_off // "-"), (.efficiency_to_off // "-")] | @tsv' "$OUT/summary.json" |
 		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
 		{ printf "%8s %8.3f %8.5f %7.0f %6s %6s\n", $1, $2, $3, $4, f($5, 2), f($6, 2) }'
+fi
+if jq -e '.queues | length > 0' "$OUT/summary.json" >/dev/null; then
+	printf '\nqueues (podwired bridge, memif, 64 B, 2 pods; against 1 worker, 1 queue)\n%8s %7s %8s %8s %7s %5s %6s %6s\n' \
+		WORKERS QUEUES MPPS LOSS CYC/FR BUSY RATIO EFF
+	jq -r '.queues[] | [.workers, .queues, (.mpps // 0), (.loss // 0), (.dut_cycles_per_frame // 0),
+		(if .dut_busy_share then .dut_busy_share * 100 else "-" end),
+		(.ratio_to_1w_1q // "-"), (.efficiency_to_1w_1q // "-")] | @tsv' "$OUT/summary.json" |
+		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
+		{ printf "%8s %7s %8.3f %8.5f %7.0f %5s %6s %6s\n", $1, $2, $3, $4, $5,
+			($6 ~ /^[0-9]/ ? sprintf("%4.0f%%", $6) : $6), f($7, 3), f($8, 3) }'
+	echo "(CYC/FR with two workers: both workers' busy cycles over the frames; BUSY: their busy share together)"
 fi
 [ -z "$OVS_NOTE" ] || echo "$OVS_NOTE"
 echo "(virtio rings: $VIRTIO; memif generator: $MEMIF_GEN; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"

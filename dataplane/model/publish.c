@@ -39,7 +39,7 @@ struct view *model_view_build(const struct port *skip)
 			p->rxq_published = on;
 			/* Only the queues the peer enabled are polled. */
 			for (uint16_t q = 0; q < p->dp.n_rxq; q++)
-				if ((on & (1u << q)) &&
+				if ((on & (1u << q)) && !p->rxq[q].moving &&
 				    view_add_poll(v, p->rxq[q].worker, p->dp.idx, q) != 0)
 					goto fail;
 		}

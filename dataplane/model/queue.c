@@ -157,21 +157,47 @@ static bool republish(void)
 	return true;
 }
 
+/*
+ * Moves n queues (port p[i], queue q[i]) to workers to[i]. A queue is
+ * never polled by two workers at once: the old worker may be inside a
+ * burst of it (frames read, not yet given back) until it passes a
+ * quiescent point. So first a view where nobody polls the moving queues
+ * is published (view_publish returns after the grace period: no worker
+ * holds the old view any more), then one with them on their new
+ * workers. false when the first view cannot be built (nothing moved);
+ * if the second cannot, the queues stay unpolled only until the next
+ * housekeeping tick, which builds the view again.
+ */
+static bool move_queues(struct port *const *p, const uint16_t *q, const uint8_t *to, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i]->rxq[q[i]].moving = true;
+	if (!republish()) {
+		for (unsigned int i = 0; i < n; i++)
+			p[i]->rxq[q[i]].moving = false;
+		return false;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		p[i]->rxq[q[i]].worker = to[i];
+		p[i]->rxq[q[i]].moving = false;
+	}
+	if (!republish())
+		LOG(WARNING, "out of memory publishing %u moved queue(s); trying again", n);
+	return true;
+}
+
 int queue_pin(struct port *p, uint16_t q, int w)
 {
 	struct port_rxq *r = &p->rxq[q];
-	uint8_t was = r->worker;
+	uint8_t to = (uint8_t)w;
 
 	if (w < 0) {
 		r->pinned = false;
 		p->conf.rxq_pin[q] = 0;
 		return 0;
 	}
-	r->worker = (uint8_t)w;
-	if (was != w && !republish()) {
-		r->worker = was;
+	if (r->worker != to && !move_queues(&p, &q, &to, 1))
 		return -ENOMEM;
-	}
 	r->pinned = true;
 	p->conf.rxq_pin[q] = (uint16_t)(workers[w]->cpu + 1);
 	return 0;
@@ -227,9 +253,15 @@ bool queue_balance_now(void)
 	struct port *p;
 
 	queue_balance_last.checks++;
-	if (n_workers < 2 || cycles <= 0) {
+	if (n_workers < 2) {
 		snprintf(queue_balance_last.last, sizeof(queue_balance_last.last),
-			 "nothing to balance: %u worker(s)", n_workers);
+			 "nothing to balance: %u worker", n_workers);
+		return false;
+	}
+	if (cycles <= 0) {
+		snprintf(queue_balance_last.last, sizeof(queue_balance_last.last),
+			 "no load measured yet: loads come in sixths of the interval (%u s)",
+			 queue_balance_cfg.interval_s);
 		return false;
 	}
 	m = calloc((size_t)port_count() * PW_MAX_QUEUES + 1, sizeof(*m));
@@ -286,21 +318,29 @@ bool queue_balance_now(void)
 		free(m);
 		return false;
 	}
-	for (unsigned int i = 0; i < n; i++) {
-		uint8_t from = m[i].p->rxq[m[i].q].worker;
+	{
+		struct port **mp = calloc(n + 1, sizeof(*mp));
+		uint16_t *mq = calloc(n + 1, sizeof(*mq));
+		uint8_t *mto = calloc(n + 1, sizeof(*mto));
+		bool ok = mp != NULL && mq != NULL && mto != NULL;
 
-		m[i].p->rxq[m[i].q].worker = m[i].to;
-		m[i].to = from; /* kept to undo */
-		if (from != m[i].p->rxq[m[i].q].worker)
-			moved++;
-	}
-	if (moved != 0 && !republish()) {
-		for (unsigned int i = 0; i < n; i++)
-			m[i].p->rxq[m[i].q].worker = m[i].to;
-		snprintf(queue_balance_last.last, sizeof(queue_balance_last.last),
-			 "no move: out of memory for the new view");
-		free(m);
-		return false;
+		for (unsigned int i = 0; ok && i < n; i++)
+			if (m[i].p->rxq[m[i].q].worker != m[i].to) {
+				mp[moved] = m[i].p;
+				mq[moved] = m[i].q;
+				mto[moved++] = m[i].to;
+			}
+		if (ok && moved != 0)
+			ok = move_queues(mp, mq, mto, moved);
+		free(mp);
+		free(mq);
+		free(mto);
+		if (!ok) {
+			snprintf(queue_balance_last.last, sizeof(queue_balance_last.last),
+				 "no move: out of memory for the new view");
+			free(m);
+			return false;
+		}
 	}
 	free(m);
 	if (moved == 0) {

@@ -36,6 +36,7 @@ static cJSON *queue_json(const struct port *p, uint16_t q)
 	cJSON_AddNumberToObject(o, API_R_BUSY_CYCLES, (double)queue_load(p, q));
 	cJSON_AddNumberToObject(o, API_R_BUSY_PCT, pct(queue_load(p, q)));
 	cJSON_AddNumberToObject(o, API_R_RX_TOTAL, (double)c.rx_packets);
+	cJSON_AddNumberToObject(o, API_R_BUSY_TOTAL, (double)c.rx_cycles);
 	cJSON_AddNumberToObject(o, API_R_TX_TOTAL, (double)c.tx_packets);
 	return o;
 }

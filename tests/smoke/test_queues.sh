@@ -62,6 +62,16 @@ for q in 0 1; do
 		"$(queue_worker pw pod-a $q) $(queue_field pw pod-a $q pinned)"
 done
 
+# A memif port polls no ring before a peer brings one.
+expect_eq "pod-a's enabled queues before a peer" "false false" \
+	"$(for q in 0 1; do queue_field pw pod-a $q enabled; done | xargs)"
+# A new interval measures afresh: a check before its first sixth says so.
+rpc pw queue.balance '{"interval": 60, "run": true}' |
+	jq -e '.result.last | test("no load measured yet")' >/dev/null ||
+	fail "a balancer check before any load was measured does not say so"
+rpc pw queue.balance "{\"interval\": $INTERVAL}" | jq -e ".result.interval == $INTERVAL" >/dev/null ||
+	fail "cannot set the interval back"
+
 # ---- bad pins, changing nothing ----------------------------------------------
 refused pw queue.pin '{"port": "nope", "queue": 0, "worker": 0}' port
 refused pw queue.pin "{\"port\": \"pod-a\", \"queue\": 8, \"worker\": $W0}" queue

@@ -108,7 +108,7 @@ check() {
 	done
 	for p in up-a up-b; do
 		expect_eq "$kind $p driver" "$kind" "$(up $p .driver)"
-		expect_eq "$kind $p rx queues" 2 "$(ctlj pw port show $p | jq -r .queues)"
+		expect_eq "$kind $p rx queues" 2 "$(ctlj pw port show $p | jq -r .rx_queues)"
 		expect_eq "$kind $p tx queues (one per worker)" 2 "$(up $p .tx_queues)"
 		expect_eq "$kind $p tx lock" false "$(up $p .tx_lock)"
 		expect_eq "$kind $p spread" "$spread" "$(up $p .rx_spread)"
@@ -171,7 +171,7 @@ answer=$(rpc pw port.create "{\"name\": \"up-a\", \"network\": \"qa\", \"type\":
 	\"iface\": \"$UP\", \"queues\": 4}")
 jq -e .result >/dev/null <<<"$answer" || fail "af_xdp uplink with 4 queues refused: $answer"
 wait_link pw up-a up
-expect_eq "af_xdp: queues of 4 asked on a 2-queue veth" 2 "$(ctlj pw port show up-a | jq -r .queues)"
+expect_eq "af_xdp: queues of 4 asked on a 2-queue veth" 2 "$(ctlj pw port show up-a | jq -r .rx_queues)"
 grep -q "4 queues asked, but \"$UP\" has 2" "$T/pw.log" || fail "the log does not say why 2 queues of 4"
 ok "af_xdp: 4 queues asked, the veth's 2 given, and said"
 grep -q "does not match control/api.h" "$T/pw.log" && fail "an answer does not match control/api.h"

@@ -27,7 +27,7 @@ static char why[256];
 #define REFUSED(m, words)                                                                          \
 	do {                                                                                       \
 		why[0] = '\0';                                                                     \
-		ASSERT_INT_EQ(vhost_check_msg((m), why, sizeof(why)), -EINVAL);                    \
+		ASSERT_INT_EQ(vhost_check_msg((m), 2, why, sizeof(why)), -EINVAL);                 \
 		ASSERT_CONTAINS(why, (words));                                                     \
 	} while (0)
 
@@ -86,7 +86,7 @@ static void test_good_table_is_sealed(void)
 	struct vhost_fe_msg m;
 
 	table(&m, 3);
-	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, 2, why, sizeof(why)), 0);
 	/* Sealed: the pod can no longer take its pages back. */
 	for (unsigned int i = 0; i < 3; i++) {
 		CU_ASSERT(fcntl(m.fds[i], F_GET_SEALS) & F_SEAL_SHRINK);
@@ -116,7 +116,7 @@ static void test_bad_tables(void)
 	set(&m, 1, 1 << 20, 4096, 0x7f0000000000ULL + 8192, 0);
 	REFUSED(&m, "regions 0 and 1 overlap");
 	set(&m, 1, 1 << 20, 1 << 20, 0x7f0000100000ULL, 0);
-	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, 2, why, sizeof(why)), 0);
 	/* Counts. */
 	m.payload.memory.nregions = 0;
 	REFUSED(&m, "SET_MEM_TABLE with 0 regions");
@@ -163,10 +163,10 @@ static void test_other_messages(void)
 	m.fds[0] = p[1];
 	REFUSED(&m, "not an eventfd");
 	m.fds[0] = eventfd(0, 0);
-	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, 2, why, sizeof(why)), 0);
 	close(m.fds[0]);
 	m.fd_num = 0;
-	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, 2, why, sizeof(why)), 0);
 	close(p[0]);
 	close(p[1]);
 	m.request = VHOST_REQ_SET_LOG_BASE;
@@ -176,7 +176,87 @@ static void test_other_messages(void)
 	m.request = VHOST_REQ_POSTCOPY_ADVISE;
 	REFUSED(&m, "does not offer");
 	m.request = VHOST_REQ_SET_FEATURES;
-	ASSERT_INT_EQ(vhost_check_msg(&m, why, sizeof(why)), 0);
+	ASSERT_INT_EQ(vhost_check_msg(&m, 2, why, sizeof(why)), 0);
+}
+
+/* Every vring message names one of the 2N rings of the N pairs a port
+ * offers: librte_vhost would make any of 256 on the frontend's word. */
+static void test_vring_index(void)
+{
+	static const uint32_t by_state[] = {VHOST_REQ_SET_VRING_NUM, VHOST_REQ_SET_VRING_ADDR,
+					    VHOST_REQ_SET_VRING_BASE, VHOST_REQ_GET_VRING_BASE,
+					    VHOST_REQ_SET_VRING_ENABLE};
+	static const uint32_t by_u64[] = {VHOST_REQ_SET_VRING_KICK, VHOST_REQ_SET_VRING_CALL,
+					  VHOST_REQ_SET_VRING_ERR};
+	struct vhost_fe_msg m;
+
+	for (unsigned int n = 1; n <= PW_MAX_QUEUES; n *= 2) {
+		for (unsigned int i = 0; i < RTE_DIM(by_state); i++) {
+			memset(&m, 0, sizeof(m));
+			m.request = by_state[i];
+			for (uint32_t idx = 0; idx < 2 * n; idx++) {
+				memcpy(m.payload.raw, &idx, sizeof(idx));
+				ASSERT_INT_EQ(vhost_check_msg(&m, 2 * n, why, sizeof(why)), 0);
+			}
+			for (uint32_t idx = 2 * n; idx < 2 * n + 2; idx++) {
+				memcpy(m.payload.raw, &idx, sizeof(idx));
+				why[0] = '\0';
+				ASSERT_INT_EQ(vhost_check_msg(&m, 2 * n, why, sizeof(why)),
+					      -EINVAL);
+				ASSERT_CONTAINS(why, "queue pair(s)");
+			}
+			/* The whole index counts, not its low byte. */
+			uint32_t far = 0x100;
+
+			memcpy(m.payload.raw, &far, sizeof(far));
+			ASSERT_INT_EQ(vhost_check_msg(&m, 2 * n, why, sizeof(why)), -EINVAL);
+		}
+		for (unsigned int i = 0; i < RTE_DIM(by_u64); i++) {
+			memset(&m, 0, sizeof(m));
+			m.request = by_u64[i];
+			for (uint64_t idx = 0; idx < 2 * n + 2; idx++) {
+				/* "No fd" in bit 8 leaves the ring in the low byte. */
+				uint64_t u64 = idx | VHOST_MSG_VRING_NOFD;
+
+				memcpy(m.payload.raw, &u64, sizeof(u64));
+				ASSERT_INT_EQ(vhost_check_msg(&m, 2 * n, why, sizeof(why)),
+					      idx < 2 * n ? 0 : -EINVAL);
+			}
+		}
+	}
+	/* Not a vring message: its first word is no index. */
+	memset(&m, 0, sizeof(m));
+	m.request = VHOST_REQ_SET_FEATURES;
+	m.payload.u64 = 1ULL << 30;
+	ASSERT_INT_EQ(vhost_check_msg(&m, 2, why, sizeof(why)), 0);
+}
+
+/* Workers spread over the pairs the guest receives on, the same one each
+ * while they stay; never one it did not enable. */
+static void test_txq_pick(void)
+{
+	ASSERT_INT_EQ(vhost_txq_pick(0x1, 0), 0);
+	ASSERT_INT_EQ(vhost_txq_pick(0x1, 5), 0);
+	ASSERT_INT_EQ(vhost_txq_pick(0x3, 0), 0);
+	ASSERT_INT_EQ(vhost_txq_pick(0x3, 1), 1);
+	ASSERT_INT_EQ(vhost_txq_pick(0x3, 2), 0);
+	ASSERT_INT_EQ(vhost_txq_pick(0x5, 1), 2);
+	ASSERT_INT_EQ(vhost_txq_pick(0x8000, 3), 15);
+	for (uint32_t on = 1; on < 1U << PW_MAX_QUEUES; on++) {
+		unsigned int hits[PW_MAX_QUEUES] = {0}, n = (unsigned int)__builtin_popcount(on);
+
+		for (uint16_t w = 0; w < PW_MAX_WORKERS; w++) {
+			uint16_t q = vhost_txq_pick((uint16_t)on, w);
+
+			CU_ASSERT_FATAL(q < PW_MAX_QUEUES && (on & (1U << q)));
+			hits[q]++;
+		}
+		/* Evenly: workers w and w + n share a pair. */
+		for (unsigned int q = 0; q < PW_MAX_QUEUES; q++)
+			if (on & (1U << q))
+				CU_ASSERT(hits[q] == PW_MAX_WORKERS / n ||
+					  hits[q] == PW_MAX_WORKERS / n + 1);
+	}
 }
 
 /* ---- offloads ---------------------------------------------------------------------- */
@@ -379,6 +459,8 @@ int main(void)
 	    {"sizes, offsets, overlaps, counts", test_bad_tables},
 	    {"device files, directories, shrunk files", test_bad_files},
 	    {"vring fds, unoffered features", test_other_messages},
+	    {"vring indexes: the port's queue pairs only", test_vring_index},
+	    {"tx queue pairs: enabled ones, spread over workers", test_txq_pick},
 	    {"offload requests are cleared after dequeue", test_offloads_cleared},
 	    {"SIGBUS guard: owners, faults elsewhere, EAL's handler", test_guard},
 	    {"call eventfds: forwarded, a blocking one fails its owner only", test_call_forwarding},

@@ -29,6 +29,8 @@ static int memif_create(struct port *p, char *msg, size_t len)
 		    p->conf.name);
 		return -EIO;
 	}
+	/* No ring until a peer brings them (ctl.c: conn_up). */
+	p->dp.rxq_on = 0;
 	if (p->conf.role == PORT_ROLE_SERVER) {
 		rc = port_clear_stale_socket(p, msg, len);
 		if (rc != 0)

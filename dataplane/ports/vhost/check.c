@@ -113,8 +113,47 @@ static int check_mem_table(const struct vhost_fe_msg *m, char *why, size_t len)
 	return 0;
 }
 
-int vhost_check_msg(const struct vhost_fe_msg *m, char *why, size_t len)
+/* The vring a vring message names is one of the port's: librte_vhost
+ * makes (and keeps for the connection) any ring up to 255 a frontend
+ * names, and sends on none podwired does not poll. */
+static int check_vring(const struct vhost_fe_msg *m, unsigned int n_vrings, char *why, size_t len)
 {
+	const uint8_t *payload = (const uint8_t *)m + offsetof(struct vhost_fe_msg, payload);
+	uint64_t u64;
+	uint32_t idx;
+
+	switch (m->request) {
+	case VHOST_REQ_SET_VRING_KICK:
+	case VHOST_REQ_SET_VRING_CALL:
+	case VHOST_REQ_SET_VRING_ERR:
+		memcpy(&u64, payload, sizeof(u64));
+		idx = (uint32_t)(u64 & VHOST_MSG_VRING_IDX_MASK);
+		break;
+	case VHOST_REQ_SET_VRING_NUM:
+	case VHOST_REQ_SET_VRING_ADDR:
+	case VHOST_REQ_SET_VRING_BASE:
+	case VHOST_REQ_GET_VRING_BASE:
+	case VHOST_REQ_SET_VRING_ENABLE:
+		/* struct vhost_vring_state and vhost_vring_addr: the index
+		 * first. */
+		memcpy(&idx, payload, sizeof(idx));
+		break;
+	default:
+		return 0;
+	}
+	if (idx < n_vrings)
+		return 0;
+	snprintf(why, len,
+		 "vring %u, but the port offers %u queue pair(s) (vrings 0-%u): give the pod "
+		 "queues=%u at most, or the port more queues",
+		 idx, n_vrings / 2, n_vrings - 1, n_vrings / 2);
+	return -EINVAL;
+}
+
+int vhost_check_msg(const struct vhost_fe_msg *m, unsigned int n_vrings, char *why, size_t len)
+{
+	if (check_vring(m, n_vrings, why, len) != 0)
+		return -EINVAL;
 	switch (m->request) {
 	case VHOST_REQ_SET_MEM_TABLE:
 		return check_mem_table(m, why, len);

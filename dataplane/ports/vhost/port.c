@@ -3,8 +3,22 @@
  * vhost-user ports on librte_vhost directly. Server role: podwired creates
  * the socket and the pod's virtio-user connects. Client role: podwired
  * connects to the pod's socket and librte_vhost reconnects when the pod
- * restarts. The link follows the device: up on new_device, down on
- * destroy_device or when a vring is disabled.
+ * restarts.
+ *
+ * Queues: a port offers `queues` pairs (VIRTIO_NET_F_MQ; GET_QUEUE_NUM is
+ * answered here, librte_vhost 22.11 would say 128); the guest enables
+ * those it uses, and may change that while it runs (a virtio-net
+ * driver's MQ_VQ_PAIRS_SET). Rx queue q is the guest's transmit vring
+ * 2q + 1, polled only while enabled (dp.rxq_on); on transmit each worker
+ * takes one of the pairs whose receive vring 2q is enabled (tx_on).
+ *
+ * The link follows the device and queue pair 0: up while the device runs
+ * with both of pair 0's vrings enabled. Pair 0 is the one a guest cannot
+ * give up (MQ_VQ_PAIRS_SET names 1 pair at least): a guest that goes
+ * from 2 pairs to 1 is still there and its traffic moves to pair 0,
+ * while one whose pair 0 goes is stopping or resetting its device, and
+ * frames for it are dropped as link down (counted) rather than left
+ * to fill rings nobody reads.
  *
  * The frontend is untrusted. Every message it sends is seen here first
  * (pre_msg_handle, check.c) and refused before librte_vhost maps or uses
@@ -27,14 +41,17 @@
 #include <rte_vhost.h>
 
 #include "core/log.h"
+#include "datapath/stats.h"
 #include "model/port.h"
 #include "ports/guard.h"
 #include "ports/vhost/vhost.h"
 
 PW_LOG_TYPE("vhost");
 
-#define VHOST_RXQ 0 /* the guest's receive ring: we enqueue into it */
-#define VHOST_TXQ 1 /* the guest's transmit ring: we dequeue from it */
+/* Queue pair q's vrings: the guest's receive ring, which podwired
+ * enqueues into, and its transmit ring, which podwired dequeues from. */
+#define VHOST_RXQ(q) (2 * (q))
+#define VHOST_TXQ(q) (2 * (q) + 1)
 
 /* A frontend whose connections end before it brings the device up is
  * refused new ones for a while, doubling up to the cap (server role;
@@ -44,9 +61,10 @@ PW_LOG_TYPE("vhost");
 /* Connection log lines per port and window; the rest are counted. */
 #define VHOST_LOG_BURST	    5
 #define VHOST_LOG_WINDOW_MS 10000
-/* The rings whose call eventfds podwired forwards: the two it bursts on.
- * librte_vhost writes a call eventfd only in a burst on its ring. */
-#define VHOST_CALL_RINGS 2
+/* The rings whose call eventfds podwired forwards: every ring of the
+ * pairs a port offers (librte_vhost writes a call eventfd only in a
+ * burst on its ring, and podwired bursts on all of them). */
+#define VHOST_CALL_RINGS VHOST_MAX_VRINGS
 
 /* Why a connection is broken: the control thread ends it. */
 enum vhost_broken {
@@ -57,6 +75,9 @@ enum vhost_broken {
 
 struct vhost_priv {
 	volatile int vid; /* the running device the datapath uses, -1 none */
+	/* Queue pairs whose receive vring the guest enabled, while vid
+	 * runs: workers send on these (vhost_txq_pick). */
+	volatile uint16_t tx_on;
 	struct port *port;
 	bool registered;
 	/* An enum vhost_broken, set by the SIGBUS guard (any thread) or the
@@ -67,6 +88,7 @@ struct vhost_priv {
 	int conn_vid;	   /* the frontend's connection, in any state; -1 none */
 	bool conn_refused; /* a message of this connection was refused */
 	bool conn_ran;	   /* this connection brought the device up */
+	uint32_t vring_on; /* its vrings librte_vhost says are ready, by index */
 	uint64_t connects, disconnects, refused_connections, refused_messages, faults;
 	char last_reason[160];
 	/* The connection's call eventfds, forwarded by call.c. */
@@ -102,6 +124,21 @@ static struct vhost_priv *map_find_vid(int vid)
 		if (map[i] != NULL && strcmp(map[i]->port->conf.socket, path) == 0)
 			return map[i];
 	return NULL;
+}
+
+/* The vrings of the queue pairs vid's port offers (a port being deleted:
+ * one pair's, its connection ends anyway). */
+static unsigned int vrings_of(int vid)
+{
+	struct vhost_priv *v;
+	unsigned int n = 2;
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL)
+		n = 2U * v->port->dp.n_rxq;
+	pthread_mutex_unlock(&map_lock);
+	return n;
 }
 
 /* A log line about v's frontend, at most VHOST_LOG_BURST per window: a
@@ -198,7 +235,7 @@ static bool swap_call_fd(int vid, struct vhost_fe_msg *m, char *why, size_t len)
 		return true;
 	memcpy(&u64, (const uint8_t *)m + offsetof(struct vhost_fe_msg, payload.u64), sizeof(u64));
 	q = (unsigned int)(u64 & VHOST_MSG_VRING_IDX_MASK);
-	/* Rings podwired never bursts on: librte_vhost never writes theirs. */
+	/* check.c refused rings beyond the port's already. */
 	if (q >= VHOST_CALL_RINGS)
 		return true;
 	pthread_mutex_lock(&map_lock);
@@ -222,14 +259,30 @@ static bool swap_call_fd(int vid, struct vhost_fe_msg *m, char *why, size_t len)
 	return ok;
 }
 
+/* GET_QUEUE_NUM: the pairs the port offers. librte_vhost 22.11 answers
+ * 128 whatever the port (rte_vhost_driver_set_max_queue_num came in
+ * 23.07); a frontend that asks sets up no more than it is told. */
+static enum rte_vhost_msg_result answer_queue_num(struct vhost_fe_msg *m, unsigned int n_vrings)
+{
+	uint64_t pairs = n_vrings / 2;
+
+	msg_close_fds(m);
+	memcpy((uint8_t *)m + offsetof(struct vhost_fe_msg, payload.u64), &pairs, sizeof(pairs));
+	m->size = sizeof(pairs);
+	return RTE_VHOST_MSG_RESULT_REPLY;
+}
+
 static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 {
 	struct vhost_fe_msg *m = msg;
+	unsigned int n_vrings = vrings_of(vid);
 	struct vhost_priv *v;
 	char why[140];
 
-	if (vhost_check_msg(m, why, sizeof(why)) == 0 &&
+	if (vhost_check_msg(m, n_vrings, why, sizeof(why)) == 0 &&
 	    features_offered(vid, m, why, sizeof(why)) && swap_call_fd(vid, m, why, sizeof(why))) {
+		if (m->request == VHOST_REQ_GET_QUEUE_NUM)
+			return answer_queue_num(m, n_vrings);
 		/* librte_vhost unmaps the memory it had before it maps the new
 		 * table: the guard lets go of it first (post_msg takes the new
 		 * one). All rings are locked meanwhile: no worker touches it. */
@@ -359,6 +412,7 @@ static int new_connection(int vid)
 	}
 	calls_del(v); /* none: the last connection's went with it */
 	v->conn_vid = vid;
+	v->vring_on = 0;
 	v->conn_refused = false;
 	v->conn_ran = false;
 	v->connects++;
@@ -374,6 +428,7 @@ out:
 static void conn_gone(struct vhost_priv *v)
 {
 	v->conn_vid = -1;
+	v->vring_on = 0;
 	v->disconnects++;
 	if (!v->conn_refused)
 		snprintf(v->last_reason, sizeof(v->last_reason), "%s",
@@ -406,6 +461,39 @@ static void destroy_connection(int vid)
 	pthread_mutex_unlock(&map_lock);
 }
 
+/* What workers see of v's device: the rx queues they poll (bit q: the
+ * guest's transmit vring 2q + 1 is ready), the pairs they send on (its
+ * receive vring 2q), and the link (see the top of this file). Queue 0
+ * stays marked even with no device: the link, which needs its vring,
+ * decides whether it is polled, and a port of one pair is polled from
+ * the moment its link is up, with no new view to wait for. A worker
+ * may still act on the old values for a burst: librte_vhost checks a
+ * ring's state under its lock and moves nothing on a disabled one.
+ * map_lock held. true when the queues changed. */
+static bool queues_publish(struct vhost_priv *v)
+{
+	struct port *p = v->port;
+	uint16_t rx = 1, tx = 0, old_rx = p->dp.rxq_on, old_tx = v->tx_on;
+	bool up;
+
+	if (v->vid >= 0)
+		for (uint16_t q = 0; q < p->dp.n_rxq; q++) {
+			if (v->vring_on & (1U << VHOST_RXQ(q)))
+				tx |= (uint16_t)(1U << q);
+			if (q != 0 && (v->vring_on & (1U << VHOST_TXQ(q))))
+				rx |= (uint16_t)(1U << q);
+		}
+	up = (tx & 1) != 0 && (v->vring_on & (1U << VHOST_TXQ(0))) != 0 &&
+	     __atomic_load_n(&v->broken, __ATOMIC_ACQUIRE) == 0;
+	if (!up)
+		__atomic_store_n(&p->dp.link_up, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->tx_on, tx, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->dp.rxq_on, rx, __ATOMIC_RELEASE);
+	if (up)
+		__atomic_store_n(&p->dp.link_up, true, __ATOMIC_RELEASE);
+	return rx != old_rx || tx != old_tx;
+}
+
 static int new_device(int vid)
 {
 	struct vhost_priv *v;
@@ -413,14 +501,22 @@ static int new_device(int vid)
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
 	if (v != NULL && v->conn_vid == vid && !v->broken) {
-		/* We poll: the guest need not kick us. */
-		rte_vhost_enable_guest_notification(vid, VHOST_RXQ, 0);
-		rte_vhost_enable_guest_notification(vid, VHOST_TXQ, 0);
+		unsigned int n = RTE_MIN(rte_vhost_get_vring_num(vid), 2U * v->port->dp.n_rxq);
+
+		/* We poll: the guest need not kick us. Rings are set up
+		 * before the device runs (virtio-user, QEMU); one set up
+		 * later keeps the guest's kicks, which cost it only. */
+		for (unsigned int r = 0; r < n; r++)
+			rte_vhost_enable_guest_notification(vid, (uint16_t)r, 0);
 		v->vid = vid;
 		v->conn_ran = true;
 		v->last_reason[0] = '\0';
-		__atomic_store_n(&v->port->dp.link_up, true, __ATOMIC_RELEASE);
-		PORT_LOG(v->port, INFO, "peer connected (vid %d), link up", vid);
+		queues_publish(v);
+		PORT_LOG(
+		    v->port, INFO,
+		    "peer connected (vid %d), link %s, queue pairs enabled: rx %#x tx %#x of %u",
+		    vid, v->port->dp.link_up ? "up" : "down", v->port->dp.rxq_on, v->tx_on,
+		    v->port->dp.n_rxq);
 	} else {
 		v = NULL;
 	}
@@ -435,8 +531,8 @@ static void destroy_device(int vid)
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
 	if (v != NULL && v->vid == vid) {
-		__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
 		v->vid = -1;
+		queues_publish(v);
 		PORT_LOG(v->port, INFO, "peer gone, link down");
 	} else {
 		v = NULL;
@@ -453,14 +549,26 @@ static void destroy_device(int vid)
 	}
 }
 
+/* A vring became ready (set up and enabled) or stopped being: at the
+ * handshake, before new_device, and whenever the guest changes its
+ * queues. librte_vhost holds every ring's lock here. */
 static int vring_state_changed(int vid, uint16_t queue, int enable)
 {
 	struct vhost_priv *v;
 
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
-	if (v != NULL && v->vid == vid && queue <= VHOST_TXQ && !v->broken)
-		__atomic_store_n(&v->port->dp.link_up, enable != 0, __ATOMIC_RELEASE);
+	if (v != NULL && v->conn_vid == vid && queue < 2U * v->port->dp.n_rxq) {
+		if (enable)
+			v->vring_on |= 1U << queue;
+		else
+			v->vring_on &= ~(1U << queue);
+		if (v->vid == vid && queues_publish(v))
+			conn_log(v, RTE_LOG_INFO,
+				 "queue pairs enabled: rx %#x tx %#x of %u, link %s",
+				 v->port->dp.rxq_on, v->tx_on, v->port->dp.n_rxq,
+				 v->port->dp.link_up ? "up" : "down");
+	}
 	pthread_mutex_unlock(&map_lock);
 	return 0;
 }
@@ -597,7 +705,8 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 			return rc;
 		}
 	}
-	/* Queue pair 0 only, until the guest's vring states say more. */
+	/* Queue 0, polled once the link is up; the others once the guest
+	 * enables them (queues_publish). */
 	p->dp.rxq_on = 1;
 	v = calloc(1, sizeof(*v));
 	if (v == NULL) {
@@ -666,9 +775,10 @@ static uint16_t vhost_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, 
 	uint16_t got;
 
 	RTE_SET_USED(ctr);
-	if (unlikely(vid < 0 || v->broken))
+	/* A view a moment old may still name a queue the guest disabled. */
+	if (unlikely(vid < 0 || v->broken || !(p->rxq_on & (1U << q))))
 		return 0;
-	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ + 2 * q, pw_mbuf_pool, pkts, n);
+	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ(q), pw_mbuf_pool, pkts, n);
 	vhost_clear_offloads(pkts, got);
 	return got;
 }
@@ -677,12 +787,14 @@ static uint16_t vhost_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, 
 {
 	const struct vhost_priv *v = p->priv;
 	int vid = v->vid;
-	uint16_t sent;
+	uint16_t on = v->tx_on, q, sent;
 
-	RTE_SET_USED(w);
-	if (unlikely(vid < 0 || v->broken))
+	if (unlikely(vid < 0 || v->broken || on == 0))
 		return 0;
-	sent = rte_vhost_enqueue_burst(vid, VHOST_RXQ, pkts, n);
+	/* librte_vhost locks the ring: workers may share a pair. */
+	q = vhost_txq_pick(on, w);
+	sent = rte_vhost_enqueue_burst(vid, VHOST_RXQ(q), pkts, n);
+	stats_queue(w, p->idx, q)->tx_packets += sent;
 	/* The guest has its copy. */
 	rte_pktmbuf_free_bulk(pkts, sent);
 	return sent;

@@ -16,6 +16,8 @@
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
+#include "core/limits.h"
+
 /* The vhost-user message as librte_vhost 22.11 hands it to
  * pre_msg_handle (its struct vhu_msg_context, lib/vhost/vhost_user.h):
  * the header, the payload union (632 bytes: its largest member is the
@@ -58,9 +60,15 @@ enum vhost_req {
 	VHOST_REQ_SET_MEM_TABLE = 5,
 	VHOST_REQ_SET_LOG_BASE = 6,
 	VHOST_REQ_SET_LOG_FD = 7,
+	VHOST_REQ_SET_VRING_NUM = 8,
+	VHOST_REQ_SET_VRING_ADDR = 9,
+	VHOST_REQ_SET_VRING_BASE = 10,
+	VHOST_REQ_GET_VRING_BASE = 11,
 	VHOST_REQ_SET_VRING_KICK = 12,
 	VHOST_REQ_SET_VRING_CALL = 13,
 	VHOST_REQ_SET_VRING_ERR = 14,
+	VHOST_REQ_GET_QUEUE_NUM = 17,
+	VHOST_REQ_SET_VRING_ENABLE = 18,
 	VHOST_REQ_SET_SLAVE_REQ_FD = 21,
 	VHOST_REQ_IOTLB_MSG = 22,
 	VHOST_REQ_CRYPTO_CREATE_SESS = 26,
@@ -72,10 +80,16 @@ enum vhost_req {
 	VHOST_REQ_SET_INFLIGHT_FD = 32,
 };
 
+/* A port's queue pair q is the guest's receive vring 2q (podwired
+ * enqueues into it) and its transmit vring 2q + 1 (podwired dequeues). */
+#define VHOST_MAX_VRINGS (2 * PW_MAX_QUEUES)
+
 /*
  * Checks a message before librte_vhost handles it: 0 to let it through,
  * or -EINVAL with why filled (what the frontend did, for `port list`).
- * SET_MEM_TABLE: every region's fd is a regular file on tmpfs or
+ * Vring messages: the ring is one of the n_vrings of the queue pairs the
+ * port offers (librte_vhost would make any of 256 on the frontend's
+ * word). SET_MEM_TABLE: every region's fd is a regular file on tmpfs or
  * hugetlbfs as long as the region claims (sealed against shrinking where
  * the file takes seals), at most 8 regions, none overlapping another in
  * guest-physical or frontend addresses. Messages for what podwired does
@@ -83,7 +97,7 @@ enum vhost_req {
  * channel) are refused. Vring kick/call fds must be eventfds. The caller
  * closes the fds when it refuses. Any thread.
  */
-int vhost_check_msg(const struct vhost_fe_msg *m, char *why, size_t len);
+int vhost_check_msg(const struct vhost_fe_msg *m, unsigned int n_vrings, char *why, size_t len);
 
 /* call.c: the frontend's call eventfds are written by a thread of their
  * own, never by a worker (a frontend can make its eventfd block). */
@@ -118,6 +132,19 @@ static inline void vhost_clear_offloads(struct rte_mbuf **pkts, uint16_t n)
 			m->tx_offload = 0;
 		}
 	}
+}
+
+/* The queue pair worker w sends on, of those the guest receives on (bit
+ * q of on; on != 0): the (w % how many)th. Workers spread over the
+ * guest's queues and each keeps to one while they stay, so its frames
+ * leave in order; the map is one word, read once per burst. */
+static inline uint16_t vhost_txq_pick(uint16_t on, uint16_t w)
+{
+	unsigned int k = w % (unsigned int)__builtin_popcount(on);
+
+	while (k-- != 0)
+		on &= (uint16_t)(on - 1);
+	return (uint16_t)__builtin_ctz(on);
 }
 
 #endif
