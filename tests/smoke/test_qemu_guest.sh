@@ -12,10 +12,9 @@
 # serial console, read here with bounded waits.
 . "$(dirname "$0")/lib.sh"
 
-# 1 until vhost-user ports have queue pairs (VIRTIO_NET_F_MQ): podwired
-# polls vring 0/1 only, and the guest's second CPU pings through a queue
-# nobody reads. PODWIRE_QEMU_QUEUES=2 shows that.
-QUEUES=${PODWIRE_QEMU_QUEUES:-1}
+# Queue pairs of the port and the guest (PODWIRE_QEMU_QUEUES=1: one pair,
+# both CPUs' pings on it).
+QUEUES=${PODWIRE_QEMU_QUEUES:-2}
 QEMU=${PODWIRE_QEMU:-qemu-system-x86_64}
 GUEST_MAC=52:54:00:23:00:02
 NS_MAC=02:00:00:23:00:01
@@ -115,3 +114,12 @@ expect_eq "rx queues of port vm that carried no frame" 0 \
 	"$(jq '[.queues[] | select(.rx_packets_total == 0)] | length' "$T/queues.json")"
 [ "$(port_stat pw kns .tx_packets)" -gt 0 ] || fail "podwired sent nothing to the namespace"
 [ "$(port_stat pw vm .tx_packets)" -gt 0 ] || fail "podwired sent nothing to the guest"
+
+# The guest leaving takes the queues it enabled with it; queue 0 stays
+# marked enabled by design (a vhost-user port's link decides for it).
+_stop_pid "$QEMU_PID"
+QEMU_PID=
+wait_link pw vm down
+only_q0() { [ "$(ctlj pw queue list vm | jq -c '[.queues[] | select(.enabled) | .queue]')" = "[0]" ]; }
+wait_for 5 "port vm's queues beyond 0 to be disabled" only_q0
+ok "after the guest left, only queue 0 of port vm is marked enabled"
