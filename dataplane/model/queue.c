@@ -77,7 +77,10 @@ static double window_cycles(void)
 }
 
 /* Each worker's load (the sum of its enabled queues') and queue count,
- * skipping p (NULL: none). */
+ * skipping p (NULL: none). The count, which breaks ties between equal
+ * loads, takes the queues a port is expected to use (its "queues") even
+ * before its pod enables them: ports made before their pods connect are
+ * then spread over the workers, not all put on the first. */
 static void worker_loads(const struct port *skip, uint64_t *load, unsigned int *nq)
 {
 	const struct port *p;
@@ -90,10 +93,14 @@ static void worker_loads(const struct port *skip, uint64_t *load, unsigned int *
 		if (p == skip)
 			continue;
 		for (uint16_t q = 0; q < p->dp.n_rxq; q++) {
-			if (!(on & (1u << q)) || p->rxq[q].worker >= n_workers)
+			bool enabled = (on & (1u << q)) != 0;
+
+			if (p->rxq[q].worker >= n_workers)
 				continue;
-			load[p->rxq[q].worker] += queue_load(p, q);
-			nq[p->rxq[q].worker]++;
+			if (enabled)
+				load[p->rxq[q].worker] += queue_load(p, q);
+			if (enabled || q < RTE_MAX(p->conf.queues, (uint8_t)1))
+				nq[p->rxq[q].worker]++;
 		}
 	}
 }

@@ -179,6 +179,10 @@ for p in a b; do
 	ctl pw port add "pod-$p" --network net --type memif --socket "$T/$p.sock" \
 		--mac "${!mac}" >/dev/null
 done
+# Ports made before their pods connect: spread over the workers, one
+# queue each, not all on the first (no load, so the queue count decides).
+expect_eq "pod-a's and pod-b's queue 0, unpinned" "$W0 $W1" \
+	"$(queue_worker pw pod-a 0) $(queue_worker pw pod-b 0)"
 pod_up pw pod-a a "$(vdev_memif "$T/a.sock" $A)" --eth-peer=0,$B
 pod_up pw pod-b b "$(vdev_memif "$T/b.sock" $B)" --eth-peer=0,$A
 t0=$(cpu_ticks "${DAEMON_PID[pw]}")
