@@ -75,9 +75,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mp.conn = mp.cur = c;
 	dp.priv = &mp;
 	dp.link_up = true;
+	/* tx counts frames per queue (no EAL here for stats_init). */
+	if (stats_queues[0] == NULL)
+		stats_queues[0] = calloc((size_t)PW_MAX_PORTS * PW_MAX_QUEUES,
+					 sizeof(struct queue_counters));
 
 	for (int round = 0; round < 2; round++) {
-		n = memif_rx_frames(&dp, fr, 32, ctr);
+		n = memif_rx_frames(&dp, 0, fr, 32, ctr);
 		for (uint16_t i = 0; i < n; i++) {
 			/* What forwarding does with a frame: read it all. */
 			uint32_t len =
@@ -94,8 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		/* And sends them back the other way, as a bridge might. */
 		if (n > 0)
-			memif_tx_frames(&dp, frp, strip, n);
-		memif_rx_release(&dp);
+			memif_tx_frames(&dp, 0, frp, strip, n);
+		memif_rx_release(&dp, 0);
 		/* The pod moves its indices again (a byte from the input). */
 		if (size > HEADER + REGION + round) {
 			c->rx[0].ring->head += data[HEADER + REGION + round];
