@@ -31,7 +31,7 @@ extern struct queue_balance queue_balance_cfg;
 struct queue_balance_result {
 	uint64_t checks, moves; /* checks run, and those that moved queues */
 	uint64_t last_moved;	/* queues the last move moved */
-	char last[256];		/* one line: what the last check decided and why */
+	char last[640];		/* one line: what the last check decided and why */
 };
 extern struct queue_balance_result queue_balance_last;
 

@@ -77,8 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp.link_up = true;
 	/* tx counts frames per queue (no EAL here for stats_init). */
 	if (stats_queues[0] == NULL)
-		stats_queues[0] = calloc((size_t)PW_MAX_PORTS * PW_MAX_QUEUES,
-					 sizeof(struct queue_counters));
+		stats_queues[0] =
+		    calloc((size_t)PW_MAX_PORTS * PW_MAX_QUEUES, sizeof(struct queue_counters));
 
 	for (int round = 0; round < 2; round++) {
 		n = memif_rx_frames(&dp, 0, fr, 32, ctr);
