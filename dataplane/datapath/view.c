@@ -33,14 +33,13 @@ void view_free(struct view *v)
 	free(v);
 }
 
-struct view *view_alloc(unsigned int n_workers)
+struct view *view_alloc(void)
 {
 	struct view *v = calloc(1, sizeof(*v));
 
 	if (v == NULL)
 		return NULL;
 	memset(v->xc_peer, 0xff, sizeof(v->xc_peer));
-	(void)n_workers; /* poll lists grow as queues are added */
 	return v;
 }
 

@@ -174,10 +174,10 @@ extern struct rte_rcu_qsbr *view_qsbr;
 int view_init(unsigned int n_workers);
 void view_fini(void);
 
-/* A new empty view for n_workers (no port, no network, nothing polled),
- * for the model to fill; NULL when memory is short. view_free takes any
- * view but the published one. */
-struct view *view_alloc(unsigned int n_workers);
+/* A new empty view (no port, no network, nothing polled: poll lists grow
+ * with view_add_poll), for the model to fill; NULL when memory is short.
+ * view_free takes any view but the published one. */
+struct view *view_alloc(void);
 /* Adds a network of n ports (polled by nobody yet). -ENOMEM leaves v as
  * it was. */
 int view_add_net(struct view *v, enum dp_net_mode mode, uint16_t vlan, uint32_t mac_limit,

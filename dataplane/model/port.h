@@ -32,7 +32,6 @@ struct port_rxq {
 	uint8_t worker; /* index of the worker polling it */
 	bool pinned;	/* `queue pin`: the balancer leaves it there */
 	bool moving;	/* between workers: polled by none (model/queue.c: move_queues) */
-	uint8_t chunk;	/* the chunk being filled */
 	uint64_t seen_cycles, seen_packets; /* its counters when the chunk began */
 	uint64_t cycles[PORT_RXQ_CHUNKS];   /* busy cycles of each chunk */
 	uint64_t packets[PORT_RXQ_CHUNKS];

@@ -21,7 +21,7 @@ struct view *model_view_build(const struct port *skip)
 		fail_next--;
 		return NULL;
 	}
-	v = view_alloc(n_workers);
+	v = view_alloc();
 	if (v == NULL)
 		return NULL;
 	TAILQ_FOREACH (net, &network_all, next) {
