@@ -707,14 +707,9 @@ int main(void)
 	};
 	int rc;
 
-	if (!unit_tmpdir(tmp, sizeof(tmp))) {
-		perror("mkdtemp");
-		return 2;
-	}
 	/* EAL without hugepages: the state file test restores real ports. */
 	dp_harness_init(1);
-	rc = unit_run("port_conf", tests);
+	rc = unit_run_in_tmpdir("port_conf", tests, tmp, sizeof(tmp));
 	dp_harness_fini();
-	unit_rmtree(tmp);
 	return rc;
 }

@@ -407,14 +407,9 @@ int main(void)
 	};
 	int rc;
 
-	if (!unit_tmpdir(tmp, sizeof(tmp))) {
-		perror("mkdtemp");
-		return 2;
-	}
 	/* EAL without hugepages: the tests restore real ports. */
 	dp_harness_init(1);
-	rc = unit_run("state_file", tests);
+	rc = unit_run_in_tmpdir("state_file", tests, tmp, sizeof(tmp));
 	dp_harness_fini();
-	unit_rmtree(tmp);
 	return rc;
 }
