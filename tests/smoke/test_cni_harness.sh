@@ -168,10 +168,10 @@ pod_stop b
 # Without the secret, or with another, a peer is refused; with it, taken.
 HOSTILE=$BUILD/memif-hostile
 out=$("$HOSTILE" --wait 500 "$PATH_B" good) && fail "a peer without pod b's secret connected: $out"
-grep -q "peer sent no secret; the port has one" "$T/pw.log" || fail "podwired did not say why"
+wait_for 5 "podwired to say why (no secret)" grep -q "peer sent no secret; the port has one" "$T/pw.log"
 out=$("$HOSTILE" --wait 500 --secret 0123456789abcdef0123 "$PATH_B" good) &&
 	fail "a peer with another secret connected: $out"
-grep -q "peer sent the wrong secret" "$T/pw.log" || fail "podwired did not say why"
+wait_for 5 "podwired to say why (wrong secret)" grep -q "peer sent the wrong secret" "$T/pw.log"
 listening() { [ "$(ctlj pw port show "$PORT_B" | jq -r .memif.state)" = listening ]; }
 wait_for 10 "the back-off of $PORT_B to end" listening
 out=$("$HOSTILE" --wait 700 --secret "$SECRET_B" "$PATH_B" good) || fail "pod b's secret refused: $out"

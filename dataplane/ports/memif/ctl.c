@@ -157,12 +157,6 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 	if (c == NULL)
 		return;
 	was_up = mp->conn == c;
-	if (send) {
-		struct memif_msg m;
-
-		memif_msg_disconnect(&m, 1, why);
-		memif_msg_send(c->fd, &m, -1);
-	}
 	now = memif_now_ms();
 	/* A connection that lasted is the end of a streak; one that did not
 	 * (refused, broken, gone within MEMIF_FLAP_MS) adds to it. */
@@ -193,6 +187,14 @@ void memif_conn_close(struct memif_port *mp, const char *why, bool send)
 			 c->peer[0] ? c->peer : "a peer", why, backoff);
 	}
 	snprintf(mp->last_reason, sizeof(mp->last_reason), "%s", why);
+	/* The peer hears why only once the log says it: a peer (or a test)
+	 * that looks in the log after being refused finds the reason there. */
+	if (send) {
+		struct memif_msg m;
+
+		memif_msg_disconnect(&m, 1, why);
+		memif_msg_send(c->fd, &m, -1);
+	}
 	mp->cur = NULL;
 	conn_free(c);
 	/* A server backs off by not taking connections: a peer's connect
