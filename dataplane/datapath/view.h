@@ -79,6 +79,10 @@ struct dp_port {
 	void *priv; /* the kind's state */
 	volatile bool link_up;
 	bool tx_shared;		  /* several workers may send: take tx_lock per burst */
+	/* What the port takes of the frames' offload requests (enum
+	 * offload_cap of offload/offload.h): frames asking for more are made
+	 * into frames it takes before they are sent (datapath/tx.c). */
+	uint8_t tx_ol;
 	volatile uint8_t observe; /* enum dp_observe bits; 0 when nobody watches */
 	uint16_t idx;
 	uint16_t net_idx;

@@ -59,6 +59,10 @@ struct port_ops {
 	void (*destroy)(struct port *p);
 	/* Control thread, every housekeeping tick (optional): link polling. */
 	void (*poll_link)(struct port *p);
+	/* Frames the kernel dropped on their way to podwired because the
+	 * port's socket or ring was full (PACKET_STATISTICS, XDP ring stats),
+	 * since the port was made (optional; control thread). */
+	uint64_t (*kernel_drops)(struct port *p);
 	/* Adds kind-specific fields to a port's JSON (optional). */
 	void (*to_json)(const struct port *p, cJSON *obj);
 	/* What workers call (datapath/view.h). */
