@@ -28,7 +28,8 @@
 	X(BAD_DESC, "bad_desc")	      /* memif: a descriptor outside what the peer shared */       \
 	X(SPOOFED_SRC, "spoofed_src") /* port security: not the port's source MAC */               \
 	X(FLOOD_LIMIT, "flood_limit") /* over the port's rate of flooded frames */                 \
-	X(BAD_OFFLOAD, "bad_offload") /* offload request (checksum, segments) the frame cannot be */
+	X(BAD_OFFLOAD, "bad_offload") /* offload request (checksum, segments) the frame cannot be  \
+				       */
 
 enum drop_reason {
 #define DROP_ENUM(id, name) DROP_##id,

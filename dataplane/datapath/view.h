@@ -78,7 +78,7 @@ struct dp_port {
 	const struct dp_port_ops *ops;
 	void *priv; /* the kind's state */
 	volatile bool link_up;
-	bool tx_shared;		  /* several workers may send: take tx_lock per burst */
+	bool tx_shared; /* several workers may send: take tx_lock per burst */
 	/* What the port takes of the frames' offload requests (enum
 	 * offload_cap of offload/offload.h): frames asking for more are made
 	 * into frames it takes before they are sent (datapath/tx.c). */

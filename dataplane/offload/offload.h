@@ -43,7 +43,7 @@
 /* The mbuf flags that make a request (any of them set: the frame has
  * metadata). */
 #define OFFLOAD_MBUF_FLAGS                                                                         \
-	(RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG |                    \
+	(RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG |                   \
 	 RTE_MBUF_F_TX_IP_CKSUM)
 
 /* What an egress can take (dp_port.tx_ol). A port without a bit gets
