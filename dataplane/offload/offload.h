@@ -40,6 +40,12 @@
 #include <linux/virtio_net.h>
 #include <rte_mbuf.h>
 
+/* The kernel's UDP GSO (Linux 4.18); Debian 12's <linux/virtio_net.h>
+ * predates it. */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
+
 /* The mbuf flags that make a request (any of them set: the frame has
  * metadata). */
 #define OFFLOAD_MBUF_FLAGS                                                                         \
