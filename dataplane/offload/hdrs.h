@@ -11,6 +11,8 @@
 
 #include <rte_mbuf.h>
 
+#include "offload/offload.h"
+
 /* What a frame's bytes say, up to its TCP or UDP header. */
 struct ol_hdrs {
 	uint16_t l2;	   /* Ethernet header, with one 802.1Q tag if there is one */
@@ -56,5 +58,19 @@ void ol_write16(struct rte_mbuf *m, uint32_t off, uint16_t v);
  * pseudo-header and all of the L4 bytes summed from scratch, so whatever
  * the field held does not matter. */
 void ol_l4_csum(struct rte_mbuf *m, const struct ol_hdrs *h);
+
+/* Cuts super-frame m (headers h, request checked by ol_validate) into
+ * segments of at most max_frame bytes, fresh mbufs from pool, into out[]
+ * (max of them). Their checksums are complete, or left as requests when
+ * caps has OFFLOAD_CSUM. Returns how many, or -EMSGSIZE, -E2BIG, -ENOMEM
+ * (m untouched, nothing kept). Does not take m. */
+int ol_segment(const struct rte_mbuf *m, const struct ol_hdrs *h, uint32_t caps, uint32_t max_frame,
+	       struct rte_mempool *pool, struct rte_mbuf **out, uint16_t max);
+
+/* The flags a frame made from m starts with: m's, without a request and
+ * without what says how m's own buffer is held. */
+#define OL_KEEP_FLAGS                                                                              \
+	(~(OFFLOAD_MBUF_FLAGS | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_INDIRECT |    \
+	   RTE_MBUF_F_EXTERNAL))
 
 #endif
