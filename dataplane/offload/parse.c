@@ -252,14 +252,15 @@ void offload_to_vnet(const struct rte_mbuf *m, struct virtio_net_hdr *vh)
 		vh->csum_offset = tcp ? OL_TCP_CSUM_OFF : OL_UDP_CSUM_OFF;
 	}
 	if (f & RTE_MBUF_F_TX_TCP_SEG) {
-		const struct rte_tcp_hdr *th =
-		    rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, m->l2_len + m->l3_len);
+		uint32_t fl_off = (uint32_t)m->l2_len + m->l3_len + 13; /* TCP flags */
 
 		vh->gso_type =
 		    (f & RTE_MBUF_F_TX_IPV4) ? VIRTIO_NET_HDR_GSO_TCPV4 : VIRTIO_NET_HDR_GSO_TCPV6;
 		/* CWR on a super-frame: the kernel's SKB_GSO_TCP_ECN, so a
-		 * device without TSO_ECN does not copy it onto every segment. */
-		if (th->tcp_flags & RTE_TCP_CWR_FLAG)
+		 * device without TSO_ECN does not copy it onto every segment.
+		 * (Looked at only where it is: metadata may be unchecked.) */
+		if (fl_off < m->data_len &&
+		    (*rte_pktmbuf_mtod_offset(m, const uint8_t *, fl_off) & RTE_TCP_CWR_FLAG))
 			vh->gso_type |= VIRTIO_NET_HDR_GSO_ECN;
 		vh->gso_size = m->tso_segsz;
 		vh->hdr_len = hl;
