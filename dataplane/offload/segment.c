@@ -29,11 +29,11 @@ struct ol_cursor {
 
 /* Copies len payload bytes from c into segment head (whose last mbuf is
  * *tail, with its data ending where the next byte goes), chaining mbufs
- * from pool as they fill, and sums them into *sum (in memory order, as if
- * they started at an even offset). 0, -ENOMEM, or -EINVAL for a chain
- * shorter than its pkt_len. */
+ * from pool as they fill, and (do_sum) sums them into *sum (in memory
+ * order, as if they started at an even offset). 0, -ENOMEM, or -EINVAL
+ * for a chain shorter than its pkt_len. */
 static int copy_payload(struct ol_cursor *c, struct rte_mbuf *head, struct rte_mbuf **tail,
-			uint32_t len, struct rte_mempool *pool, uint32_t *sum)
+			uint32_t len, struct rte_mempool *pool, uint32_t *sum, bool do_sum)
 {
 	struct rte_mbuf *t = *tail;
 	uint32_t done = 0, s = 0;
@@ -66,10 +66,12 @@ static int copy_payload(struct ol_cursor *c, struct rte_mbuf *head, struct rte_m
 		src = rte_pktmbuf_mtod_offset(c->s, const uint8_t *, c->off);
 		dst = rte_pktmbuf_mtod_offset(t, uint8_t *, t->data_len);
 		rte_memcpy(dst, src, n);
-		ps = ol_fold(__rte_raw_cksum(dst, n, 0));
-		if (done & 1)
-			ps = rte_bswap16((uint16_t)ps);
-		s = ol_fold(s + ps);
+		if (do_sum) {
+			ps = ol_fold(__rte_raw_cksum(dst, n, 0));
+			if (done & 1)
+				ps = rte_bswap16((uint16_t)ps);
+			s = ol_fold(s + ps);
+		}
 		t->data_len = (uint16_t)(t->data_len + n);
 		head->pkt_len += n;
 		c->off += n;
@@ -166,7 +168,7 @@ int ol_segment(const struct rte_mbuf *m, const struct ol_hdrs *h, uint32_t caps,
 		rte_memcpy(rte_pktmbuf_mtod(seg, void *), rte_pktmbuf_mtod(m, const void *), hl);
 		seg->data_len = (uint16_t)hl;
 		seg->pkt_len = hl;
-		int rc = copy_payload(&c, seg, &tail, chunk, pool, &psum);
+		int rc = copy_payload(&c, seg, &tail, chunk, pool, &psum, !csum_req);
 
 		if (rc != 0) {
 			for (uint32_t j = 0; j < n; j++)

@@ -217,9 +217,11 @@ static void check_segments(const struct spec *s, struct rte_mbuf **out, int n, u
 		struct rte_mbuf *m = out[i];
 		const uint8_t *f = rte_pktmbuf_read(m, 0, m->pkt_len, seg);
 		uint32_t len = m->pkt_len, pl = len - hl;
-		const uint8_t *ip = f + l2, *l4 = f + l2 + l3;
+		const uint8_t *ip, *l4;
 
 		CU_ASSERT_FATAL(f != NULL && len >= hl);
+		ip = f + l2;
+		l4 = ip + l3;
 		unit_check(len <= max_frame, __LINE__, __FILE__, "segment %d: %u bytes > %u", i,
 			   len, max_frame);
 		ASSERT_INT_EQ(pl, i == n - 1 ? s->plen - mss * (uint32_t)(n - 1) : mss);
@@ -399,6 +401,30 @@ static void test_seg_jumbo_chains(void)
 	check_segments(&s, out, n, 9014, 8948, true);
 	free_all(out, n);
 	seg_case(&s, 8948, 0, 9014, 8948, 1999, 2000);
+}
+
+/* A super-frame a flood shares is read, never written: the other
+ * destinations get it as it was. */
+static void test_seg_shared(void)
+{
+	struct spec s = UDP4(.plen = 10000, .vlan = true);
+	uint32_t len = build(orig, &s);
+	struct rte_mbuf *m = to_mbuf(orig, len, 1000, 1000), *out[16];
+	struct virtio_net_hdr vh = vnet_for(&s, 1400);
+	uint64_t fl;
+	int n;
+
+	ASSERT_INT_EQ(offload_from_vnet(m, &vh), 0);
+	fl = m->ol_flags;
+	for (struct rte_mbuf *x = m; x != NULL; x = x->next)
+		rte_mbuf_refcnt_update(x, 1);
+	n = offload_fix(m, 0, 1518, pw_mbuf_pool, out, RTE_DIM(out));
+	check_segments(&s, out, n, 1518, 1400, false);
+	free_all(out, n);
+	ASSERT_INT_EQ(rte_mbuf_refcnt_read(m), 1);
+	ASSERT_INT_EQ(m->ol_flags, fl);
+	CU_ASSERT(memcmp(rte_pktmbuf_read(m, 0, len, seg), orig, len) == 0);
+	rte_pktmbuf_free(m);
 }
 
 /* An egress that takes the request gets m itself, untouched. */
@@ -851,6 +877,7 @@ int main(void)
 	    {"offload: VLAN-tagged super-frames", test_seg_vlan},
 	    {"offload: super-frames in chains cut at odd places", test_seg_chained_input},
 	    {"offload: jumbo segments made as chains", test_seg_jumbo_chains},
+	    {"offload: a shared super-frame is left as it was", test_seg_shared},
 	    {"offload: an egress that takes the request gets the frame", test_fix_pass},
 	    {"offload: checksum completed in place", test_csum_in_place},
 	    {"offload: checksum completed in a copy of a shared frame", test_csum_copy},
