@@ -6,6 +6,7 @@
  * summed range.
  */
 #include <netinet/in.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
@@ -74,16 +75,17 @@ void ol_write16(struct rte_mbuf *m, uint32_t off, uint16_t v)
 void ol_l4_csum(struct rte_mbuf *m, const struct ol_hdrs *h)
 {
 	uint32_t off = (uint32_t)h->l2 + h->l3;
-	uint16_t *field =
-	    rte_pktmbuf_mtod_offset(m, uint16_t *, off + (h->proto == IPPROTO_TCP ? 16 : 6));
+	/* Bytes, not a uint16_t: nothing says where m's data starts. */
+	uint8_t *field =
+	    rte_pktmbuf_mtod_offset(m, uint8_t *, off + (h->proto == IPPROTO_TCP ? 16 : 6));
 	uint32_t s =
 	    ol_phdr_sum(rte_pktmbuf_mtod_offset(m, void *, h->l2), h->ipv, h->proto, h->l4_total);
 	uint16_t c;
 
-	*field = 0;
+	memset(field, 0, 2);
 	c = (uint16_t)~offload_sum(m, off, h->l4_total, s);
 	/* A UDP checksum of 0 means "none": RFC 768 sends all ones. */
 	if (c == 0 && h->proto == IPPROTO_UDP)
 		c = 0xffff;
-	*field = c;
+	memcpy(field, &c, 2);
 }

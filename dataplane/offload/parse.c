@@ -226,12 +226,14 @@ int offload_from_vnet(struct rte_mbuf *m, const struct virtio_net_hdr *vh)
 	 * field holds anything: make it the pseudo-header sum a request
 	 * promises, as the kernel's tcp4_gso_segment does. */
 	if (!csum) {
-		uint16_t *field = rte_pktmbuf_mtod_offset(
-		    m, uint16_t *,
-		    h.l2 + h.l3 + (h.proto == IPPROTO_TCP ? OL_TCP_CSUM_OFF : OL_UDP_CSUM_OFF));
+		uint16_t v = (uint16_t)ol_phdr_sum(rte_pktmbuf_mtod_offset(m, void *, h.l2), h.ipv,
+						   h.proto, h.l4_total);
 
-		*field = (uint16_t)ol_phdr_sum(rte_pktmbuf_mtod_offset(m, void *, h.l2), h.ipv,
-					       h.proto, h.l4_total);
+		memcpy(
+		    rte_pktmbuf_mtod_offset(
+			m, uint8_t *,
+			h.l2 + h.l3 + (h.proto == IPPROTO_TCP ? OL_TCP_CSUM_OFF : OL_UDP_CSUM_OFF)),
+		    &v, 2);
 	}
 	set_request(m, &h, vh->gso_size);
 	return 0;

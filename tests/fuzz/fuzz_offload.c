@@ -9,7 +9,8 @@
  *              buffers (AddressSanitizer watches every end), 2 a chain of
  *              mbufs; bit 2 shared (a second reference: fix copies);
  *              bits 3-4 the metadata: 0 from the virtio-net header, 1 raw
- *              then offload_check, 2 raw straight to offload_fix
+ *              then offload_check, 2 raw straight to offload_fix; bit 5
+ *              mbufs' data at odd addresses (UBSan checks alignment)
  *   byte 1     the egress's capabilities (low 4 bits)
  *   bytes 2-3  its largest frame (60 + n % 9100)
  *   bytes 4-5  where chains are cut (1 + n)
@@ -77,7 +78,8 @@ static void ext_free(void *addr, void *opaque)
 }
 
 /* frame as an mbuf (see the header for how). NULL when the pool is out. */
-static struct rte_mbuf *make(const uint8_t *frame, uint32_t len, unsigned int how, uint32_t cut)
+static struct rte_mbuf *make(const uint8_t *frame, uint32_t len, unsigned int how, uint32_t cut,
+			     bool odd)
 {
 	struct rte_mbuf *head = NULL, *tail = NULL;
 	uint32_t off = 0;
@@ -88,12 +90,15 @@ static struct rte_mbuf *make(const uint8_t *frame, uint32_t len, unsigned int ho
 	cut = RTE_MAX(cut, (len + 511) / 512);
 	do {
 		struct rte_mbuf *x = rte_pktmbuf_alloc(pool);
-		uint32_t n = RTE_MIN(len - off, RTE_MIN(cut, (uint32_t)RTE_MBUF_DEFAULT_DATAROOM));
+		uint32_t n =
+		    RTE_MIN(len - off, RTE_MIN(cut, (uint32_t)RTE_MBUF_DEFAULT_DATAROOM - 1));
 
 		if (x == NULL) {
 			rte_pktmbuf_free(head);
 			return NULL;
 		}
+		if (odd)
+			x->data_off++;
 		if (how == 1 && n > 0) {
 			struct rte_mbuf_ext_shared_info *sh = malloc(sizeof(*sh));
 			uint8_t *b = malloc(n);
@@ -212,7 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cut = 1 + (uint32_t)(data[4] | data[5] << 8);
 	max = data[6];
 	len = (uint32_t)(size - HDR);
-	m = make(data + HDR, len, how, cut);
+	m = make(data + HDR, len, how, cut, (data[0] & 32) != 0);
 	if (m == NULL)
 		abort();
 	if (meta == 0) {
