@@ -24,8 +24,7 @@
  *
  * Memory per port: the ring (VETH_PKT_FRAMES * 2048 bytes, in pages the
  * kernel allocates and podwired maps), the socket's queue while
- * super-frames wait in it (up to VETH_PKT_SOCKBUF), VETH_PKT_SEGS spare
- * mbufs, and one fd.
+ * super-frames wait in it (up to VETH_PKT_SOCKBUF), and one fd.
  */
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -76,9 +75,6 @@ void veth_packet_close(struct veth_pkt *k)
 	if (k->fd >= 0)
 		close(k->fd);
 	k->fd = -1;
-	if (k->n_spare != 0)
-		rte_pktmbuf_free_bulk(k->spare, k->n_spare);
-	k->n_spare = 0;
 }
 
 int veth_packet_open(struct port *p, struct veth_pkt *k, unsigned int ifindex, char *msg,
@@ -94,7 +90,8 @@ int veth_packet_open(struct port *p, struct veth_pkt *k, unsigned int ifindex, c
 	    {SOL_PACKET, PACKET_VERSION, TPACKET_V2, "PACKET_VERSION TPACKET_V2", true},
 	    {SOL_PACKET, PACKET_VNET_HDR, 1, "PACKET_VNET_HDR", true},
 	    {SOL_PACKET, PACKET_COPY_THRESH, 1, "PACKET_COPY_THRESH", true},
-	    /* Its own frames sent through the host end would come back. */
+	    /* What the host's own stack sends out of the host end (IPv6
+	     * neighbour discovery) is not the container's. */
 	    {SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING", false},
 	    {SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS", false},
 	    /* A VLAN tag the kernel took off a super-frame read with recvmsg. */
@@ -234,9 +231,12 @@ static int rx_slot(struct veth_pkt *k, const struct tpacket2_hdr *h, uint32_t st
 }
 
 /* A frame flagged TP_STATUS_COPY: read whole from the socket's queue
- * into spare mbufs, chained. Same returns as rx_slot. */
+ * into a chain of mbufs (enough for the largest frame; those left over go
+ * back to the pool at once, so that an idle port holds none). Same
+ * returns as rx_slot. */
 static int rx_whole(struct veth_pkt *k, struct rte_mbuf **out, struct virtio_net_hdr *vh)
 {
+	struct rte_mbuf *seg[VETH_PKT_SEGS], *prev = NULL;
 	struct iovec iov[1 + VETH_PKT_SEGS];
 	union {
 		struct cmsghdr c;
@@ -251,37 +251,34 @@ static int rx_whole(struct veth_pkt *k, struct rte_mbuf **out, struct virtio_net
 	    .msg_control = &ctl,
 	    .msg_controllen = sizeof(ctl),
 	};
-	struct rte_mbuf *m, *prev = NULL;
+	struct rte_mbuf *m;
 	struct cmsghdr *c;
 	uint32_t left;
 	uint16_t used = 0;
 	ssize_t r;
 
 	*out = NULL;
-	if (k->n_spare < VETH_PKT_SEGS) {
-		if (rte_pktmbuf_alloc_bulk(pw_mbuf_pool, k->spare + k->n_spare,
-					   VETH_PKT_SEGS - k->n_spare) != 0)
-			return -ENOMEM;
-		k->n_spare = VETH_PKT_SEGS;
-	}
+	if (rte_pktmbuf_alloc_bulk(pw_mbuf_pool, seg, VETH_PKT_SEGS) != 0)
+		return -ENOMEM;
 	iov[0] = (struct iovec){vh, sizeof(*vh)};
 	for (unsigned int i = 0; i < VETH_PKT_SEGS; i++)
-		iov[1 + i] = (struct iovec){rte_pktmbuf_mtod(k->spare[i], void *),
-					    rte_pktmbuf_tailroom(k->spare[i])};
+		iov[1 + i] =
+		    (struct iovec){rte_pktmbuf_mtod(seg[i], void *), rte_pktmbuf_tailroom(seg[i])};
 	r = recvmsg(k->fd, &mh, MSG_DONTWAIT);
-	/* Nothing queued for a flagged slot, a frame larger than 64 KiB, or
-	 * one of our own: none is delivered. */
-	if (unlikely(r <= (ssize_t)sizeof(*vh) || (mh.msg_flags & MSG_TRUNC) != 0)) {
-		k->truncated++;
+	/* Nothing queued for a flagged slot, or a frame larger than 64 KiB:
+	 * lost on the way. One of our own: not for us. */
+	if (unlikely(r <= (ssize_t)sizeof(*vh) || (mh.msg_flags & MSG_TRUNC) != 0 ||
+		     sll.sll_pkttype == PACKET_OUTGOING)) {
+		if (r <= (ssize_t)sizeof(*vh) || (mh.msg_flags & MSG_TRUNC) != 0)
+			k->truncated++;
+		rte_pktmbuf_free_bulk(seg, VETH_PKT_SEGS);
 		return 0;
 	}
-	if (unlikely(sll.sll_pkttype == PACKET_OUTGOING))
-		return 0;
 	left = (uint32_t)r - sizeof(*vh);
-	m = k->spare[0];
+	m = seg[0];
 	m->pkt_len = left;
 	while (left != 0) {
-		struct rte_mbuf *s = k->spare[used++];
+		struct rte_mbuf *s = seg[used++];
 
 		s->data_len = (uint16_t)RTE_MIN(left, (uint32_t)rte_pktmbuf_tailroom(s));
 		left -= s->data_len;
@@ -290,8 +287,8 @@ static int rx_whole(struct veth_pkt *k, struct rte_mbuf **out, struct virtio_net
 		prev = s;
 	}
 	m->nb_segs = used;
-	k->n_spare -= used;
-	memmove(k->spare, k->spare + used, k->n_spare * sizeof(k->spare[0]));
+	if (used < VETH_PKT_SEGS)
+		rte_pktmbuf_free_bulk(seg + used, VETH_PKT_SEGS - used);
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
 		const struct tpacket_auxdata *aux = (const void *)CMSG_DATA(c);
 

@@ -36,9 +36,7 @@ struct veth_pkt {
 	uint32_t frames;     /* slots in the ring */
 	uint32_t frame_size; /* bytes per slot */
 	/* The polling worker's (one rx queue, one poller at a time): */
-	uint32_t next;			       /* the slot to look at next */
-	uint16_t n_spare;		       /* mbufs in spare[] */
-	struct rte_mbuf *spare[VETH_PKT_SEGS]; /* a super-frame's chain, ready */
+	uint32_t next;	    /* the slot to look at next */
 	uint64_t truncated; /* frames cut to a slot: no room to queue them whole */
 	/* The sending workers' (under the datapath's tx_lock when several
 	 * send): frames the kernel refused, and the last reason. */
