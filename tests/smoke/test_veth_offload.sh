@@ -212,6 +212,11 @@ jq -r .error.message "$T/bad2.json" | grep -q '"io" applies to veth ports' ||
 ip link show pwobad >/dev/null 2>&1 && fail "a refused port left interface pwobad behind"
 expect_eq "ports after the refused ones" 3 "$(ctlj pw port list | jq '.ports | length')"
 ok "bad \"io\" refused, nothing left behind"
+rc=0
+out=$("$PODWIRED" --veth-io tap --socket "$T/x.sock" --state-dir "$T/x.state" 2>&1) || rc=$?
+[ $rc -ne 0 ] && grep -q -- '--veth-io: "tap" is neither packet nor xdp' <<<"$out" ||
+	fail "podwired --veth-io tap: exit $rc, $out"
+ok "podwired --veth-io tap refused: $out"
 
 # ---- deleting takes the pairs along ------------------------------------------
 for p in k1 k2 k3; do ctl pw port del "$p" >/dev/null; done

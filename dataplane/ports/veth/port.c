@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "datapath/stats.h"
 #include "link.h"
@@ -113,10 +114,11 @@ static int make_pair(struct port *p, struct veth_priv *v, const char *alias, cha
 /* AF_XDP when asked for and available, else the packet I/O. */
 static int open_io(struct port *p, struct veth_priv *v, char *msg, size_t len)
 {
+	bool xdp = v->io == VETH_IO_XDP;
 	int rc;
 
 	v->pkt.fd = -1;
-	if (v->io == VETH_IO_XDP) {
+	if (xdp) {
 		if (veth_xdp_open(p, &v->xdp) == 0) {
 			snprintf(v->driver, sizeof(v->driver), "af_xdp");
 			p->dp.tx_ol = 0;
@@ -130,8 +132,7 @@ static int open_io(struct port *p, struct veth_priv *v, char *msg, size_t len)
 	if (rc != 0)
 		return rc;
 	snprintf(v->driver, sizeof(v->driver), "%s",
-		 strcmp(p->conf.io, API_IO_XDP) == 0 ? "af_packet (AF_XDP unavailable)"
-						     : "af_packet");
+		 xdp ? "af_packet (AF_XDP unavailable)" : "af_packet");
 	/* The kernel takes every request a virtio-net header can carry, and
 	 * makes segments and checksums itself where the frame goes on. */
 	p->dp.tx_ol = OFFLOAD_ALL;
@@ -159,7 +160,10 @@ static int veth_create(struct port *p, char *msg, size_t len)
 		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
 		return -ENOMEM;
 	}
-	v->io = strcmp(p->conf.io, API_IO_XDP) == 0 ? VETH_IO_XDP : VETH_IO_PACKET;
+	/* The port's own choice, else the daemon's (--veth-io). */
+	v->io = strcmp(p->conf.io[0] != '\0' ? p->conf.io : pw_cfg.veth_io, API_IO_XDP) == 0
+		    ? VETH_IO_XDP
+		    : VETH_IO_PACKET;
 	peer_name(p->conf.iface, v->peer, sizeof(v->peer));
 	snprintf(alias, sizeof(alias), ALIAS_PREFIX "%s", p->conf.name);
 	if (if_nametoindex(p->conf.iface) != 0) {
