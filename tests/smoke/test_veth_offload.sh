@@ -105,30 +105,9 @@ for p in k1 k2; do
 	expect_eq "$p bad_offload drops" 0 "$(port_stat pw "$p" .drops.bad_offload)"
 done
 
-# ---- what arrives in the receiving namespace --------------------------------
-# A shorter, slower transfer, captured whole in NS2 where it arrives.
-ip netns exec "$NS2" tshark -q -i eth0 -f "tcp port 5202" -F pcap -w "$T/rx.pcap" \
-	>"$T/tshark.txt" 2>&1 &
-TSHARK_PID=$!
-on_exit "_stop_tshark"
-_stop_tshark() { _stop_pid "$TSHARK_PID"; }
-wait_for 15 "tshark to capture in $NS2" grep -q "Capturing on" "$T/tshark.txt"
-ip netns exec "$NS2" iperf3 -s -1 -p 5202 >"$T/iperf-s2.txt" 2>&1 &
-IPERF_PID=$!
-wait_for 10 "iperf3 to listen in $NS2" ip netns exec "$NS2" ss -ltn 'sport = :5202'
-ip netns exec "$NS1" iperf3 -c 10.77.0.2 -p 5202 -t 1 -b 300M -J >"$T/tcp2.json" ||
-	fail "iperf3 TCP (captured) failed: $(jq -r .error "$T/tcp2.json" 2>/dev/null)"
-wait "$IPERF_PID" 2>/dev/null || true
-IPERF_PID=
-sleep 0.5
-_stop_pid "$TSHARK_PID"
-wait "$TSHARK_PID" 2>/dev/null || true
-# Every TCP checksum is either complete and right, or "partial" (the
-# pseudo-header sum a sender leaves for the device, which the receiving
-# stack trusts on a veth): then it must be exactly that sum, so that the
-# sum made from it is right. tshark calls both kinds bad on a veth (the
-# kernel's own bridge shows the same), so the frames are checked here.
-python3 - "$T/rx.pcap" >"$T/sums.txt" <<'PY'
+# tcp_sums PCAP: "frames complete partial wrong" of its TCP/IPv4 frames.
+tcp_sums() {
+	python3 - "$1" <<'PY'
 import struct, sys
 
 def fold(s):
@@ -165,6 +144,32 @@ while off + 16 <= len(data):
         bad += 1
 print(n, good, partial, bad)
 PY
+}
+
+# ---- what arrives in the receiving namespace --------------------------------
+# A shorter, slower transfer, captured whole in NS2 where it arrives.
+ip netns exec "$NS2" tshark -q -i eth0 -f "tcp port 5202" -F pcap -w "$T/rx.pcap" \
+	>"$T/tshark.txt" 2>&1 &
+TSHARK_PID=$!
+on_exit "_stop_tshark"
+_stop_tshark() { _stop_pid "$TSHARK_PID"; }
+wait_for 15 "tshark to capture in $NS2" grep -q "Capturing on" "$T/tshark.txt"
+ip netns exec "$NS2" iperf3 -s -1 -p 5202 >"$T/iperf-s2.txt" 2>&1 &
+IPERF_PID=$!
+wait_for 10 "iperf3 to listen in $NS2" ip netns exec "$NS2" ss -ltn 'sport = :5202'
+ip netns exec "$NS1" iperf3 -c 10.77.0.2 -p 5202 -t 1 -b 300M -J >"$T/tcp2.json" ||
+	fail "iperf3 TCP (captured) failed: $(jq -r .error "$T/tcp2.json" 2>/dev/null)"
+wait "$IPERF_PID" 2>/dev/null || true
+IPERF_PID=
+sleep 0.5
+_stop_pid "$TSHARK_PID"
+wait "$TSHARK_PID" 2>/dev/null || true
+# Every TCP checksum is either complete and right, or "partial" (the
+# pseudo-header sum a sender leaves for the device, which the receiving
+# stack trusts on a veth): then it must be exactly that sum, so that the
+# sum made from it is right. tshark calls both kinds bad on a veth (the
+# kernel's own bridge shows the same), so the frames are checked here.
+tcp_sums "$T/rx.pcap" >"$T/sums.txt"
 read -r frames good partial bad <"$T/sums.txt"
 big=$(tshark -r "$T/rx.pcap" -Y "frame.len > $((MTU + 14))" 2>/dev/null | wc -l)
 log "tshark in $NS2: $frames TCP frames ($big super-frames: one frame on a veth), checksums: $good complete, $partial partial (pseudo-header sum, right), $bad wrong"
@@ -217,6 +222,29 @@ expect_eq "TSO on k3's container end (AF_XDP: off)" off "$tso"
 ip netns exec "$NS3" ping -c 3 -i 0.2 -W 2 10.77.0.1 >"$T/ping3.txt" ||
 	fail "ping from the AF_XDP port to the packet port failed: $(tail -n 3 "$T/ping3.txt")"
 ok "ping through \"io\": \"xdp\" ($drv): $(tail -n 1 "$T/ping3.txt")"
+# TCP from the packet port's namespace (super-frames) to the AF_XDP one,
+# which takes no offload requests (tx_ol 0): podwired cuts them into MTU
+# frames with complete checksums on the way.
+ip netns exec "$NS3" tshark -q -i eth0 -f "tcp port 5205" -F pcap -w "$T/rx3.pcap" \
+	>"$T/tshark3.txt" 2>&1 &
+TSHARK_PID=$!
+wait_for 15 "tshark to capture in $NS3" grep -q "Capturing on" "$T/tshark3.txt"
+ip netns exec "$NS3" iperf3 -s -1 -p 5205 >"$T/iperf-s5.txt" 2>&1 &
+IPERF_PID=$!
+wait_for 10 "iperf3 to listen in $NS3" ip netns exec "$NS3" ss -ltn 'sport = :5205'
+ip netns exec "$NS1" iperf3 -c 10.77.0.3 -p 5205 -t 1 -b 300M -J >"$T/tcp5.json" ||
+	fail "iperf3 TCP packet port -> AF_XDP port failed: $(jq -r .error "$T/tcp5.json" 2>/dev/null)"
+wait "$IPERF_PID" 2>/dev/null || true
+IPERF_PID=
+sleep 0.5
+_stop_pid "$TSHARK_PID"
+wait "$TSHARK_PID" 2>/dev/null || true
+read -r frames good partial bad < <(tcp_sums "$T/rx3.pcap")
+big=$(tshark -r "$T/rx3.pcap" -Y "frame.len > $((MTU + 14))" 2>/dev/null | wc -l)
+log "tshark in $NS3 (AF_XDP port): $frames TCP frames, $big over MTU+14; checksums $good complete, $partial partial, $bad wrong"
+[ "$frames" -gt 100 ] || fail "tshark in $NS3 saw only $frames TCP frames"
+expect_eq "frames over MTU+14 reaching the AF_XDP port" 0 "$big"
+expect_eq "TCP frames reaching the AF_XDP port without a complete checksum" 0 "$((partial + bad))"
 
 rpc pw port.create '{"name":"bad","network":"net1","type":"veth","iface":"pwobad","io":"tap"}' \
 	>"$T/bad.json"
