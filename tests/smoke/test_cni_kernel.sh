@@ -8,7 +8,8 @@
 # DEL twice leaves nothing; a failing IPAM and a taken CNI_IFNAME roll
 # back whole; bad fields are refused naming the field; then a kernel pod
 # and a DPDK pod (testpmd on virtio-user) on the same network exchange
-# frames both ways.
+# frames both ways; a DEL while podwired is down removes the pod's
+# interface at once and the port once podwired is back.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 
@@ -255,4 +256,22 @@ cni DEL "$PD" net1 "$T/d.json"
 cni_ok "DEL DPDK pod d"
 cni DEL "$PA" eth0 "$T/k.json"
 cni_ok "DEL kernel pod a"
-expect_clean "at the end"
+expect_clean "after the kernel and DPDK pods"
+
+# ---- DEL while podwired is down: the pod's end goes at once (by its
+# alias), the port once podwired is back (pending) --------------------------
+cni ADD "$PA" eth0 "$T/k.json"
+cni_ok "ADD pod a before podwired stops"
+daemon_stop pw
+cni DEL "$PA" eth0 "$T/k.json"
+cni_ok "DEL pod a while podwired is down"
+in_ns "$PA" ip link show eth0 >/dev/null 2>&1 && fail "pod a kept eth0 while podwired was down"
+[ -n "$(ls "$T"/cnidata/pending/ 2>/dev/null)" ] || fail "DEL left no pending entry for the port"
+ok "pod a's eth0 went with podwired down; the port is pending"
+daemon_start pw
+cni DEL "$PA" eth0 "$T/k.json"
+cni_ok "DEL again once podwired is back"
+expect_clean "after podwired came back"
+left=$(ip -o link show | grep -oE '(pwk|pwc)[0-9a-f]{8}' | paste -sd' ' || true)
+[ -z "$left" ] || fail "veths left in the node's namespace at the end: $left"
+ok "no veth left at the end"
