@@ -6,6 +6,7 @@
  * leaves something DEL and GC can find.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "devinfo.h"
 #include "files.h"
 #include "ipam.h"
+#include "kernel.h"
 #include "podwired_client.h"
 #include "result.h"
 #include "vf.h"
@@ -60,6 +62,30 @@ static int make_secret(struct attach *a, struct cni_error *err)
 	return 0;
 }
 
+/* iftype kernel: the container end of the pair podwired made for a. */
+static int veth_peer(struct pw_client *pw, const struct attach *a, char peer[IF_NAMESIZE],
+		     struct cni_error *err)
+{
+	const cJSON *veth;
+	cJSON *p = NULL;
+	int rc = podwired_port_get(pw, a->port, &p, err);
+
+	if (rc == 0)
+		cni_fail(err, PW_ERR_PODWIRED, "podwired lost port \"%s\" just after making it",
+			 a->port);
+	if (rc != 1)
+		return -1;
+	veth = cJSON_GetObjectItemCaseSensitive(p, API_R_VETH);
+	snprintf(peer, IF_NAMESIZE, "%s", api_get_str(veth, API_R_PEER, ""));
+	cJSON_Delete(p);
+	if (peer[0] == '\0')
+		return cni_fail(err, PW_ERR_PODWIRED,
+				"podwired made port \"%s\" without a veth peer; is podwired "
+				"older than this plugin?",
+				a->port);
+	return 0;
+}
+
 /* Undoes a previous ADD of the same attachment that was never DELeted. */
 static int clear_previous(const struct cni_call *call, struct attach *old, struct pw_client *pw,
 			  struct cni_error *err)
@@ -83,7 +109,7 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 	struct cni_error rb_err;
 	struct pw_client *pw;
 	struct attach a;
-	char path[PATH_MAX + 32], mac[18];
+	char path[PATH_MAX + 32], mac[18], peer[IF_NAMESIZE] = "", host_mac[18] = "";
 	int lock, found;
 
 	*result = NULL;
@@ -141,6 +167,11 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 		   podwired_port_create(pw, c, &a, mac, err) != 0) {
 		goto rollback;
 	}
+	if (c->iftype == IFTYPE_KERNEL) {
+		if (veth_peer(pw, &a, peer, err) != 0)
+			goto rollback;
+		kernel_host_mac(&a, host_mac);
+	}
 	if (c->ipam != NULL) {
 		if (ipam_exec(&ic, &ipam_res, err) != 0)
 			goto rollback;
@@ -157,7 +188,12 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 						       .sandbox = env->netns,
 						       .socket_path = a.socket,
 						       .pci_id = a.pci,
-						       .mtu = c->mtu});
+						       .mtu = c->mtu,
+						       .host_name = a.host_iface,
+						       .host_mac = host_mac});
+	/* After IPAM: the pod's interface comes up with its addresses. */
+	if (c->iftype == IFTYPE_KERNEL && kernel_attach(&a, peer, mac, c->mtu, internal, err) != 0)
+		goto rollback;
 	pj = podwire_json_build(&a, mac, c->mtu, internal);
 	snprintf(path, sizeof(path), "%s/" PODWIRE_JSON, a.dir);
 	if (cni_write_json(path, pj, 0640, c->socket_gid, err) != 0) {

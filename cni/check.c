@@ -6,6 +6,7 @@
 
 #include "cni.h"
 #include "ipam.h"
+#include "kernel.h"
 #include "podwired_client.h"
 #include "vf.h"
 
@@ -46,12 +47,14 @@ static int check_port(struct pw_client *pw, const struct netconf *c, const struc
 			      "port \"%s\" is on podwired network \"%s\", the config says \"%s\"; "
 			      "re-add the pod's network to move it",
 			      a->port, net, c->network);
-	else if (strcmp(sock, a->socket) != 0 || strcmp(type, iftype_name(a->iftype)) != 0)
+	else if (!podwired_port_is(p, a->socket, a->host_iface) ||
+		 strcmp(type, iftype_port_type(a->iftype)) != 0)
 		rc =
 		    cni_fail(err, PW_ERR_CHECK,
 			     "port \"%s\" is a %s port on %s, expected a %s port on %s; re-add the "
 			     "pod's network",
-			     a->port, type, sock, iftype_name(a->iftype), a->socket);
+			     a->port, type, sock[0] ? sock : api_get_str(p, API_F_IFACE, "?"),
+			     iftype_port_type(a->iftype), a->socket[0] ? a->socket : a->host_iface);
 	else
 		rc = check_queues(a, api_get_int(p, API_F_QUEUES, 1), err);
 	cJSON_Delete(p);
@@ -171,8 +174,12 @@ static int check_pieces(struct pw_client *pw, const struct netconf *c, const str
 	if (check_file(a->dir, "attachment directory", false, err) != 0 ||
 	    check_file(path, "the pod's", false, err) != 0)
 		return -1;
-	if (a->iftype != IFTYPE_PCI && !a->pod_creates_socket &&
+	if (a->iftype != IFTYPE_PCI && a->iftype != IFTYPE_KERNEL && !a->pod_creates_socket &&
 	    check_file(a->socket, "socket (podwired creates it)", true, err) != 0)
+		return -1;
+	/* The pod's interface, as ADD left it: the port's MAC, the config's
+	 * MTU, prevResult's addresses. */
+	if (a->iftype == IFTYPE_KERNEL && kernel_check(a, mac, c->mtu, c->prev_result, err) != 0)
 		return -1;
 	if (a->devinfo[0] != '\0' && check_file(a->devinfo, "device-info file", false, err) != 0)
 		return -1;

@@ -13,6 +13,7 @@
 #include "cni.h"
 #include "devinfo.h"
 #include "ipam.h"
+#include "kernel.h"
 #include "podwired_client.h"
 #include "vf.h"
 
@@ -29,7 +30,9 @@ int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_cli
 	if (a->iftype == IFTYPE_PCI)
 		rc = pw == NULL ? -1 : vf_release(pw, owner, &perr);
 	else
-		rc = pw == NULL ? -1 : podwired_port_delete(pw, a->port, a->socket, &perr);
+		rc = pw == NULL
+			 ? -1
+			 : podwired_port_delete(pw, a->port, a->socket, a->host_iface, &perr);
 	if (rc != 0) {
 		/* Not fatal: the pod is gone and podwired drops the port (or
 		 * takes the VF back) later. */
@@ -38,6 +41,12 @@ int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_cli
 				a->iftype == IFTYPE_PCI ? "the VF of" : "port",
 				a->iftype == IFTYPE_PCI ? owner : a->port, perr.msg);
 	}
+	/* Deleting the port deleted the pair, wherever its ends were; when
+	 * podwired could not, the pod's end goes now and the host end with
+	 * it (podwired's port then says "gone" until the pending entry
+	 * deletes it). */
+	if (a->iftype == IFTYPE_KERNEL)
+		kernel_remove(a);
 	devinfo_remove(a);
 	if (attach_dir_remove(a->dir) != 0)
 		fprintf(stderr, "podwire: %s holds files podwire did not make; left in place\n",

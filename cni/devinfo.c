@@ -14,6 +14,8 @@ cJSON *devinfo_build(const struct attach *a)
 {
 	if (a->iftype == IFTYPE_PCI)
 		return devinfo_pci(a->pci, a->pf_pci);
+	if (a->iftype == IFTYPE_KERNEL)
+		return NULL;
 	cJSON *info = devinfo_socket(a->iftype == IFTYPE_MEMIF, a->mode, a->pod_socket, a->secret);
 
 	devinfo_set_queues(info, a->queues);
@@ -49,6 +51,13 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 		cJSON_AddStringToObject(o, "vfioDevice", a->vfio);
 		if (mac[0] != '\0')
 			cJSON_AddStringToObject(o, "mac", mac);
+	} else if (a->iftype == IFTYPE_KERNEL) {
+		/* For people and tools: the pod itself sees an ordinary ifname. */
+		cJSON_AddStringToObject(o, "network", a->network);
+		cJSON_AddStringToObject(o, "port", a->port);
+		cJSON_AddStringToObject(o, "hostIface", a->host_iface);
+		cJSON_AddStringToObject(o, "mac", mac);
+		cJSON_AddNumberToObject(o, "mtu", (double)mtu);
 	} else {
 		cJSON_AddStringToObject(o, "network", a->network);
 		cJSON_AddStringToObject(o, "port", a->port);
@@ -78,7 +87,9 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 						    : cJSON_CreateArray());
 	cJSON_AddItemToObject(
 	    o, "dns", cJSON_IsObject(dns) ? cJSON_Duplicate(dns, true) : cJSON_CreateObject());
-	if (a->iftype == IFTYPE_PCI) {
+	if (a->iftype == IFTYPE_KERNEL) {
+		/* no EAL arguments, no device-info: see devinfo_build */
+	} else if (a->iftype == IFTYPE_PCI) {
 		eal = cJSON_AddArrayToObject(o, "eal");
 		snprintf(arg, sizeof(arg), "--allow=%s", a->pci);
 		cJSON_AddItemToArray(eal, cJSON_CreateString(arg));
@@ -91,7 +102,8 @@ cJSON *podwire_json_build(const struct attach *a, const char *mac, long mtu, con
 		if (a->iftype == IFTYPE_VHOST)
 			cJSON_AddItemToArray(eal, cJSON_CreateString("--single-file-segments"));
 	}
-	cJSON_AddItemToObject(o, "deviceInfo", info);
+	if (info != NULL)
+		cJSON_AddItemToObject(o, "deviceInfo", info);
 	return o;
 }
 

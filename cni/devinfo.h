@@ -18,7 +18,9 @@
 
 /* {"type":"vhost-user","version":"1.1.0","vhost-user":{"mode":..,"path":..}}
  * or the memif equivalent, for a's pod-side socket; for iftype pci
- * {"type":"pci","version":"1.1.0","pci":{"pci-address":VF,"pf-pci-address":PF}}. */
+ * {"type":"pci","version":"1.1.0","pci":{"pci-address":VF,"pf-pci-address":PF}}.
+ * NULL for iftype kernel: the specification has no type for a kernel
+ * interface (its types are pci, vdpa, vhost-user and memif). */
 cJSON *devinfo_build(const struct attach *a);
 
 /* podwire.json: the attachment as the pod should use it. result is the

@@ -93,11 +93,20 @@ static void gc_ports(struct gc *g)
 	cJSON_ArrayForEach (p, cJSON_GetObjectItemCaseSensitive(res, API_R_PORTS)) {
 		const char *name = api_get_str(p, API_F_NAME, "");
 		const char *sock = api_get_str(p, API_F_SOCKET, "");
+		const char *iface = api_get_str(p, API_F_IFACE, "");
 		int64_t slot = port_name_slot(name);
+		char kiface[KERNEL_IFACE_MAX];
 		struct attach a;
 		int lock, rc;
 
-		if (slot < 0 || strncmp(sock, c->socket_dir, dlen) != 0 || sock[dlen] != '/')
+		if (slot < 0)
+			continue;
+		/* iftype kernel: a veth port on this network whose host end
+		 * has the name the slot gives; the others: a socket of ours. */
+		kernel_iface_name((uint32_t)slot, kiface);
+		if (sock[0] == '\0' ? strcmp(iface, kiface) != 0 ||
+					  strcmp(api_get_str(p, API_F_NETWORK, ""), c->network) != 0
+				    : strncmp(sock, c->socket_dir, dlen) != 0 || sock[dlen] != '/')
 			continue;
 		/* A slot in use by a running verb is its business. */
 		lock = record_lock(c->data_dir, (uint32_t)slot, true, &err);
@@ -111,12 +120,15 @@ static void gc_ports(struct gc *g)
 		if (rc == 0) {
 			char dir[PATH_MAX], *slash;
 
-			if (podwired_port_delete(g->pw, name, sock, &err) != 0)
+			if (podwired_port_delete(g->pw, name, sock, iface, &err) != 0)
 				gc_failed(g, &err);
 			snprintf(dir, sizeof(dir), "%s", sock);
 			slash = strrchr(dir, '/');
 			if (slash != NULL)
 				*slash = '\0';
+			if (sock[0] == '\0')
+				snprintf(dir, sizeof(dir), "%s/%08" PRIx32, c->socket_dir,
+					 (uint32_t)slot);
 			if (!record_exists(c->data_dir, (uint32_t)slot))
 				attach_dir_remove(dir);
 		}

@@ -319,7 +319,8 @@ static int parse_iftype(const cJSON *root, struct netconf *c, struct cni_error *
 {
 	const char *type;
 
-	if (get_str(root, "", "iftype", &type, "\"vhost-user\", \"memif\" or \"pci\"", err) < 0)
+	if (get_str(root, "", "iftype", &type, "\"vhost-user\", \"memif\", \"pci\" or \"kernel\"",
+		    err) < 0)
 		return -1;
 	if (type == NULL || strcmp(type, API_PORT_VHOST) == 0)
 		c->iftype = IFTYPE_VHOST;
@@ -327,11 +328,14 @@ static int parse_iftype(const cJSON *root, struct netconf *c, struct cni_error *
 		c->iftype = IFTYPE_MEMIF;
 	else if (strcmp(type, API_PORT_PCI) == 0)
 		c->iftype = IFTYPE_PCI;
+	else if (strcmp(type, CNI_IFTYPE_KERNEL) == 0)
+		c->iftype = IFTYPE_KERNEL;
 	else
 		return cni_fail(
 		    err, CNI_ERR_CONFIG,
 		    "\"iftype\" is \"%s\"; use \"vhost-user\" (for a virtio-user app), "
-		    "\"memif\" or \"pci\" (an SR-IOV VF of a \"physnet\", handed to the pod)",
+		    "\"memif\", \"pci\" (an SR-IOV VF of a \"physnet\", handed to the pod) or "
+		    "\"kernel\" (an ordinary interface, for a pod without DPDK)",
 		    type);
 	return 0;
 }
@@ -490,6 +494,35 @@ static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err
 	return 0;
 }
 
+/* iftype kernel: a veth pair with one queue pair and no socket. "mtu" is
+ * the pod interface's and the port's; the guards are podwired's, as for
+ * the socket kinds. */
+static int parse_kernel(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	long mtu = API_MTU_DEFAULT, queues = 1;
+
+	if (refuse(root, c, "mode",
+		   "a kernel interface has no socket, so no vhost-user mode or memif role",
+		   err) != 0 ||
+	    refuse(root, c, "podSocketDir", "a kernel interface has no socket for the pod to see",
+		   err) != 0)
+		return -1;
+	if (get_api_int(root, "mtu", API_M_PORT_CREATE, API_F_MTU, &mtu, err) < 0 ||
+	    get_api_int(root, "queues", API_M_PORT_CREATE, API_F_QUEUES, &queues, err) < 0)
+		return -1;
+	if (queues != 1)
+		return cni_fail(
+		    err, CNI_ERR_FIELD,
+		    "\"queues\": %ld does not apply to iftype \"kernel\": a pod's "
+		    "kernel interface has one queue pair (podwired's veth port); remove "
+		    "\"queues\", or use iftype \"vhost-user\" or \"memif\" for more",
+		    queues);
+	c->mtu = mtu;
+	c->mode[0] = '\0';
+	c->pod_creates_socket = false;
+	return parse_guards(root, c, err);
+}
+
 static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *err)
 {
 	const char *mode;
@@ -502,6 +535,8 @@ static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *e
 	    refuse(root, c, "spoofChk", why_vf, err) != 0 ||
 	    refuse(root, c, "trust", why_vf, err) != 0)
 		return -1;
+	if (c->iftype == IFTYPE_KERNEL)
+		return parse_kernel(root, c, err);
 	if (get_str(root, "", "mode", &mode, "the pod's side of the socket", err) < 0)
 		return -1;
 	if (c->iftype == IFTYPE_VHOST) {
@@ -810,9 +845,16 @@ const char *iftype_name(enum cni_iftype t)
 		return API_PORT_MEMIF;
 	case IFTYPE_PCI:
 		return API_PORT_PCI;
+	case IFTYPE_KERNEL:
+		return CNI_IFTYPE_KERNEL;
 	default:
 		return API_PORT_VHOST;
 	}
+}
+
+const char *iftype_port_type(enum cni_iftype t)
+{
+	return t == IFTYPE_KERNEL ? API_PORT_VETH : iftype_name(t);
 }
 
 int iftype_parse(const char *name, enum cni_iftype *t)
@@ -823,6 +865,8 @@ int iftype_parse(const char *name, enum cni_iftype *t)
 		*t = IFTYPE_PCI;
 	else if (strcmp(name, API_PORT_VHOST) == 0)
 		*t = IFTYPE_VHOST;
+	else if (strcmp(name, CNI_IFTYPE_KERNEL) == 0)
+		*t = IFTYPE_KERNEL;
 	else
 		return -1;
 	return 0;

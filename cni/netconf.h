@@ -29,8 +29,12 @@
 enum cni_cmd { CMD_ADD, CMD_DEL, CMD_CHECK, CMD_STATUS, CMD_GC, CMD_VERSION };
 
 /* vhost-user and memif: a podwired port behind a socket. pci: an SR-IOV VF
- * of a physnet, bound to vfio-pci and handed whole to the pod. */
-enum cni_iftype { IFTYPE_VHOST, IFTYPE_MEMIF, IFTYPE_PCI };
+ * of a physnet, bound to vfio-pci and handed whole to the pod. kernel: an
+ * ordinary interface for a pod without DPDK, the container end of a veth
+ * pair podwired makes (port kind veth), moved into the pod's netns. */
+enum cni_iftype { IFTYPE_VHOST, IFTYPE_MEMIF, IFTYPE_PCI, IFTYPE_KERNEL };
+
+#define CNI_IFTYPE_KERNEL "kernel"
 
 /* A PCI address "dddd:bb:dd.f" and its NUL, with room to spare. */
 #define CNI_PCI_ADDR_MAX 32
@@ -106,7 +110,10 @@ void netconf_free(struct netconf *conf);
 const char *netconf_peek_version(const char *text, size_t len, char *buf, size_t buflen);
 
 const char *iftype_name(enum cni_iftype t);
-/* The iftype named name ("vhost-user", "memif", "pci"): 0, or -1. */
+/* The podwired port kind (port.create "type") of an iftype: iftype kernel
+ * is a veth port, the others have the iftype's name. */
+const char *iftype_port_type(enum cni_iftype t);
+/* The iftype named name ("vhost-user", "memif", "pci", "kernel"): 0, or -1. */
 int iftype_parse(const char *name, enum cni_iftype *t);
 
 #endif

@@ -57,8 +57,14 @@ int podwired_port_get(struct pw_client *c, const char *name, cJSON **port, struc
 	return pe.code == API_ERR_NOT_FOUND ? 0 : -1;
 }
 
+bool podwired_port_is(const cJSON *p, const char *socket, const char *iface)
+{
+	return strcmp(api_get_str(p, API_F_SOCKET, ""), socket) == 0 &&
+	       strcmp(api_get_str(p, API_F_IFACE, ""), iface) == 0;
+}
+
 int podwired_port_delete(struct pw_client *c, const char *port, const char *socket,
-			 struct cni_error *err)
+			 const char *iface, struct cni_error *err)
 {
 	cJSON *p = NULL, *params;
 	struct pw_error pe;
@@ -66,7 +72,7 @@ int podwired_port_delete(struct pw_client *c, const char *port, const char *sock
 
 	if (rc <= 0)
 		return rc;
-	rc = strcmp(api_get_str(p, API_F_SOCKET, ""), socket);
+	rc = podwired_port_is(p, socket, iface) ? 0 : 1;
 	cJSON_Delete(p);
 	if (rc != 0)
 		return 0; /* someone else's port by that name: not ours to delete */
@@ -126,12 +132,18 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 
 	cJSON_AddStringToObject(p, API_F_NAME, a->port);
 	cJSON_AddStringToObject(p, API_F_NETWORK, conf->network);
-	cJSON_AddStringToObject(p, API_F_TYPE, iftype_name(a->iftype));
-	cJSON_AddStringToObject(p, API_F_SOCKET, a->socket);
-	/* podwired's mode is its own side: it serves the socket when the pod
-	 * does not create it. */
-	cJSON_AddStringToObject(p, API_F_MODE,
-				a->pod_creates_socket ? API_ROLE_CLIENT : API_ROLE_SERVER);
+	cJSON_AddStringToObject(p, API_F_TYPE, iftype_port_type(a->iftype));
+	if (a->iftype == IFTYPE_KERNEL) {
+		/* podwired makes the pair and keeps this end; the plugin moves
+		 * the other (veth.peer) into the pod. */
+		cJSON_AddStringToObject(p, API_F_IFACE, a->host_iface);
+	} else {
+		cJSON_AddStringToObject(p, API_F_SOCKET, a->socket);
+		/* podwired's mode is its own side: it serves the socket when the
+		 * pod does not create it. */
+		cJSON_AddStringToObject(p, API_F_MODE,
+					a->pod_creates_socket ? API_ROLE_CLIENT : API_ROLE_SERVER);
+	}
 	if (mac[0] != '\0')
 		cJSON_AddStringToObject(p, API_F_MAC, mac);
 	if (a->secret[0] != '\0')
@@ -176,18 +188,18 @@ int podwired_port_create(struct pw_client *c, const struct netconf *conf, const 
 
 			if (rc < 0)
 				return -1;
-			same =
-			    rc == 1 && strcmp(api_get_str(old, API_F_SOCKET, ""), a->socket) == 0;
+			same = rc == 1 && podwired_port_is(old, a->socket, a->host_iface);
 			cJSON_Delete(old);
 			if (rc == 1 && !same)
 				return cni_fail(
 				    err, PW_ERR_PODWIRED,
 				    "podwired already has a port \"%s\" on another "
-				    "socket; it is not podwire's, delete it (podwirectl "
-				    "port del %s) or move it",
+				    "socket or interface; it is not podwire's, delete it "
+				    "(podwirectl port del %s) or move it",
 				    a->port, a->port);
 			/* Ours from an earlier attachment of this slot: replace it. */
-			if (rc == 1 && podwired_port_delete(c, a->port, a->socket, err) != 0)
+			if (rc == 1 &&
+			    podwired_port_delete(c, a->port, a->socket, a->host_iface, err) != 0)
 				return -1;
 			continue;
 		}

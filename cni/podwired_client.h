@@ -5,6 +5,8 @@
 #ifndef PODWIRE_CNI_PODWIRED_H
 #define PODWIRE_CNI_PODWIRED_H
 
+#include <stdbool.h>
+
 #include <cjson/cJSON.h>
 
 #include "client.h"
@@ -28,10 +30,15 @@ int podwired_call(struct pw_client *c, const char *method, cJSON *params, cJSON 
 int podwired_port_create(struct pw_client *c, const struct netconf *conf, const struct attach *a,
 			 char mac[18], struct cni_error *err);
 
-/* Deletes a port if it exists and is on that socket. 0 also when it is
+/* Deletes a port if it exists and is ours: on that socket, with that
+ * "iface" (a veth's host end; "" for the socket kinds). 0 also when it is
  * gone already. */
 int podwired_port_delete(struct pw_client *c, const char *port, const char *socket,
-			 struct cni_error *err);
+			 const char *iface, struct cni_error *err);
+
+/* Whether podwired's port p (port.get's answer) is the one of that socket
+ * and iface. */
+bool podwired_port_is(const cJSON *p, const char *socket, const char *iface);
 
 /* 1 and *port when it exists, 0 when not, -1 on error. */
 int podwired_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err);

@@ -38,6 +38,11 @@ void vf_owner(const char *containerid, const char *ifname, char out[VF_OWNER_MAX
 	snprintf(out, VF_OWNER_MAX, "%s/%s", containerid, ifname);
 }
 
+void kernel_iface_name(uint32_t slot, char out[KERNEL_IFACE_MAX])
+{
+	snprintf(out, KERNEL_IFACE_MAX, KERNEL_IFACE_PREFIX "%08" PRIx32, slot);
+}
+
 void attach_init(struct attach *a, const struct netconf *c, const struct cni_env *env,
 		 uint32_t slot)
 {
@@ -64,16 +69,23 @@ void attach_init(struct attach *a, const struct netconf *c, const struct cni_env
 	snprintf(a->network, sizeof(a->network), "%s", c->network);
 	snprintf(a->podwired, sizeof(a->podwired), "%s", c->podwired_socket);
 	snprintf(a->dir, sizeof(a->dir), "%s/%08" PRIx32, c->socket_dir, slot);
-	/* netconf_parse bounded both directories so that these fit. A VF has
-	 * no socket; its directory holds podwire.json only. */
-	if (c->iftype != IFTYPE_PCI) {
+	/* netconf_parse bounded both directories so that these fit. A VF and
+	 * a kernel interface have no socket; their directory holds
+	 * podwire.json only. */
+	if (c->iftype == IFTYPE_KERNEL)
+		kernel_iface_name(slot, a->host_iface);
+	if (c->iftype != IFTYPE_PCI && c->iftype != IFTYPE_KERNEL) {
 		snprintf(a->socket, sizeof(a->socket), "%s/%08" PRIx32 "/%s", c->socket_dir, slot,
 			 socket_name(c->iftype));
 		snprintf(a->pod_socket, sizeof(a->pod_socket), "%s/%08" PRIx32 "/%s",
 			 c->pod_socket_dir, slot, socket_name(c->iftype));
 	}
 	snprintf(a->physnet, sizeof(a->physnet), "%s", c->physnet);
-	snprintf(a->devinfo, sizeof(a->devinfo), "%s", c->devinfo_file);
+	/* A kernel interface gets no device-info file: the specification's
+	 * types are pci, vdpa, vhost-user and memif, and a pod's kernel stack
+	 * needs nothing but the interface itself. */
+	snprintf(a->devinfo, sizeof(a->devinfo), "%s",
+		 c->iftype == IFTYPE_KERNEL ? "" : c->devinfo_file);
 	a->iftype = c->iftype;
 	snprintf(a->mode, sizeof(a->mode), "%s", c->mode);
 	a->pod_creates_socket = c->pod_creates_socket;
@@ -184,6 +196,7 @@ int record_read(const char *data_dir, uint32_t slot, struct attach *a, struct cn
 	copy_str(doc, "pci", a->pci, sizeof(a->pci));
 	copy_str(doc, "pfPci", a->pf_pci, sizeof(a->pf_pci));
 	copy_str(doc, "vfio", a->vfio, sizeof(a->vfio));
+	copy_str(doc, "iface", a->host_iface, sizeof(a->host_iface));
 	if (iftype_parse(api_get_str(doc, "iftype", ""), &a->iftype) != 0)
 		a->iftype = IFTYPE_VHOST; /* records from before iftype was written */
 	a->pod_creates_socket = api_get_bool(doc, "podCreatesSocket", false);
@@ -233,6 +246,8 @@ int record_write(const char *data_dir, const struct attach *a, struct cni_error 
 		cJSON_AddStringToObject(o, "pfPci", a->pf_pci);
 		cJSON_AddStringToObject(o, "vfio", a->vfio);
 	}
+	if (a->iftype == IFTYPE_KERNEL)
+		cJSON_AddStringToObject(o, "iface", a->host_iface);
 	if (a->conf != NULL)
 		cJSON_AddItemToObject(o, "config", cJSON_Duplicate(a->conf, true));
 	slot_path(path, sizeof(path), data_dir, a->slot, "json");
@@ -382,6 +397,8 @@ int pending_add(const char *data_dir, const struct attach *a, struct cni_error *
 	cJSON_AddStringToObject(o, "podwiredSocket", a->podwired);
 	cJSON_AddStringToObject(o, "port", a->port);
 	cJSON_AddStringToObject(o, "socket", a->socket);
+	if (a->host_iface[0] != '\0')
+		cJSON_AddStringToObject(o, "iface", a->host_iface);
 	cJSON_AddStringToObject(o, "dir", a->dir);
 	if (a->iftype == IFTYPE_PCI) {
 		char owner[VF_OWNER_MAX];
@@ -411,6 +428,7 @@ bool pending_exists(const char *data_dir, const char *port)
 static int pending_one(struct pw_client *c, const cJSON *e)
 {
 	const char *port = api_get_str(e, "port", ""), *sock = api_get_str(e, "socket", "");
+	const char *iface = api_get_str(e, "iface", "");
 	const char *owner = api_get_str(e, "vfOwner", NULL);
 	struct pw_error perr;
 	cJSON *params = cJSON_CreateObject(), *res = NULL;
@@ -427,8 +445,10 @@ static int pending_one(struct pw_client *c, const cJSON *e)
 	rc = pw_client_call(c, API_NAME(PORT_GET), params, &res, &perr);
 	if (rc != 0)
 		return perr.code == API_ERR_NOT_FOUND ? 0 : -1;
-	/* A port of that name on another socket is not the one we left. */
-	if (strcmp(api_get_str(res, API_F_SOCKET, ""), sock) == 0) {
+	/* A port of that name on another socket (a veth: with another host
+	 * end) is not the one we left. */
+	if (strcmp(api_get_str(res, API_F_SOCKET, ""), sock) == 0 &&
+	    strcmp(api_get_str(res, API_F_IFACE, ""), iface) == 0) {
 		params = cJSON_CreateObject();
 		cJSON_AddStringToObject(params, API_F_NAME, port);
 		cJSON_Delete(res);

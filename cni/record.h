@@ -27,7 +27,10 @@
 /* How many slots after its hash an attachment may land in. */
 #define RECORD_PROBE 16
 #define PORT_PREFIX  "pw-"
-#define PODWIRE_JSON "podwire.json"
+/* iftype kernel: the host end of the veth pair, "pwk" and the slot. */
+#define KERNEL_IFACE_PREFIX "pwk"
+#define KERNEL_IFACE_MAX    16 /* IFNAMSIZ */
+#define PODWIRE_JSON	    "podwire.json"
 
 struct attach {
 	uint32_t slot;
@@ -57,6 +60,11 @@ struct attach {
 	char pci[CNI_PCI_ADDR_MAX];
 	char pf_pci[CNI_PCI_ADDR_MAX];
 	char vfio[64]; /* /dev/vfio/<iommu group> */
+	/* iftype kernel: the veth's host end, podwired's port's "iface" ("" for
+	 * the other iftypes). With the socket path it tells our port from
+	 * another of the same name. There is no socket; the container end is
+	 * named ifname in netns. */
+	char host_iface[KERNEL_IFACE_MAX];
 };
 
 /* The owner podwired records for an attachment's VF: "<containerID>/<ifname>". */
@@ -111,6 +119,9 @@ bool pending_exists(const char *data_dir, const char *port);
  */
 void pending_reconcile(const char *data_dir, struct pw_client *c, const char *podwired,
 		       int64_t held_slot);
+
+/* The veth host end of slot (iftype kernel), "pwk1a2b3c4d". */
+void kernel_iface_name(uint32_t slot, char out[KERNEL_IFACE_MAX]);
 
 /* Slot of a podwire port name ("pw-1a2b3c4d-net1"), or -1. */
 int64_t port_name_slot(const char *name);

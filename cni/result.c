@@ -133,6 +133,16 @@ cJSON *result_merge(const cJSON *prev, const cJSON *ipam, const struct result_if
 		cJSON_Delete(ips);
 		ips = cJSON_CreateArray();
 	}
+	if (iface->host_name != NULL && iface->host_name[0] != '\0') {
+		cJSON *host = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(host, "name", iface->host_name);
+		if (iface->host_mac != NULL && iface->host_mac[0] != '\0')
+			cJSON_AddStringToObject(host, "mac", iface->host_mac);
+		if (iface->mtu > 0)
+			cJSON_AddNumberToObject(host, "mtu", (double)iface->mtu);
+		cJSON_AddItemToArray(ifs, host);
+	}
 	index = cJSON_GetArraySize(ifs);
 	ours = cJSON_CreateObject();
 	cJSON_AddStringToObject(ours, "name", iface->name);

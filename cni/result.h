@@ -31,6 +31,11 @@ struct result_iface {
 	const char *socket_path;
 	const char *pci_id; /* iftype pci: the VF's PCI address */
 	long mtu;
+	/* iftype kernel: the veth's host end, listed before the pod's
+	 * interface as the spec's host-side interface (no sandbox); NULL
+	 * for the other iftypes. */
+	const char *host_name;
+	const char *host_mac;
 };
 
 /*
@@ -42,9 +47,9 @@ cJSON *result_normalize(const cJSON *in, const char *what, struct cni_error *err
 
 /*
  * Builds the internal result of an ADD: prev's interfaces and IPs (may be
- * NULL), then ours, with the IPAM answer's ips (may be NULL) pointing at
- * our interface. Routes and DNS come from the IPAM answer when it has
- * them, else from prev. Takes neither argument.
+ * NULL), then ours (the host end first when there is one), with the IPAM answer's ips (may be NULL)
+ * pointing at our interface. Routes and DNS come from the IPAM answer when it has them, else from
+ * prev. Takes neither argument.
  */
 cJSON *result_merge(const cJSON *prev, const cJSON *ipam, const struct result_iface *iface);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* rtnetlink requests (RTM_NEWLINK, RTM_DELLINK, RTM_SETLINK) and ethtool
+/* rtnetlink requests (links, addresses, routes) and ethtool
  * ioctls on kernel interfaces. See link.h. */
 #include <errno.h>
 #include <net/if.h>
@@ -265,4 +265,192 @@ bool link_is_veth(const char *name)
 	veth = ethtool(fd, name, &info) == 0 && strcmp(info.driver, "veth") == 0;
 	close(fd);
 	return veth;
+}
+
+int link_move(const char *name, int netns_fd, const char *new_name, const char *alias, char *msg,
+	      size_t len)
+{
+	unsigned int ifindex = if_nametoindex(name);
+	struct nl_req r;
+	int rc = check_name(new_name, msg, len);
+
+	if (rc != 0)
+		return rc;
+	if (ifindex == 0) {
+		snprintf(msg, len, "interface %s does not exist", name);
+		return -ENODEV;
+	}
+	nl_req_init(&r, RTM_NEWLINK, 0);
+	r.ifi.ifi_index = (int)ifindex;
+	attr_u32(&r, IFLA_NET_NS_FD, (uint32_t)netns_fd);
+	attr_str(&r, IFLA_IFNAME, new_name);
+	if (alias != NULL)
+		attr_str(&r, IFLA_IFALIAS, alias);
+	return nl_talk(&r, name, "move", msg, len);
+}
+
+int link_configure(const char *name, const uint8_t *mac, unsigned int mtu, char *msg, size_t len)
+{
+	unsigned int ifindex = if_nametoindex(name);
+	struct nl_req r;
+
+	if (ifindex == 0) {
+		snprintf(msg, len, "interface %s does not exist", name);
+		return -ENODEV;
+	}
+	nl_req_init(&r, RTM_NEWLINK, 0);
+	r.ifi.ifi_index = (int)ifindex;
+	r.ifi.ifi_flags = IFF_UP;
+	r.ifi.ifi_change = IFF_UP;
+	if (mac != NULL)
+		nl_attr_put(&r, IFLA_ADDRESS, mac, 6);
+	if (mtu != 0)
+		attr_u32(&r, IFLA_MTU, mtu);
+	return nl_talk(&r, name, "configure", msg, len);
+}
+
+/* Starts r as a request whose fixed header is hdr (an ifaddrmsg or an
+ * rtmsg, in place of the ifinfomsg: nl_req's storage holds either). */
+static void nl_req_init_hdr(struct nl_req *r, unsigned short type, unsigned short flags,
+			    const void *hdr, size_t hdr_len)
+{
+	nl_req_init(r, type, flags);
+	memset(&r->ifi, 0, sizeof(r->ifi));
+	memcpy(&r->ifi, hdr, hdr_len);
+	r->nh.nlmsg_len = NLMSG_LENGTH(hdr_len);
+}
+
+static int family_len(int family)
+{
+	return family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
+}
+
+int link_addr_add(const char *name, int family, const void *addr, unsigned int prefixlen, char *msg,
+		  size_t len)
+{
+	unsigned int ifindex = if_nametoindex(name);
+	int alen = family_len(family);
+	struct ifaddrmsg ifa = {.ifa_family = (unsigned char)family,
+				.ifa_prefixlen = (unsigned char)prefixlen,
+				.ifa_index = ifindex};
+	struct nl_req r;
+
+	if (ifindex == 0) {
+		snprintf(msg, len, "interface %s does not exist", name);
+		return -ENODEV;
+	}
+	if (alen == 0 || prefixlen > (unsigned int)alen * 8) {
+		snprintf(msg, len, "interface %s: address family %d, prefix length %u", name,
+			 family, prefixlen);
+		return -EINVAL;
+	}
+	if (family == AF_INET6)
+		ifa.ifa_flags = IFA_F_NODAD;
+	nl_req_init_hdr(&r, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, &ifa, sizeof(ifa));
+	nl_attr_put(&r, IFA_LOCAL, addr, (size_t)alen);
+	nl_attr_put(&r, IFA_ADDRESS, addr, (size_t)alen);
+	return nl_talk(&r, name, "add an address to", msg, len);
+}
+
+int link_route_add(const char *name, int family, const void *dst, unsigned int dst_len,
+		   const void *gw, char *msg, size_t len)
+{
+	unsigned int ifindex = if_nametoindex(name);
+	int alen = family_len(family);
+	struct rtmsg rtm = {.rtm_family = (unsigned char)family,
+			    .rtm_dst_len = (unsigned char)dst_len,
+			    .rtm_table = RT_TABLE_MAIN,
+			    .rtm_protocol = RTPROT_BOOT,
+			    .rtm_scope = gw != NULL ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK,
+			    .rtm_type = RTN_UNICAST};
+	struct nl_req r;
+
+	if (ifindex == 0) {
+		snprintf(msg, len, "interface %s does not exist", name);
+		return -ENODEV;
+	}
+	if (alen == 0 || dst_len > (unsigned int)alen * 8) {
+		snprintf(msg, len, "interface %s: route family %d, prefix length %u", name, family,
+			 dst_len);
+		return -EINVAL;
+	}
+	nl_req_init_hdr(&r, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, &rtm, sizeof(rtm));
+	if (dst_len > 0)
+		nl_attr_put(&r, RTA_DST, dst, (size_t)alen);
+	if (gw != NULL)
+		nl_attr_put(&r, RTA_GATEWAY, gw, (size_t)alen);
+	attr_u32(&r, RTA_OIF, ifindex);
+	return nl_talk(&r, name, "add a route through", msg, len);
+}
+
+static void parse_linkinfo(const struct rtattr *nest, struct link_info *info)
+{
+	const struct rtattr *a = RTA_DATA(nest);
+	int n = (int)RTA_PAYLOAD(nest);
+
+	for (; RTA_OK(a, n); a = RTA_NEXT(a, n))
+		if (a->rta_type == IFLA_INFO_KIND)
+			snprintf(info->kind, sizeof(info->kind), "%.*s", (int)RTA_PAYLOAD(a),
+				 (const char *)RTA_DATA(a));
+}
+
+int link_get(const char *name, struct link_info *info, char *msg, size_t len)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+	unsigned int ifindex = if_nametoindex(name);
+	/* A link's answer carries its statistics too. */
+	char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+	const struct nlmsghdr *nh = (const struct nlmsghdr *)buf;
+	const struct rtattr *a;
+	struct nl_req r;
+	int fd, rc = 0, n;
+	ssize_t got;
+
+	memset(info, 0, sizeof(*info));
+	if (ifindex == 0) {
+		snprintf(msg, len, "interface %s does not exist", name);
+		return -ENODEV;
+	}
+	nl_req_init(&r, RTM_GETLINK, 0);
+	r.nh.nlmsg_flags = NLM_F_REQUEST;
+	r.ifi.ifi_index = (int)ifindex;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(msg, len, "interface %s: cannot open a netlink socket: %s", name,
+			 strerror(errno));
+		return rc;
+	}
+	if (sendto(fd, &r, r.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    (got = recv(fd, buf, sizeof(buf), 0)) < 0) {
+		rc = -errno;
+		snprintf(msg, len, "interface %s: netlink: %s", name, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	close(fd);
+	if (!NLMSG_OK(nh, (size_t)got) || nh->nlmsg_type != RTM_NEWLINK) {
+		rc = NLMSG_OK(nh, (size_t)got) && nh->nlmsg_type == NLMSG_ERROR
+			 ? ((const struct nlmsgerr *)NLMSG_DATA(nh))->error
+			 : -EIO;
+		snprintf(msg, len, "interface %s: the kernel did not describe it: %s", name,
+			 strerror(rc < 0 ? -rc : EIO));
+		return rc < 0 ? rc : -EIO;
+	}
+	info->ifindex = ifindex;
+	info->flags = ((const struct ifinfomsg *)NLMSG_DATA(nh))->ifi_flags;
+	a = IFLA_RTA(NLMSG_DATA(nh));
+	n = (int)IFLA_PAYLOAD(nh);
+	for (; RTA_OK(a, n); a = RTA_NEXT(a, n)) {
+		if (a->rta_type == IFLA_ADDRESS && RTA_PAYLOAD(a) == 6)
+			memcpy(info->mac, RTA_DATA(a), 6);
+		else if (a->rta_type == IFLA_MTU && RTA_PAYLOAD(a) == 4)
+			memcpy(&info->mtu, RTA_DATA(a), 4);
+		else if (a->rta_type == IFLA_IFALIAS)
+			snprintf(info->alias, sizeof(info->alias), "%.*s", (int)RTA_PAYLOAD(a),
+				 (const char *)RTA_DATA(a));
+		else if (a->rta_type == IFLA_LINKINFO)
+			parse_linkinfo(a, info);
+	}
+	return 0;
 }

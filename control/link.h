@@ -53,4 +53,39 @@ int link_alias(const char *name, char *buf, size_t len);
 /* Whether name is a veth (its driver, as ethtool says). */
 bool link_is_veth(const char *name);
 
+/* For the CNI plugin's kernel interfaces (iftype kernel), which it moves
+ * into a pod's namespace and configures there. */
+
+/* Moves interface name into the network namespace netns_fd (an open
+ * /var/run/netns/X or /proc/PID/ns/net), renamed new_name on the way (so
+ * that neither name has to be free in the other namespace), with alias
+ * (NULL: none). -EEXIST when new_name is taken there. */
+int link_move(const char *name, int netns_fd, const char *new_name, const char *alias, char *msg,
+	      size_t len);
+/* Sets the interface's MAC (NULL: unchanged) and MTU (0: unchanged), then
+ * brings it up. */
+int link_configure(const char *name, const uint8_t *mac, unsigned int mtu, char *msg, size_t len);
+/* Adds an address (AF_INET: 4 bytes, AF_INET6: 16) with its prefix length;
+ * the kernel adds the prefix route with it. IPv6 addresses skip duplicate
+ * address detection: IPAM made them unique, and a tentative address
+ * cannot be used for a while. */
+int link_addr_add(const char *name, int family, const void *addr, unsigned int prefixlen, char *msg,
+		  size_t len);
+/* What link_get reads of an interface. */
+struct link_info {
+	unsigned int ifindex;
+	unsigned int flags; /* IFF_UP, ... */
+	unsigned int mtu;
+	uint8_t mac[6];
+	char alias[128]; /* "" when none */
+	char kind[16];	 /* "veth", ...; "" when the kernel gives none */
+};
+/* Reads the interface name over rtnetlink (sysfs shows the namespace it
+ * was mounted in, not the caller's). -ENODEV when there is none. */
+int link_get(const char *name, struct link_info *info, char *msg, size_t len);
+/* Adds a route to dst/dst_len (dst_len 0: the default route) through gw
+ * (NULL: on the link) out of the interface, in the main table. */
+int link_route_add(const char *name, int family, const void *dst, unsigned int dst_len,
+		   const void *gw, char *msg, size_t len);
+
 #endif

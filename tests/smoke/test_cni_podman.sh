@@ -6,7 +6,9 @@
 # two containers run dpdk-testpmd from podwire-vdev's arguments and
 # exchange frames: a vhost-user one and a memif one with "queues": 2 (its
 # testpmd takes --rxq/--txq from podwire-vdev --queues, and both rings
-# carry frames); removing the containers leaves nothing behind.
+# carry frames); two busybox containers on an iftype "kernel" network get
+# an ordinary eth0 and ping each other; removing the containers leaves
+# nothing behind.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 
@@ -59,7 +61,7 @@ cni_conf '{cniVersion: "1.0.0", name: "cnimem", plugins: [del(.cniVersion, .name
 R=$T/rootfs
 mkdir -p "$R"/{bin,proc,sys,dev,etc,tmp,run,usr,opt,var/run/podwire}
 cp /bin/busybox "$R/bin/"
-for c in sh cat sleep ls hostname; do ln -s busybox "$R/bin/$c"; done
+for c in sh cat sleep ls hostname ping; do ln -s busybox "$R/bin/$c"; done
 ln -s usr/lib "$R/lib"
 ln -s usr/lib64 "$R/lib64"
 
@@ -150,11 +152,34 @@ expect_eq "podwired $PORT_B rx per queue (32 on each ring)" "0:32 1:32" \
 [ "$(ipam_held | wc -l)" = 2 ] || fail "host-local should hold 2 IPs on cninet: $(ipam_held)"
 [ "$(ls "$T/ipam/cnimem" | grep -c '^10\.79\.')" = 1 ] || fail "host-local should hold b's IP on cnimem"
 
+# ---- kernel containers: iftype "kernel", an ordinary eth0 ------------------------
+# On the same podwired network as the DPDK containers, in a subnet of its own.
+cni_conf '{cniVersion: "1.0.0", name: "cnikern", plugins: [del(.cniVersion, .name)
+	| .iftype = "kernel" | .mtu = 1400 | .ipam.subnet = "10.76.0.0/24"
+	| .capabilities = {mac: true, ips: true}]}' >"$T/net.d/cnikern.conflist"
+for k in k1 k2; do
+	"${PODMAN[@]}" run -d --name "$CPREFIX-$k" --network cnikern --cap-add NET_RAW \
+		--rootfs "$R" /bin/sleep 600 >/dev/null 2>"$T/$k.err" ||
+		fail "podman run $k (iftype kernel): $(cat "$T/$k.err")"
+done
+IP_K2=$("${PODMAN[@]}" inspect "$CPREFIX-k2" --format \
+	'{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}')
+case "$IP_K2" in 10.76.0.*) ok "kernel container k2 has $IP_K2" ;; *) fail "k2's IP: \"$IP_K2\"" ;; esac
+expect_eq "k1's eth0 MTU is the network's" 1400 \
+	"$("${PODMAN[@]}" exec "$CPREFIX-k1" cat /sys/class/net/eth0/mtu)"
+"${PODMAN[@]}" exec "$CPREFIX-k1" ping -c 3 -W 2 "$IP_K2" >"$T/k-ping.log" 2>&1 ||
+	fail "kernel container k1 cannot ping k2 ($IP_K2): $(cat "$T/k-ping.log")"
+ok "kernel containers k1 and k2 ping each other through podwired"
+expect_eq "podwired has the two veth ports" 2 \
+	"$(ctlj pw port list | jq '[.ports[] | select(.type == "veth")] | length')"
+
 # ---- removing the containers runs DEL ------------------------------------------
 pod_stop a
 pod_stop b
-"${PODMAN[@]}" rm -f -t 1 --ignore "$CPREFIX-c1" "$CPREFIX-a" "$CPREFIX-b" >/dev/null ||
-	fail "podman rm failed"
+"${PODMAN[@]}" rm -f -t 1 --ignore "$CPREFIX-c1" "$CPREFIX-a" "$CPREFIX-b" "$CPREFIX-k1" \
+	"$CPREFIX-k2" >/dev/null || fail "podman rm failed"
+[ -z "$(ls "$T/ipam/cnikern" 2>/dev/null | grep '^10\.76\.' || true)" ] ||
+	fail "the kernel containers' IPs on cnikern are still held"
 expect_clean "after podman rm"
 [ -z "$(ls "$T/ipam/cnimem" | grep '^10\.79\.' || true)" ] || fail "b's IP on cnimem is still held"
 ctl pw info >/dev/null || fail "podwired stopped serving"

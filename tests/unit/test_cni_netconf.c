@@ -286,6 +286,48 @@ static void test_pci_bad(void)
 #undef PCI
 }
 
+/* iftype kernel: one queue pair, no socket fields, the guards as usual. */
+static void test_kernel(void)
+{
+#define K(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"kernel\"" extra "}"
+	struct cni_error err;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse(K(",\"mtu\":1400,\"queues\":1,\"macLimit\":5"), &env_add, &c, &err), 0);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_KERNEL);
+	ASSERT_STR_EQ(iftype_name(c.iftype), "kernel");
+	ASSERT_STR_EQ(iftype_port_type(c.iftype), API_PORT_VETH);
+	ASSERT_STR_EQ(iftype_port_type(IFTYPE_MEMIF), API_PORT_MEMIF);
+	ASSERT_INT_EQ(c.mtu, 1400);
+	ASSERT_INT_EQ(c.queues, 1);
+	ASSERT_INT_EQ(c.mac_limit, 5);
+	ASSERT_INT_EQ(c.port_security, 1);
+	ASSERT_STR_EQ(c.mode, "");
+	ASSERT_STR_EQ(c.network, "n");
+	netconf_free(&c);
+	ASSERT_INT_EQ(parse(K(""), &env_add, &c, &err), 0);
+	ASSERT_INT_EQ(c.mtu, API_MTU_DEFAULT);
+	netconf_free(&c);
+	ASSERT_INT_EQ(iftype_parse("kernel", &c.iftype), 0);
+	ASSERT_INT_EQ(c.iftype, IFTYPE_KERNEL);
+
+	expect_bad(K(",\"queues\":2"), CNI_ERR_FIELD,
+		   "\"queues\": 2 does not apply to iftype \"kernel\": a pod's kernel interface "
+		   "has one queue pair");
+	expect_bad(K(",\"queues\":17"), CNI_ERR_CONFIG, "\"queues\" is 17");
+	expect_bad(K(",\"mode\":\"server\""), CNI_ERR_FIELD,
+		   "\"mode\": \"server\" does not apply to iftype \"kernel\": a kernel interface "
+		   "has no socket");
+	expect_bad(K(",\"podSocketDir\":\"/x\""), CNI_ERR_FIELD,
+		   "\"podSocketDir\": \"/x\" does not apply to iftype \"kernel\"");
+	expect_bad(K(",\"physnet\":\"p\""), CNI_ERR_FIELD,
+		   "\"physnet\": \"p\" does not apply to iftype \"kernel\"");
+	expect_bad(K(",\"mtu\":20"), CNI_ERR_CONFIG, "\"mtu\" is 20");
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"tap\"}", CNI_ERR_CONFIG,
+		   "or \"kernel\" (an ordinary interface, for a pod without DPDK)");
+#undef K
+}
+
 /* portSecurity, allowedMacs, macLimit, floodLimit. */
 static void test_guards(void)
 {
@@ -370,8 +412,8 @@ static void test_bad_fields(void)
 {
 #define CONF(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\"," extra "}"
 	expect_bad(CONF("\"iftype\":\"tap\""), CNI_ERR_CONFIG,
-		   "\"iftype\" is \"tap\"; use \"vhost-user\" (for a virtio-user app), \"memif\" "
-		   "or \"pci\"");
+		   "\"iftype\" is \"tap\"; use \"vhost-user\" (for a virtio-user app), \"memif\", "
+		   "\"pci\"");
 	expect_bad(CONF("\"mode\":\"master\""), CNI_ERR_CONFIG,
 		   "\"mode\" is \"master\", not a vhost-user mode; use \"client\"");
 	expect_bad(CONF("\"iftype\":\"memif\",\"mode\":\"client\""), CNI_ERR_CONFIG,
@@ -552,6 +594,7 @@ int main(void)
 	    {"config: iftype pci", test_pci},
 	    {"config: iftype pci, bad and misplaced fields", test_pci_bad},
 	    {"config: port security and limits", test_guards},
+	    {"config: iftype kernel, and fields that do not apply", test_kernel},
 	    {"config: bad JSON and versions", test_json_and_version},
 	    {"config: bad fields name the field and the fix", test_bad_fields},
 	    {"config: port fields take the API table's ranges", test_api_ranges},

@@ -530,6 +530,57 @@ static void test_result_pci(void)
 	cJSON_Delete(in);
 }
 
+/* iftype kernel: the host end listed first (no sandbox), the pod's
+ * interface with its sandbox and the IPs; no device-info, no EAL args. */
+static void test_result_kernel(void)
+{
+	struct cni_error err = {0};
+	const struct result_iface k = {.name = "eth0",
+				       .mac = "02:00:00:00:00:06",
+				       .sandbox = "/var/run/netns/p1",
+				       .mtu = 1400,
+				       .host_name = "pwk1a2b3c4f",
+				       .host_mac = "0a:00:00:00:00:07"};
+	cJSON *in = parse(ipam_040), *n = result_normalize(in, "ipam", &err);
+	cJSON *m = result_merge(NULL, n, &k), *r = result_shape(m, "1.1.0"), *pj;
+	struct attach a;
+
+	ASSERT_STR_EQ(str_at(r, "interfaces.0.name"), "pwk1a2b3c4f");
+	ASSERT_STR_EQ(str_at(r, "interfaces.0.mac"), "0a:00:00:00:00:07");
+	ASSERT_INT_EQ(has(r, "interfaces.0.sandbox"), 0);
+	ASSERT_STR_EQ(str_at(r, "interfaces.1.name"), "eth0");
+	ASSERT_STR_EQ(str_at(r, "interfaces.1.sandbox"), "/var/run/netns/p1");
+	ASSERT_STR_EQ(str_at(r, "interfaces.1.mac"), "02:00:00:00:00:06");
+	ASSERT_STR_EQ(str_at(r, "interfaces.1.mtu"), "1400");
+	ASSERT_INT_EQ(has(r, "interfaces.1.socketPath"), 0);
+	ASSERT_STR_EQ(str_at(r, "ips.0.address"), "10.1.0.5/24");
+	ASSERT_STR_EQ(str_at(r, "ips.0.interface"), "1");
+	cJSON_Delete(r);
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.containerid, sizeof(a.containerid), "c1");
+	snprintf(a.ifname, sizeof(a.ifname), "eth0");
+	snprintf(a.port, sizeof(a.port), "pw-1a2b3c4f-eth0");
+	snprintf(a.network, sizeof(a.network), "net");
+	snprintf(a.host_iface, sizeof(a.host_iface), "pwk1a2b3c4f");
+	a.iftype = IFTYPE_KERNEL;
+	ASSERT_INT_EQ(devinfo_build(&a) == NULL, 1);
+	pj = podwire_json_build(&a, "02:00:00:00:00:06", 1400, m);
+	ASSERT_STR_EQ(str_at(pj, "iftype"), "kernel");
+	ASSERT_STR_EQ(str_at(pj, "hostIface"), "pwk1a2b3c4f");
+	ASSERT_STR_EQ(str_at(pj, "port"), "pw-1a2b3c4f-eth0");
+	ASSERT_STR_EQ(str_at(pj, "mtu"), "1400");
+	ASSERT_STR_EQ(str_at(pj, "ips.0"), "10.1.0.5/24");
+	ASSERT_INT_EQ(has(pj, "deviceInfo"), 0);
+	ASSERT_INT_EQ(has(pj, "eal"), 0);
+	ASSERT_INT_EQ(has(pj, "vdev"), 0);
+	ASSERT_INT_EQ(has(pj, "socket"), 0);
+	cJSON_Delete(pj);
+	cJSON_Delete(m);
+	cJSON_Delete(n);
+	cJSON_Delete(in);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -546,6 +597,8 @@ int main(void)
 	    {"queues: device-info, podwire.json, vdev", test_queues},
 	    {"device-info of a VF (type pci)", test_devinfo_pci},
 	    {"result and podwire.json of a VF: pciID, no socket", test_result_pci},
+	    {"result and podwire.json of a kernel interface: host end, no device-info",
+	     test_result_kernel},
 	    {NULL, NULL},
 	};
 
