@@ -216,6 +216,20 @@ offloads() {
 		END { sub(/ .*/, "", t); sub(/ .*/, "", s); sub(/ .*/, "", g); printf "tx=%s tso=%s gso=%s\n", t, s, g }'
 }
 
+# offloads_are WANT WHERE IFACE: succeeds when IFACE's offloads (see
+# offloads) are as a veth port kind that WANTs them on or off leaves them:
+# on, all three; off, checksum offload and GSO (Linux 6.18's legacy ethtool
+# TSO command, which podwired uses, leaves tx-tcp-accecn-segmentation on,
+# and ethtool then reports TSO on; with checksum offload off it is unused).
+offloads_are() {
+	local got
+	got=$(offloads "$2" "$3")
+	case $1 in
+	on) [ "$got" = "tx=on tso=on gso=on" ] ;;
+	*) [ "$(sed 's/ tso=[a-z]*//' <<<"$got")" = "tx=off gso=off" ] ;;
+	esac || { echo "$3: $got, not as a veth port with offloads $1 has them" >&2; return 1; }
+}
+
 # veth_offloads PORT: "on" or "off": the offloads podwired's veth port kind
 # leaves on both ends of PORT's pair, by the I/O it reports: AF_XDP (and the
 # net_af_packet ethdev it falls back to) takes frames as they are on the
@@ -233,17 +247,26 @@ veth_offloads() {
 # host's); returns once it captures.
 declare -A CAPTURE_PID=()
 capture_start() {
-	local name=$1
+	local name=$1 run=()
 	rm -f "$T/$name.pcap"
-	in_ns "$2" tshark -i "$3" -f "$4" -w "$T/$name.pcap" >"$T/$name.tshark" 2>&1 &
+	# A simple command, so that $! is tshark itself (nsenter and ip netns
+	# exec exec it), to be signalled: not a subshell, which would not pass
+	# the signal on.
+	case $2 in
+	-) ;;
+	ns:*) run=(ip netns exec "${2#ns:}") ;;
+	*) run=(nsenter -t "$2" -n) ;;
+	esac
+	"${run[@]}" tshark -i "$3" -f "$4" -w "$T/$name.pcap" >"$T/$name.tshark" 2>&1 &
 	CAPTURE_PID[$name]=$!
 	wait_for 20 "tshark on $3 to capture" grep -q "^Capturing on" "$T/$name.tshark"
 }
 
 # capture_stop NAME: lets tshark write what it has, and waits for it.
+# (TERM: a background job of a script starts with SIGINT ignored.)
 capture_stop() {
 	sleep 0.5
-	kill -INT "${CAPTURE_PID[$1]}" 2>/dev/null || true
+	kill -TERM "${CAPTURE_PID[$1]}" 2>/dev/null || true
 	wait "${CAPTURE_PID[$1]}" 2>/dev/null || true
 	unset "CAPTURE_PID[$1]"
 }
