@@ -1,9 +1,16 @@
 #!/bin/bash
 # Kernel containers on podwire networks, with a real dockerd: two busybox
 # containers ping each other through podwired (traffic in `podwirectl
-# stats`), see an ordinary eth0 with the network's MTU and Docker's MAC;
-# two podwire networks are isolated; a VLAN network's frames leave tagged on
-# an uplink; bad options are refused with the option named; removing
+# stats`), see an ordinary eth0 with the network's MTU and Docker's MAC and
+# the offloads podwired's veth port kind sets; TCP (iperf3, and 8 MB whose
+# digest must arrive unchanged) and UDP cross podwired, and tshark where
+# they arrive finds every checksum valid (or a sender's partial sum, on a
+# veth that carries offloads) and no frame over the MTU where none may be;
+# TCP leaving through an uplink without offloads arrives as MTU frames with
+# complete checksums; docker run's options (podwire.queues refused,
+# --ip, --mac-address, network connect) work on kernel endpoints; two
+# podwire networks are isolated; a VLAN network's frames leave tagged on an
+# uplink; bad options are refused with the option named; removing
 # containers and networks leaves nothing behind.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/docker_lib.sh"
@@ -204,7 +211,6 @@ ip link add "pwu$$a" type veth peer name "pwu$$b" netns "$UPNS"
 ip link set "pwu$$a" up
 ip -n "$UPNS" link set "pwu$$b" up
 cleanup_uplink() {
-	[ -z "${UP_IPERF:-}" ] || kill "$UP_IPERF" 2>/dev/null || true
 	ip netns del "$UPNS" 2>/dev/null || true
 	ip link del "pwu$$a" 2>/dev/null || true
 }
@@ -225,42 +231,59 @@ grep -q "vlan 100.*ARP.*10.82.0.99" "$T/tcpdump.out" ||
 	{ cleanup_uplink; fail "no VLAN 100 ARP frame seen on the uplink: $(cat "$T/tcpdump.out")"; }
 ok "c5's frames leave the uplink tagged VLAN 100: $(grep -m1 'vlan 100' "$T/tcpdump.out")"
 
-# TCP out of an uplink that takes no offloads (net_af_packet): whatever c5
-# hands its eth0 (super-frames and partial checksums when the veths carry
-# them), what leaves the uplink is frames within c5's MTU (+ Ethernet header
-# and VLAN tag) with checksums that verify, and the receiver counts no
-# checksum errors.
-ip -n "$UPNS" link add link "pwu$$b" name "pwu$$v" type vlan id 100
-ip -n "$UPNS" addr add 10.82.0.200/24 dev "pwu$$v"
-ip -n "$UPNS" link set "pwu$$v" up
-ip5=$(ct_ip c5 net3)
-mtu5=$(dk exec c5 cat /sys/class/net/eth0/mtu)
-ip netns exec "$UPNS" iperf3 -s -1 >"$T/iperf3-up.log" 2>&1 &
-UP_IPERF=$!
-_up_listens() { ip netns exec "$UPNS" ss -ltn | grep -q ':5201 '; }
-wait_for 20 "iperf3 -s in the uplink's namespace to listen" _up_listens
-capture_start up "ns:$UPNS" "pwu$$b" "vlan 100 and src host $ip5"
-upcsum0=$(snmp "ns:$UPNS" Tcp InCsumErrors)
-dk exec c5 iperf3 -c 10.82.0.200 -t 2 -b 200M -J >"$T/tcp-up.json" ||
-	{ cleanup_uplink; fail "iperf3 TCP c5 -> uplink: $(cat "$T/tcp-up.json")"; }
-capture_stop up
-wait "$UP_IPERF" || true
-upcsum1=$(snmp "ns:$UPNS" Tcp InCsumErrors)
-res=$(pcap_check "$T/up.pcap" $((mtu5 + 18)))
-log "the uplink's capture (c5's MTU $mtu5): $res"
-read -r frames valid partial bad over largest < <(sed 's/[a-z]*=//g' <<<"$res")
-cleanup_uplink
-[ "$(jq .end.sum_received.bytes "$T/tcp-up.json")" -gt 0 ] || fail "TCP c5 -> uplink: nothing received"
-[ "$frames" -gt 100 ] || fail "the uplink's capture has $frames frames: $(cat "$T/up.tshark")"
-expect_eq "frames over c5's MTU $mtu5 leaving the uplink" 0 "$over"
-expect_eq "frames with a wrong or partial checksum leaving the uplink" "0 0" "$bad $partial"
-expect_eq "TCP checksum errors the uplink's receiver counted" "$upcsum0" "$upcsum1"
-ok "TCP c5 -> uplink: $(jq -r '.end.sum_received.bits_per_second / 1e6 | round' "$T/tcp-up.json") Mbit/s, $frames frames, all within MTU $mtu5 (largest $largest bytes), checksums verify"
 ctl pw port del up100 >/dev/null
 
+# ---- TCP out of an uplink that takes no offloads ----------------------------
+# The uplink (net_af_packet, no offloads) is a veth whose other end is in a
+# namespace running iperf3 -s. Whatever c7 hands its eth0 (super-frames and
+# partial checksums when the veths carry them), what leaves the uplink is
+# frames within c7's MTU with checksums that verify (captured where they
+# arrive), and the receiver counts no checksum errors.
+TXNS=pwtx$$
+ip netns add "$TXNS"
+ip link add "pwt$$a" type veth peer name "pwt$$b" netns "$TXNS"
+ip link set "pwt$$a" up
+ip -n "$TXNS" addr add 10.84.0.200/24 dev "pwt$$b"
+ip -n "$TXNS" link set "pwt$$b" up
+cleanup_txns() {
+	[ -z "${TX_IPERF:-}" ] || kill "$TX_IPERF" 2>/dev/null || true
+	ip netns del "$TXNS" 2>/dev/null || true
+	ip link del "pwt$$a" 2>/dev/null || true
+}
+on_exit cleanup_txns
+dk network create -d podwire --subnet 10.84.0.0/24 -o podwire.network=up84 net5 >/dev/null
+ctl pw port add up84 --network up84 --type af_packet --iface "pwt$$a" >/dev/null
+ct_run c7 net5
+wait_link pw "$(ct_port c7 net5)" up
+ip7=$(ct_ip c7 net5)
+mtu7=$(dk exec c7 cat /sys/class/net/eth0/mtu)
+ip netns exec "$TXNS" iperf3 -s -1 >"$T/iperf3-up.log" 2>&1 &
+TX_IPERF=$!
+_up_listens() { ip netns exec "$TXNS" ss -ltn | grep -q ':5201 '; }
+wait_for 20 "iperf3 -s in the uplink's namespace to listen" _up_listens
+capture_start up "ns:$TXNS" "pwt$$b" "src host $ip7"
+upcsum0=$(snmp "ns:$TXNS" Tcp InCsumErrors)
+dk exec c7 iperf3 -c 10.84.0.200 -t 2 -b 200M -J >"$T/tcp-up.json" ||
+	fail "iperf3 TCP c7 -> uplink: $(cat "$T/tcp-up.json"); stats: $(ctl pw stats)"
+capture_stop up
+wait "$TX_IPERF" || true
+TX_IPERF=""
+upcsum1=$(snmp "ns:$TXNS" Tcp InCsumErrors)
+res=$(pcap_check "$T/up.pcap" $((mtu7 + 14)))
+log "the uplink's capture (c7's MTU $mtu7): $res"
+read -r frames valid partial bad over largest < <(sed 's/[a-z]*=//g' <<<"$res")
+[ "$(jq .end.sum_received.bytes "$T/tcp-up.json")" -gt 0 ] || fail "TCP c7 -> uplink: nothing received"
+[ "$frames" -gt 100 ] || fail "the uplink's capture has $frames frames: $(cat "$T/up.tshark")"
+expect_eq "frames over c7's MTU $mtu7 leaving the uplink" 0 "$over"
+expect_eq "frames with a wrong or partial checksum leaving the uplink" "0 0" "$bad $partial"
+expect_eq "TCP checksum errors the uplink's receiver counted" "$upcsum0" "$upcsum1"
+ok "TCP c7 -> uplink: $(jq -r '.end.sum_received.bits_per_second / 1e6 | round' "$T/tcp-up.json") Mbit/s, $frames frames, all within MTU $mtu7 (largest $largest bytes), checksums verify"
+ctl pw port del up84 >/dev/null
+cleanup_txns
+
 # ---- removal leaves nothing ------------------------------------------------
-dk rm -f c1 c2 c3 c4 c5 >/dev/null
-dk network rm net1 net2 net3 >/dev/null
+dk rm -f c1 c2 c3 c4 c5 c7 >/dev/null
+dk network rm net1 net2 net3 net5 >/dev/null
 expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
 expect_eq "driver's networks" 0 "$(jq '.networks | length' "$T/dk-state/state.json")"
 expect_eq "podwired networks" 0 "$(ctlj pw network list | jq '.networks | length')"
