@@ -245,6 +245,10 @@ ip link add "pwt$$a" type veth peer name "pwt$$b" netns "$TXNS"
 ip link set "pwt$$a" up
 ip -n "$TXNS" addr add 10.84.0.200/24 dev "pwt$$b"
 ip -n "$TXNS" link set "pwt$$b" up
+# The namespace's end stands for a NIC's wire: what it sends has complete
+# checksums (a veth's default, checksum offload, would hand the packet
+# socket podwired reads it with partial ones).
+ip netns exec "$TXNS" ethtool -K "pwt$$b" tx off >/dev/null
 cleanup_txns() {
 	[ -z "${TX_IPERF:-}" ] || kill "$TX_IPERF" 2>/dev/null || true
 	ip netns del "$TXNS" 2>/dev/null || true
@@ -263,16 +267,17 @@ _up_listens() { ip netns exec "$TXNS" ss -ltn | grep -q ':5201 '; }
 wait_for 20 "iperf3 -s in the uplink's namespace to listen" _up_listens
 capture_start up "ns:$TXNS" "pwt$$b" "src host $ip7"
 upcsum0=$(snmp "ns:$TXNS" Tcp InCsumErrors)
-dk exec c7 iperf3 -c 10.84.0.200 -t 2 -b 200M -J >"$T/tcp-up.json" ||
-	fail "iperf3 TCP c7 -> uplink: $(cat "$T/tcp-up.json"); stats: $(ctl pw stats)"
+dk exec c7 iperf3 -c 10.84.0.200 -t 2 -b 200M -J >"$T/tcp-up.json" || true
 capture_stop up
+kill "$TX_IPERF" 2>/dev/null || true
 wait "$TX_IPERF" || true
 TX_IPERF=""
+[ "$(jq '.end.sum_received.bytes // 0' "$T/tcp-up.json")" -gt 0 ] ||
+	fail "iperf3 TCP c7 -> uplink: $(jq -c .error "$T/tcp-up.json"); stats: $(ctl pw stats)"
 upcsum1=$(snmp "ns:$TXNS" Tcp InCsumErrors)
 res=$(pcap_check "$T/up.pcap" $((mtu7 + 14)))
 log "the uplink's capture (c7's MTU $mtu7): $res"
 read -r frames valid partial bad over largest < <(sed 's/[a-z]*=//g' <<<"$res")
-[ "$(jq .end.sum_received.bytes "$T/tcp-up.json")" -gt 0 ] || fail "TCP c7 -> uplink: nothing received"
 [ "$frames" -gt 100 ] || fail "the uplink's capture has $frames frames: $(cat "$T/up.tshark")"
 expect_eq "frames over c7's MTU $mtu7 leaving the uplink" 0 "$over"
 expect_eq "frames with a wrong or partial checksum leaving the uplink" "0 0" "$bad $partial"
