@@ -94,14 +94,11 @@ source "$(dirname "$0")/../tests/smoke/docker_lib.sh"
 
 # A Docker bridge network's Linux bridge outlives dockerd: the end of the
 # run removes the network; after a failure, its bridge (named for this run)
-# goes here, and docker_lib.sh's trap dumps the logs and removes the rest.
-_bench_exit() {
-	local rc=$?
-	ip link del "pwbb$$" 2>/dev/null || true
-	(exit $rc)
-	_dk_exit
-}
-trap _bench_exit EXIT
+# goes here, and lib.sh's exit handler runs docker_lib.sh's (logs, dockerd,
+# the driver) and stops podwired. (Not a trap of its own: that replaced
+# lib.sh's, and every run left podwired, the driver and dockerd running.)
+_bench_exit() { ip link del "pwbb$$" 2>/dev/null || true; }
+on_exit _bench_exit
 
 has() { case " $SYSTEMS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 OFFLOADS="tx off tso off gso off gro off"
