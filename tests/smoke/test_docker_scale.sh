@@ -10,10 +10,11 @@
 # left: no podwired port, no interface on the host, no endpoint directory,
 # no entry in the driver's state, and podwired (sockets included) and the
 # driver hold no more file descriptors than before.
-# Before podwired's veth ports had an I/O of their own, each was a DPDK
-# ethdev with an AF_XDP socket: DPDK allows 32 per process, and AF_XDP setup
-# failed from about the 16th port on this machine (RLIMIT_MEMLOCK 8 MiB).
-# Run with DOCKER_SCALE_KERNEL=10 where podwired's veth ports use AF_XDP.
+# A veth port is one packet socket (podwire's own AF_PACKET I/O, no DPDK
+# ethdev). Over AF_XDP (podwired --veth-io xdp) each is an ethdev with an
+# AF_XDP socket: DPDK allows 32 per process, and AF_XDP setup fails from
+# about the 16th port on this machine (RLIMIT_MEMLOCK 8 MiB): run with
+# DOCKER_SCALE_KERNEL=10 there. About 85 s on this 2-vCPU machine.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/docker_lib.sh"
 
