@@ -6,15 +6,19 @@
 # pair of podwire/net containers: a server (iperf3 -s) and a client.
 #
 #   podwire       a podwire network (iftype=kernel): each eth0 is a veth whose
-#                 host end podwired reads and writes with AF_XDP; the veths'
-#                 offloads are off (podwire turns them off: frames cross as
-#                 they are on the wire)
+#                 host end podwired reads and writes as its veth port kind
+#                 does: podwire's own AF_PACKET I/O with virtio-net headers,
+#                 offloads left on (TSO/GSO super-frames and partial
+#                 checksums cross podwired whole), or AF_XDP, offloads turned
+#                 off (frames cross as they are on the wire). The run records
+#                 which (the ports' veth.driver) and the offloads both ends had
 #   bridge        a Docker bridge network (dk network create -d bridge): veths
 #                 on a Linux bridge, offloads as Docker leaves them (on: TSO,
 #                 GSO, GRO, checksum offload)
 #   bridge-nooff  the same bridge network, its containers' veths (both ends)
-#                 with the offloads podwire turns off: the same frames as
-#                 podwire's, so only the path differs
+#                 with offloads off (tx, tso, gso, gro: as podwire's AF_XDP
+#                 veths have them): frames as they are on the wire, so against
+#                 podwire over AF_XDP only the path differs
 #   dpdk          two podwire/dpdk containers on a podwire network with
 #                 iftype=vhost-user: testpmd txonly (64-byte frames) to
 #                 testpmd rxonly through podwired; frames per second podwired
@@ -27,11 +31,16 @@
 # payloads at full speed (-b 0; packets per second received, loss), and
 # ping -c PINGS -i 0.01 (busybox; rtt min/avg/p99/max). Where UDP is lost is
 # recorded too: the server's socket (RcvbufErrors) and, for podwire,
-# podwired's drop counters and the XDP redirect drops on the veths' host
-# ends (frames the kernel could not put in podwired's AF_XDP rings).
+# podwired's drop counters, the frames the kernel dropped on their way to
+# podwired (the ports' kernel_drops, where podwired reports them) and the XDP
+# redirect drops on the veths' host ends (frames the kernel could not put in
+# podwired's AF_XDP rings; 0 without AF_XDP).
 # Rounds are interleaved (round 1 of every system, then round 2, ...): this
-# 2-vCPU machine changes speed within a run. The table shows medians; the
-# --json file has every round.
+# 2-vCPU machine changes speed within a run. The table shows medians, and
+# each system against the bridge (issue 24's targets: TCP >= 1.0x, UDP 64 B
+# >= 1.1x, ping p99 <= 1.3x): the median of the rounds' ratios, each round's
+# cell over the bridge's cell of the same round. The --json file has every
+# round.
 # Cores: every container (iperf3 client and server, both testpmds) is pinned
 # to core 0 (docker run --cpuset-cpus, POD_CPU); podwired's worker polls core
 # 1 (WORKER_CPU), its control thread is on core 0. The bridge systems leave
@@ -85,20 +94,17 @@ source "$(dirname "$0")/../tests/smoke/docker_lib.sh"
 
 # A Docker bridge network's Linux bridge outlives dockerd: the end of the
 # run removes the network; after a failure, its bridge (named for this run)
-# goes here, and docker_lib.sh's trap dumps the logs and removes the rest.
-_bench_exit() {
-	local rc=$?
-	ip link del "pwbb$$" 2>/dev/null || true
-	(exit $rc)
-	_dk_exit
-}
-trap _bench_exit EXIT
+# goes here, and lib.sh's exit handler runs docker_lib.sh's (logs, dockerd,
+# the driver) and stops podwired. (Not a trap of its own: that replaced
+# lib.sh's, and every run left podwired, the driver and dockerd running.)
+_bench_exit() { ip link del "pwbb$$" 2>/dev/null || true; }
+on_exit _bench_exit
 
 has() { case " $SYSTEMS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 OFFLOADS="tx off tso off gso off gro off"
 
-# offloads_off CONTAINER: as podwire's veth ports: eth0 inside the container
-# and its peer on the host.
+# offloads_off CONTAINER: eth0 inside the container and its peer on the
+# host, as podwire's veth ports over AF_XDP have them.
 offloads_off() {
 	local pid idx host
 	pid=$(dk inspect -f '{{.State.Pid}}' "$1")
@@ -154,10 +160,12 @@ rcvbuf_errors() {
 			else print $c }'
 }
 
-# pw_drops PORT...: podwired's drop counters of these ports, summed per reason.
+# pw_drops PORT...: podwired's drop counters of these ports, summed per
+# reason, and the frames the kernel dropped on their way to podwired
+# (kernel_drops, where the port kind reports it) as "kernel".
 pw_drops() {
 	local p
-	for p in "$@"; do ctlj pw stats "$p" | jq -c '.ports[0].drops'; done |
+	for p in "$@"; do ctlj pw stats "$p" | jq -c '.ports[0] | .drops + {kernel: (.kernel_drops // 0)}'; done |
 		jq -sc 'reduce (.[] | to_entries[]) as $e ({}; .[$e.key] += $e.value)'
 }
 
@@ -262,12 +270,18 @@ imgs=(net)
 has dpdk && imgs+=(dpdk)
 docker_setup "${imgs[@]}"
 declare -A SRV_IP=()
-PW_PORTS=() PW_IFS=()
+PW_PORTS=() PW_IFS=() PW_VETH="" PW_OFFLOADS=""
 NETS=()
 if has podwire; then
 	dk network create -d "$DRIVER" --subnet 10.87.0.0/24 pwbench >/dev/null
 	NETS+=(pwbench)
 	kernel_pair podwire pwbench
+	# What the podwire cells measure: the veths' I/O in podwired and the
+	# offloads it left on both ends.
+	PW_VETH=$(for p in "${PW_PORTS[@]}"; do ctlj pw port show "$p" | jq -r .veth.driver; done |
+		sort -u | paste -sd /)
+	PW_OFFLOADS="host end $(offloads - "${PW_IFS[0]}"); eth0 $(offloads "$(ct_pid pwb-podwire-c)" eth0)"
+	log "podwire: veth I/O $PW_VETH; offloads: $PW_OFFLOADS"
 fi
 if has bridge || has bridge-nooff; then
 	dk network create -d bridge --subnet 10.88.0.0/24 \
@@ -301,29 +315,47 @@ dk network rm "${NETS[@]}" >/dev/null
 mkdir -p "$(dirname "$JSON_OUT")"
 jq -s --arg date "$(date -u +%FT%TZ)" --arg commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	--argjson rounds "$ROUNDS" --argjson dur "$DURATION" --argjson pings "$PINGS" \
-	--argjson ccpu "$POD_CPU" --argjson wcpu "$WORKER_CPU" --arg systems "$SYSTEMS" '
+	--argjson ccpu "$POD_CPU" --argjson wcpu "$WORKER_CPU" --arg systems "$SYSTEMS" \
+	--arg veth "$PW_VETH" --arg offl "$PW_OFFLOADS" '
 	def med(f): map(f) | map(select(. != null)) | sort | if length > 0 then .[length / 2 | floor] else null end;
+	# x_bridge(f): the median over rounds of f of this cell over f of the
+	# bridge cell of the same round (interleaved rounds: both saw the same
+	# machine); null without a bridge cell, for dpdk, or where either is null.
+	(map(select(.system == "bridge")) | map({key: (.round | tostring), value: .}) | from_entries) as $br |
+	def x_bridge(f): map(. as $c | $br[$c.round | tostring] as $b |
+		if $b == null or $c.system == "dpdk" or ($c | f) == null or ($b | f) == null or ($b | f) == 0
+		then null else ($c | f) / ($b | f) end) | med(.);
 	{date: $date, commit: $commit, rounds: $rounds, duration_s: $dur, pings: $pings,
-	 cores: {containers: $ccpu, podwired_worker: $wcpu}, cells: .,
+	 cores: {containers: $ccpu, podwired_worker: $wcpu},
+	 podwire_veth: (if $veth == "" then null else {driver: $veth, offloads: $offl} end), cells: .,
 	 summary: [($systems | split(" ") | map(select(. != "")))[] as $s | map(select(.system == $s)) |
 		{system: $s, tcp_gbps: med(.tcp_gbps), udp64_pps: med(.udp64_pps),
 		 udp64_loss_pct: med(.udp64_loss_pct), ping_avg_ms: med(.ping_avg_ms),
-		 ping_p99_ms: med(.ping_p99_ms), ping_max_ms: med(.ping_max_ms)}]}' \
+		 ping_p99_ms: med(.ping_p99_ms), ping_max_ms: med(.ping_max_ms),
+		 tcp_x_bridge: x_bridge(.tcp_gbps), udp64_x_bridge: x_bridge(.udp64_pps),
+		 ping_p99_x_bridge: x_bridge(.ping_p99_ms)}]}' \
 	"$T/cells.jsonl" >"$JSON_OUT"
 
 echo
-printf '%-13s %10s %12s %8s %10s %10s %10s\n' system "TCP Gbit/s" "UDP 64B pps" "loss %" \
-	"rtt avg" "rtt p99" "rtt max"
+FMT='%-13s %10s %12s %8s %10s %10s %10s %7s %7s %7s\n'
+# shellcheck disable=SC2059
+printf "$FMT" system "TCP Gbit/s" "UDP 64B pps" "loss %" "rtt avg" "rtt p99" "rtt max" \
+	"TCP x" "UDP x" "p99 x"
 jq -r '.summary[] | [.system,
 	(if .tcp_gbps == null then "-" else (.tcp_gbps * 100 | round / 100 | tostring) end),
 	(if .udp64_pps == null then "-" else (.udp64_pps | round | tostring) end),
 	(if .udp64_loss_pct == null then "-" else (.udp64_loss_pct * 10 | round / 10 | tostring) end),
-	(.ping_avg_ms, .ping_p99_ms, .ping_max_ms | if . == null then "-" else (. * 1000 | round / 1000 | tostring) + " ms" end)]
-	| @tsv' "$JSON_OUT" | while IFS=$'\t' read -r s t u l a p m; do
-	printf '%-13s %10s %12s %8s %10s %10s %10s\n' "$s" "$t" "$u" "$l" "$a" "$p" "$m"
+	(.ping_avg_ms, .ping_p99_ms, .ping_max_ms | if . == null then "-" else (. * 1000 | round / 1000 | tostring) + " ms" end),
+	(.tcp_x_bridge, .udp64_x_bridge, .ping_p99_x_bridge | if . == null then "-" else (. * 100 | round / 100 | tostring) end)]
+	| @tsv' "$JSON_OUT" | while IFS=$'\t' read -r s t u l a p m xt xu xp; do
+	# shellcheck disable=SC2059
+	printf "$FMT" "$s" "$t" "$u" "$l" "$a" "$p" "$m" "$xt" "$xu" "$xp"
 done
 echo "(medians of $ROUNDS interleaved rounds of ${DURATION}s; every container on core $POD_CPU," \
 	"podwired's worker on core $WORKER_CPU, idle in the bridge systems)"
+echo "(x: against the bridge, the median of the rounds' ratios; issue 24's targets for podwire:" \
+	"TCP >= 1.0, UDP >= 1.1, p99 <= 1.3)"
+[ -z "$PW_VETH" ] || echo "(podwire: veth I/O $PW_VETH; offloads $PW_OFFLOADS)"
 if has dpdk; then
 	echo "(dpdk: 64-byte frames, testpmd txonly to testpmd rxonly, both busy polling core $POD_CPU:" \
 		"each runs while the other waits, so what passes is about a ring (256) per scheduler" \

@@ -189,3 +189,137 @@ docker_setup() {
 	dockerd_start
 	images "$@" >/dev/null
 }
+
+# ---- kernel containers: offloads and captures --------------------------------
+
+# ct_pid CONTAINER: its first process, whose network namespace nsenter enters.
+ct_pid() { dk inspect -f '{{.State.Pid}}' "$1"; }
+
+# in_ns WHERE COMMAND...: COMMAND in the network namespace WHERE names: a
+# PID's, ns:NAME (ip netns), or - (the host's).
+in_ns() {
+	local where=$1
+	shift
+	case $where in
+	-) "$@" ;;
+	ns:*) ip netns exec "${where#ns:}" "$@" ;;
+	*) nsenter -t "$where" -n "$@" ;;
+	esac
+}
+
+# offloads WHERE IFACE: "tx=on tso=on gso=on" of IFACE (checksum offload,
+# TSO, GSO; ethtool's words) in the namespace WHERE (see in_ns).
+offloads() {
+	in_ns "$1" ethtool -k "$2" | awk -F': ' '
+		$1 == "tx-checksumming" { t = $2 } $1 == "tcp-segmentation-offload" { s = $2 }
+		$1 == "generic-segmentation-offload" { g = $2 }
+		END { sub(/ .*/, "", t); sub(/ .*/, "", s); sub(/ .*/, "", g); printf "tx=%s tso=%s gso=%s\n", t, s, g }'
+}
+
+# offloads_are WANT WHERE IFACE: succeeds when IFACE's offloads (see
+# offloads) are as a veth port kind that WANTs them on or off leaves them:
+# on, all three; off, checksum offload and GSO (Linux 6.18's legacy ethtool
+# TSO command, which podwired uses, leaves tx-tcp-accecn-segmentation on,
+# and ethtool then reports TSO on; with checksum offload off it is unused).
+offloads_are() {
+	local got
+	got=$(offloads "$2" "$3")
+	case $1 in
+	on) [ "$got" = "tx=on tso=on gso=on" ] ;;
+	*) [ "$(sed 's/ tso=[a-z]*//' <<<"$got")" = "tx=off gso=off" ] ;;
+	esac || { echo "$3: $got, not as a veth port with offloads $1 has them" >&2; return 1; }
+}
+
+# veth_offloads PORT: "on" or "off": the offloads podwired's veth port kind
+# leaves on both ends of PORT's pair, by the I/O it reports: AF_XDP (and the
+# net_af_packet ethdev it falls back to) takes frames as they are on the
+# wire, so it turns them off; podwire's own AF_PACKET I/O with virtio-net
+# headers carries super-frames and partial checksums, so it leaves them on.
+veth_offloads() {
+	case "$(ctlj pw port show "$1" | jq -r '.veth.driver // ""')" in
+	*[xX][dD][pP]*) echo off ;;
+	*) echo on ;;
+	esac
+}
+
+# capture_start NAME WHERE IFACE FILTER: tshark writing $T/NAME.pcap, in
+# the network namespace WHERE names: a PID's, ns:NAME (ip netns), or - (the
+# host's); returns once it captures.
+declare -A CAPTURE_PID=()
+capture_start() {
+	local name=$1 run=()
+	rm -f "$T/$name.pcap"
+	# A simple command, so that $! is tshark itself (nsenter and ip netns
+	# exec exec it), to be signalled: not a subshell, which would not pass
+	# the signal on.
+	case $2 in
+	-) ;;
+	ns:*) run=(ip netns exec "${2#ns:}") ;;
+	*) run=(nsenter -t "$2" -n) ;;
+	esac
+	"${run[@]}" tshark -i "$3" -f "$4" -w "$T/$name.pcap" >"$T/$name.tshark" 2>&1 &
+	CAPTURE_PID[$name]=$!
+	wait_for 20 "tshark on $3 to capture" grep -q "^Capturing on" "$T/$name.tshark"
+}
+
+# capture_stop NAME: lets tshark write what it has, and waits for it.
+# (TERM: a background job of a script starts with SIGINT ignored.)
+capture_stop() {
+	sleep 0.5
+	kill -TERM "${CAPTURE_PID[$1]}" 2>/dev/null || true
+	wait "${CAPTURE_PID[$1]}" 2>/dev/null || true
+	unset "CAPTURE_PID[$1]"
+}
+_capture_cleanup() { local n; for n in "${!CAPTURE_PID[@]}"; do kill -KILL "${CAPTURE_PID[$n]}" 2>/dev/null; done; }
+on_exit _capture_cleanup
+
+# pcap_check FILE MAXLEN: what a capture of IPv4 TCP and UDP holds, as
+# "frames=N valid=V partial=P bad=B over=O largest=L": L4 checksums that
+# verify; that hold the pseudo-header sum a sender with checksum offload
+# leaves for the device (CHECKSUM_PARTIAL: a veth passes such a frame on as
+# it is, and a receiver's stack trusts it; tshark calls it bad); that are
+# neither, or an IPv4 header checksum that does not verify; frames longer
+# than MAXLEN bytes (Ethernet header included), and the longest. A
+# fragment's UDP checksum is checked on the datagram tshark reassembles.
+pcap_check() {
+	tshark -r "$1" -o tcp.check_checksum:TRUE -o udp.check_checksum:TRUE \
+		-o ip.check_checksum:TRUE -T fields -E occurrence=f -e frame.len -e ip.src -e ip.dst \
+		-e ip.proto -e ip.len -e ip.hdr_len -e ip.checksum.status -e tcp.checksum \
+		-e tcp.checksum.status -e udp.checksum -e udp.checksum.status -e udp.length 2>/dev/null |
+		awk -F'\t' -v max="$2" '
+		function words(ip,   a) { split(ip, a, "."); return (a[1] * 256 + a[2]) + (a[3] * 256 + a[4]) }
+		function fold(s) { while (s > 65535) s = (s % 65536) + int(s / 65536); return s }
+		function hex(h,   i, v) {
+			h = tolower(h); sub(/^0x/, "", h); v = 0
+			for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v
+		}
+		# Fields: 1 frame.len 2 ip.src 3 ip.dst 4 ip.proto 5 ip.len 6 ip.hdr_len
+		# 7 ip.checksum.status 8 tcp.checksum 9 tcp.checksum.status
+		# 10 udp.checksum 11 udp.checksum.status 12 udp.length.
+		# Checksum status: 0 bad, 1 good, 2 unverified, 3 not present.
+		{
+			n++
+			if ($1 + 0 > max) over++
+			if ($1 + 0 > big) big = $1 + 0
+			if ($2 == "") next
+			if ($7 == "0") { bad++; next }
+			if ($4 == 6) { ck = $8; st = $9; l4 = $5 - $6 }
+			else if ($4 == 17) { ck = $10; st = $11; l4 = $12 }
+			else next
+			if (ck == "") next
+			if (st == "1" || st == "3") { valid++; next }
+			p = fold(words($2) + words($3) + $4 + l4)
+			if (hex(ck) == p || (p == 65535 && hex(ck) == 0)) partial++
+			else bad++
+		}
+		END { printf "frames=%d valid=%d partial=%d bad=%d over=%d largest=%d\n", n, valid, partial, bad, over, big }'
+}
+
+# snmp WHERE PROTO FIELD: a counter of /proc/net/snmp in the namespace
+# WHERE (see in_ns), e.g. Udp RcvbufErrors, Tcp InCsumErrors.
+snmp() {
+	in_ns "$1" cat /proc/net/snmp |
+		awk -v p="$2:" -v f="$3" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1 }
+			else print $c + 0 }'
+}
