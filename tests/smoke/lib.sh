@@ -404,6 +404,52 @@ pcap_write() {
 	EOF
 }
 
+# pcap_check FILE MAXLEN: what a capture of IPv4 TCP and UDP holds, as
+# "frames=N valid=V partial=P bad=B over=O largest=L": L4 checksums that
+# verify; that hold the pseudo-header sum a sender with checksum offload
+# leaves for the device (CHECKSUM_PARTIAL: a veth passes such a frame on as
+# it is, and a receiver's stack trusts it; tshark calls it bad); that are
+# neither, or an IPv4 header checksum that does not verify; frames longer
+# than MAXLEN bytes (Ethernet header included), and the longest; and
+# frames captured short (a snaplen) whose checksum cannot be verified. A
+# fragment's UDP checksum is checked on the datagram tshark reassembles.
+pcap_check() {
+	tshark -r "$1" -o tcp.check_checksum:TRUE -o udp.check_checksum:TRUE \
+		-o ip.check_checksum:TRUE -T fields -E occurrence=f -e frame.len -e ip.src -e ip.dst \
+		-e ip.proto -e ip.len -e ip.hdr_len -e ip.checksum.status -e tcp.checksum \
+		-e tcp.checksum.status -e udp.checksum -e udp.checksum.status -e udp.length \
+		-e frame.cap_len 2>/dev/null |
+		awk -F'\t' -v max="$2" '
+		function words(ip,   a) { split(ip, a, "."); return (a[1] * 256 + a[2]) + (a[3] * 256 + a[4]) }
+		function fold(s) { while (s > 65535) s = (s % 65536) + int(s / 65536); return s }
+		function hex(h,   i, v) {
+			h = tolower(h); sub(/^0x/, "", h); v = 0
+			for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v
+		}
+		# Fields: 1 frame.len 2 ip.src 3 ip.dst 4 ip.proto 5 ip.len 6 ip.hdr_len
+		# 7 ip.checksum.status 8 tcp.checksum 9 tcp.checksum.status
+		# 10 udp.checksum 11 udp.checksum.status 12 udp.length 13 frame.cap_len.
+		# Checksum status: 0 bad, 1 good, 2 unverified, 3 not present.
+		{
+			n++
+			if ($1 + 0 > max) over++
+			if ($1 + 0 > big) big = $1 + 0
+			if ($2 == "") next
+			if ($7 == "0") { bad++; next }
+			if ($4 == 6) { ck = $8; st = $9; l4 = $5 - $6 }
+			else if ($4 == 17) { ck = $10; st = $11; l4 = $12 }
+			else next
+			if (ck == "") next
+			if (st == "1" || st == "3") { valid++; next }
+			p = fold(words($2) + words($3) + $4 + l4)
+			if (hex(ck) == p || (p == 65535 && hex(ck) == 0)) partial++
+			else if ($13 + 0 < $1 + 0) unchecked++
+			else bad++
+		}
+		END { printf "frames=%d valid=%d partial=%d bad=%d over=%d largest=%d unchecked=%d\n", n, valid, partial, bad, over, big, unchecked }'
+}
+
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: expected $2, got $3"

@@ -136,16 +136,19 @@ UDP_LOST=$(jq -r '.end.sum.lost_packets' "$T/udp.json")
 ok "UDP a -> b: $UDP_PKTS datagrams of 1200 bytes, $UDP_LOST lost"
 kill -INT "$TSHARK" 2>/dev/null || true
 wait "$TSHARK" 2>/dev/null || true
-FRAMES=$(tshark -r "$T/b.pcap" 2>/dev/null | wc -l)
-tshark -r "$T/b.pcap" -o tcp.check_checksum:TRUE -o udp.check_checksum:TRUE \
-	-o ip.check_checksum:TRUE -Y 'tcp.checksum.status == "Bad" || udp.checksum.status == "Bad" || ip.checksum.status == "Bad"' \
-	>"$T/bad.txt" 2>/dev/null
-BAD=$(wc -l <"$T/bad.txt")
-[ "$BAD" = 0 ] || head -n 5 "$T/bad.txt"
-BIG=$(tshark -r "$T/b.pcap" -Y 'frame.len > 1414' 2>/dev/null | wc -l)
+# Checksums: valid, or the pseudo-header sum a sender with checksum
+# offload leaves (pod a's veth keeps its offloads: the kernel in pod b
+# trusts such a frame, as from a Linux bridge); never anything else.
+read -r FRAMES VALID PARTIAL BAD OVER LARGEST UNCHECKED <<<"$(pcap_check "$T/b.pcap" 1414 | sed 's/[a-z]*=//g')"
 [ "$FRAMES" -gt 1000 ] || fail "tshark in pod b saw $FRAMES frames"
-expect_eq "frames with a bad checksum among the $FRAMES pod b received" 0 "$BAD"
-expect_eq "frames over the MTU (1400 + 14) pod b received" 0 "$BIG"
+[ $((VALID + PARTIAL)) -gt 1000 ] || fail "pod b's capture: $VALID valid and $PARTIAL partial checksums"
+expect_eq "frames with a wrong checksum among the $FRAMES pod b received ($VALID valid, $PARTIAL partial, $UNCHECKED cut short)" 0 "$BAD"
+# Only TCP super-frames (GSO: their segments fit the MTU, podwired checks
+# that at every egress) may be longer than the MTU inside the pod.
+expect_eq "frames other than TCP over the MTU (1400 + 14) pod b received" 0 \
+	"$(tshark -r "$T/b.pcap" -Y 'frame.len > 1414 && !tcp' 2>/dev/null | wc -l)"
+expect_eq "TCP checksum errors in pod b's kernel" 0 \
+	"$(in_ns "$PB" cat /proc/net/snmp | awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; h = 1 } else print $c + 0 }')"
 
 # ---- CHECK ------------------------------------------------------------------
 jq --slurpfile r "$T/a.result" '. + {prevResult: $r[0]}' "$T/k.json" >"$T/a-prev.json"

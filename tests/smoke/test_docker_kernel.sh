@@ -139,7 +139,7 @@ csum1=$(($(snmp "$pid2" Tcp InCsumErrors) + $(snmp "$pid2" Udp InCsumErrors)))
 expect_eq "checksum errors c2's stack counted" "$csum0" "$csum1"
 res=$(pcap_check "$T/c2.pcap" 1414)
 log "c2's capture: $res"
-read -r frames valid partial bad over largest < <(sed 's/[a-z]*=//g' <<<"$res")
+read -r frames valid partial bad over largest _ < <(sed 's/[a-z]*=//g' <<<"$res")
 [ "$frames" -gt 1000 ] || fail "c2's capture has $frames frames: $(cat "$T/c2.tshark")"
 expect_eq "frames with a wrong checksum in c2's capture" 0 "$bad"
 if [ "$want" = off ]; then
@@ -277,7 +277,7 @@ TX_IPERF=""
 upcsum1=$(snmp "ns:$TXNS" Tcp InCsumErrors)
 res=$(pcap_check "$T/up.pcap" $((mtu7 + 14)))
 log "the uplink's capture (c7's MTU $mtu7): $res"
-read -r frames valid partial bad over largest < <(sed 's/[a-z]*=//g' <<<"$res")
+read -r frames valid partial bad over largest _ < <(sed 's/[a-z]*=//g' <<<"$res")
 [ "$frames" -gt 100 ] || fail "the uplink's capture has $frames frames: $(cat "$T/up.tshark")"
 expect_eq "frames over c7's MTU $mtu7 leaving the uplink" 0 "$over"
 expect_eq "frames with a wrong or partial checksum leaving the uplink" "0 0" "$bad $partial"
