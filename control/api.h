@@ -142,6 +142,7 @@ enum api_method {
 #define API_F_QUEUES	    "queues"	    /* queue pairs a port may use */
 #define API_F_RXQ_PINS	    "rxq_pins"	    /* "Q:CORE,...": rx queues pinned on workers */
 #define API_F_TRUST	    "trust"
+#define API_F_OFFLOADS	    "offloads" /* port: checksum/segmentation offloads offered */
 /* Capture and trace (API 1.4). */
 #define API_F_PORTS	"ports"	    /* capture.start: port names */
 #define API_F_DIRECTION "direction" /* rx, tx or both */
@@ -248,6 +249,7 @@ enum api_method {
 #define API_R_CONNECTS	      "connects"
 #define API_R_DISCONNECTS     "disconnects"
 #define API_R_LAST_DISCONNECT "last_disconnect"
+#define API_R_NEGOTIATED      "negotiated" /* vhost-user: offload features the guest took */
 #define API_R_REFUSED	      "refused"	   /* memif: second peers turned away */
 #define API_R_FLAPS	      "flaps"	   /* memif: short connections in a row */
 #define API_R_BACKOFF_MS      "backoff_ms" /* memif: wait before the next connection */
