@@ -706,6 +706,16 @@ static void ol_gso_v6(struct fe *f, uint16_t i)
 	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV6, 1448, 54);
 }
 
+/* A TCP header that says it is 0 bytes long (data offset 0). */
+static void ol_thl0(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	f->mem[BUF_OFF(1, i) + NETHDR + 14 + 20 + 12] = 0;
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4, 100, 34);
+}
+
 /* UFO, which podwired does not offer. */
 static void ol_ufo(struct fe *f, uint16_t i)
 {
@@ -745,6 +755,7 @@ static const struct {
     {"ol-ufo", ol_ufo},
     {"ol-sctp", ol_sctp},
     {"ol-ecn", ol_ecn},
+    {"ol-thl0", ol_thl0},
 };
 
 static int ol_send(struct fe *f, void (*make)(struct fe *f, uint16_t i))
