@@ -22,6 +22,8 @@
 # whole); byte counts and md5s compared on both ends. Not run by default:
 # on this machine a guest's TCP sends crawl (about 100 KB a minute, the
 # same with the ports' offloads off), which is to be found first.
+# PODWIRE_QEMU_APPEND adds to both guests' kernel command lines,
+# PODWIRE_QEMU_DEVICE to their virtio-net-pci's properties.
 . "$(dirname "$0")/lib.sh"
 
 # Queue pairs of the port and the guest (PODWIRE_QEMU_QUEUES=1: one pair,
@@ -38,7 +40,7 @@ GUEST2_IP=10.231.0.3
 KB=${PODWIRE_QEMU_KB:-2048}
 # The offloads of both guests' virtio-net-pci; PODWIRE_QEMU_OFFLOADS=off
 # makes the guests' ports offer none (the transfers without offloads).
-OFFLOADS=csum=on,gso=on,guest_tso4=on,host_tso4=on,guest_csum=on
+OFFLOADS=csum=on,gso=on,guest_tso4=on,host_tso4=on,guest_csum=on${PODWIRE_QEMU_DEVICE:+,$PODWIRE_QEMU_DEVICE}
 PORT_OL=${PODWIRE_QEMU_OFFLOADS:-on}
 NS=pwq$$
 HOST_END=pwqh$$
@@ -125,7 +127,7 @@ head -c $((KB * 1024)) /dev/urandom >"$T/to-guest"
 	-netdev vhost-user,id=n0,chardev=c0,queues="$QUEUES" \
 	-device virtio-net-pci,netdev=n0,mac=$GUEST_MAC,mq=on,vectors=0,romfile=,$OFFLOADS \
 	-kernel "$T/guest/vmlinuz" -initrd "$T/guest/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST_IP/24 pw_peer=$NS_IP pw_hold=60 $TCP_ARGS" \
+	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST_IP/24 pw_peer=$NS_IP pw_hold=60 $TCP_ARGS ${PODWIRE_QEMU_APPEND:-}" \
 	-serial file:"$T/console.log" >"$T/qemu.log" 2>&1 &
 QEMU_PID=$!
 # The second guest: one vCPU, one queue pair; it takes the first's data.
@@ -136,7 +138,7 @@ QEMU_PID=$!
 	-netdev vhost-user,id=n0,chardev=c0 \
 	-device virtio-net-pci,netdev=n0,mac=$GUEST2_MAC,vectors=0,romfile=,$OFFLOADS \
 	-kernel "$T/guest/vmlinuz" -initrd "$T/guest/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST2_IP/24 pw_peer=$GUEST_IP pw_count=10 pw_hold=60 $TCP2_ARGS" \
+	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST2_IP/24 pw_peer=$GUEST_IP pw_count=10 pw_hold=60 $TCP2_ARGS ${PODWIRE_QEMU_APPEND:-}" \
 	-serial file:"$T/console2.log" >"$T/qemu2.log" 2>&1 &
 QEMU2_PID=$!
 
