@@ -576,6 +576,16 @@ static int parse_iface(const cJSON *root, struct netconf *c, struct cni_error *e
 	 * podwire-vdev (virtio-user queues=N). */
 	if (get_api_int(root, "queues", API_M_PORT_CREATE, API_F_QUEUES, &c->queues, err) < 0)
 		return -1;
+	if (c->iftype != IFTYPE_VHOST &&
+	    refuse(root, c, "offloads", "only vhost-user ports negotiate offloads", err) != 0)
+		return -1;
+	if (field(root, "offloads") != NULL && !cJSON_IsNull(field(root, "offloads"))) {
+		if (!cJSON_IsBool(field(root, "offloads")))
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"offloads\" must be true or false (false: the pod's "
+					"virtio-user is offered no checksum or TSO offload)");
+		c->no_offloads = cJSON_IsFalse(field(root, "offloads"));
+	}
 	return parse_guards(root, c, err);
 }
 

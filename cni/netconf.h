@@ -72,6 +72,9 @@ struct netconf {
 	/* Queue pairs the pod's port offers (port.create "queues"), 1-16;
 	 * 1 when not given. vhost-user and memif only. */
 	long queues;
+	/* "offloads": false (vhost-user): the port offers the pod no checksum
+	 * or segmentation offload (port.create "offloads"). */
+	bool no_offloads;
 	char socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char podwired_socket[API_SOCKET_PATH_MAX + 1];

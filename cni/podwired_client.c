@@ -159,6 +159,10 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 	/* Only when asked: a podwired older than API 1.6 takes the rest. */
 	if (a->queues > 1)
 		cJSON_AddNumberToObject(p, API_F_QUEUES, a->queues);
+	/* Likewise: offloads are on unless turned off, and a podwired that
+	 * has no "offloads" takes a request without it. */
+	if (conf->no_offloads)
+		cJSON_AddFalseToObject(p, API_F_OFFLOADS);
 	return p;
 }
 

@@ -91,6 +91,9 @@ static const struct api_field PORT_CREATE_params[] = {
 	API_RXQ_PINS_LEN),
     {API_F_IO, API_T_STRING, false,
      "veth: \"packet\" (AF_PACKET, offloads on; default) or \"xdp\" (AF_XDP, offloads off)"},
+    {API_F_OFFLOADS, API_T_BOOL, false,
+     "vhost-user: offer checksum and TCP segmentation offloads (VIRTIO_NET_F_CSUM, GUEST_CSUM, "
+     "HOST_TSO4/6, GUEST_TSO4/6); default true, false offers none"},
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
@@ -304,6 +307,9 @@ static const struct api_field vhost_results[] = {
       "messages refused (bad memory, fds or features): each ends its connection"),
     N(API_R_FAULTS, "connections ended because the frontend's memory faulted (SIGBUS)"),
     S(API_R_LAST_DISCONNECT, "why the last connection ended or was refused"),
+    OPT(API_T_ARRAY, API_R_NEGOTIATED,
+	"offload features the connected guest negotiated, as QEMU names them (csum, guest_csum, "
+	"host_tso4, host_tso6, guest_tso4, guest_tso6)"),
     {NULL}};
 
 static const struct api_field veth_results[] = {
@@ -350,6 +356,8 @@ static const struct api_field port_results[] = {
 	"rx queues it has (memif: as many rings as a peer may bring; none when failed)"),
     OPT(API_T_STRING, API_F_RXQ_PINS, "its rx queues pinned on workers, QUEUE:CORE"),
     OPT(API_T_STRING, API_F_IO, "veth: the I/O asked for, packet or xdp"),
+    OPT(API_T_BOOL, API_F_OFFLOADS,
+	"false: the port offers no offloads (port.create \"offloads\")"),
     S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
     OPT(API_T_STRING, API_R_REASON,
 	"failed ports: why, and the fix; podwired tries again at its next start, `port del` "

@@ -145,6 +145,7 @@ enum api_method {
 #define API_F_IO	    "io" /* veth: API_IO_PACKET (default) or API_IO_XDP */
 #define API_IO_PACKET	    "packet"
 #define API_IO_XDP	    "xdp"
+#define API_F_OFFLOADS	    "offloads" /* port: checksum/segmentation offloads offered */
 /* Capture and trace (API 1.4). */
 #define API_F_PORTS	"ports"	    /* capture.start: port names */
 #define API_F_DIRECTION "direction" /* rx, tx or both */
@@ -251,6 +252,7 @@ enum api_method {
 #define API_R_CONNECTS	      "connects"
 #define API_R_DISCONNECTS     "disconnects"
 #define API_R_LAST_DISCONNECT "last_disconnect"
+#define API_R_NEGOTIATED      "negotiated" /* vhost-user: offload features the guest took */
 #define API_R_REFUSED	      "refused"	   /* memif: second peers turned away */
 #define API_R_FLAPS	      "flaps"	   /* memif: short connections in a row */
 #define API_R_BACKOFF_MS      "backoff_ms" /* memif: wait before the next connection */

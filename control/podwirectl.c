@@ -555,6 +555,7 @@ static const struct opt port_add_opts[] = {
     {"--queues", "N", OPT_INT, API_F_QUEUES},
     {"--rxq-pins", "Q:CORE,...", OPT_STR, API_F_RXQ_PINS},
     {"--io", "packet|xdp", OPT_STR, API_F_IO},
+    {"--offloads", "on|off", OPT_ONOFF, API_F_OFFLOADS},
     {NULL}};
 
 static const struct opt vf_list_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET}, {NULL}};

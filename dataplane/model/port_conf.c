@@ -199,6 +199,7 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 				     kind->uplink ? API_PORT_MAC_LIMIT_MAX : API_PORT_MAC_LIMIT);
 	long tx_retries = api_get_int(obj, API_F_TX_RETRIES, API_TX_RETRIES);
 	const cJSON *flood = cJSON_GetObjectItemCaseSensitive(obj, API_F_FLOOD_LIMIT);
+	const cJSON *offloads = cJSON_GetObjectItemCaseSensitive(obj, API_F_OFFLOADS);
 
 	c->port_security = sec != NULL ? cJSON_IsTrue(sec) : mac_given && !kind->uplink;
 	if (kind->uplink && c->port_security) {
@@ -238,6 +239,13 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 	if (api_get_str(obj, API_F_RXQ_PINS, NULL) != NULL &&
 	    parse_pins(api_get_str(obj, API_F_RXQ_PINS, ""), kind, c, what, msg, len) != 0)
 		return field_error(field, API_F_RXQ_PINS, API_ERR_INVALID_PARAMS);
+	if (offloads != NULL && !(kind->fields & PORT_FIELD_OL)) {
+		snprintf(msg, len,
+			 "%s: \"offloads\" applies to %s ports only; leave it out for type %s",
+			 what, port_kind_names_with(PORT_FIELD_OL), c->type);
+		return field_error(field, API_F_OFFLOADS, API_ERR_INVALID_PARAMS);
+	}
+	c->no_offloads = offloads != NULL && !cJSON_IsTrue(offloads);
 	if (flood != NULL) {
 		c->flood_limit = (uint32_t)flood->valuedouble;
 		c->flood_limit_set = true;
@@ -399,6 +407,8 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 	cJSON_AddNumberToObject(o, API_F_TX_RETRIES, c->tx_retries);
 	if (c->queues > 1)
 		cJSON_AddNumberToObject(o, API_F_QUEUES, c->queues);
+	if (c->no_offloads)
+		cJSON_AddFalseToObject(o, API_F_OFFLOADS);
 	{
 		char pins[API_RXQ_PINS_LEN + 1] = "";
 		size_t off = 0;

@@ -28,6 +28,7 @@ enum port_field {
 	PORT_FIELD_PCI = 1 << 3,    /* a PCI address */
 	PORT_FIELD_QUEUES = 1 << 4, /* queue pairs (default 1) */
 	PORT_FIELD_IO = 1 << 5,	    /* "io": how a kernel interface is read (veth) */
+	PORT_FIELD_OL = 1 << 6,	    /* offloads: on (default) or off */
 };
 
 struct port_conf {
@@ -53,6 +54,9 @@ struct port_conf {
 	uint8_t queues; /* queue pairs (1 for kinds without PORT_FIELD_QUEUES) */
 	/* Rx queue q pinned on the worker of core rxq_pin[q] - 1; 0: not. */
 	uint16_t rxq_pin[API_QUEUES_MAX];
+	/* "offloads": false (kinds with PORT_FIELD_OL): the port offers none,
+	 * as before they existed. */
+	bool no_offloads;
 };
 
 /*

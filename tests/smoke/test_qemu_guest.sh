@@ -10,6 +10,20 @@
 # on. The guest (tests/qemu/build-guest.sh) is a kernel with virtio_net
 # and a busybox initramfs whose init (tests/qemu/init) reports on the
 # serial console, read here with bounded waits.
+#
+# Offloads: the guest's virtio-net-pci has csum, gso, host_tso4,
+# guest_tso4 and guest_csum on, and its port offers them: the port JSON
+# shows them negotiated, for it and for a second guest (one vCPU), which
+# pings the first through podwired.
+#
+# PODWIRE_QEMU_TCP=1 also moves TCP data with busybox nc: the guest to the
+# namespace and back (a veth port, which takes no offloads: the guest's
+# super-frames are cut for it) and to the second guest (super-frames
+# whole); byte counts and md5s compared on both ends. Not run by default:
+# on this machine a guest's TCP sends crawl (about 100 KB a minute, the
+# same with the ports' offloads off), which is to be found first.
+# PODWIRE_QEMU_APPEND adds to both guests' kernel command lines,
+# PODWIRE_QEMU_DEVICE to their virtio-net-pci's properties.
 . "$(dirname "$0")/lib.sh"
 
 # Queue pairs of the port and the guest (PODWIRE_QEMU_QUEUES=1: one pair,
@@ -20,6 +34,14 @@ GUEST_MAC=52:54:00:23:00:02
 NS_MAC=02:00:00:23:00:01
 GUEST_IP=10.231.0.2
 NS_IP=10.231.0.1
+GUEST2_MAC=52:54:00:23:00:03
+GUEST2_IP=10.231.0.3
+# KiB each TCP transfer carries (TCG is slow: a few MB).
+KB=${PODWIRE_QEMU_KB:-2048}
+# The offloads of both guests' virtio-net-pci; PODWIRE_QEMU_OFFLOADS=off
+# makes the guests' ports offer none (the transfers without offloads).
+OFFLOADS=csum=on,gso=on,guest_tso4=on,host_tso4=on,guest_csum=on${PODWIRE_QEMU_DEVICE:+,$PODWIRE_QEMU_DEVICE}
+PORT_OL=${PODWIRE_QEMU_OFFLOADS:-on}
 NS=pwq$$
 HOST_END=pwqh$$
 
@@ -41,9 +63,13 @@ bash "$ROOT/tests/qemu/build-guest.sh" "$T/guest" 2>"$T/build-guest.err" || rc=$
 log "guest kernel: $(cat "$T/guest/kernel")"
 
 QEMU_PID=
+QEMU2_PID=
+NC_PID=
 NETNS_MADE=
 _qemu_cleanup() {
 	[ -z "$QEMU_PID" ] || _stop_pid "$QEMU_PID"
+	[ -z "$QEMU2_PID" ] || _stop_pid "$QEMU2_PID"
+	[ -z "$NC_PID" ] || _stop_pid "$NC_PID"
 	[ -z "$NETNS_MADE" ] || ip netns del "$NS"
 	ip link del "$HOST_END" 2>/dev/null
 	if [ "$1" != 0 ] && [ "$1" != 77 ] && [ -f "$T/console.log" ]; then
@@ -51,6 +77,8 @@ _qemu_cleanup() {
 		tail -n 40 "$T/console.log"
 		echo "---- qemu"
 		tail -n 20 "$T/qemu.log"
+		echo "---- second guest's serial console"
+		tail -n 20 "$T/console2.log" 2>/dev/null
 	fi
 }
 on_exit _qemu_cleanup
@@ -65,7 +93,9 @@ ip -n "$NS" link set lo up
 daemon_start pw --idle-sleep-max 1000
 ctl pw network add net1 >/dev/null
 ctl pw port add vm --network net1 --type vhost-user --socket "$T/vm.sock" --mac $GUEST_MAC \
-	--queues "$QUEUES" >/dev/null
+	--queues "$QUEUES" --offloads "$PORT_OL" >/dev/null
+ctl pw port add vm2 --network net1 --type vhost-user --socket "$T/vm2.sock" --mac $GUEST2_MAC \
+	--offloads "$PORT_OL" >/dev/null
 ctl pw port add kns --network net1 --type veth --iface "$HOST_END" --mac "$NS_MAC" >/dev/null
 peer=$(ctlj pw port show kns | jq -r .veth.peer)
 ip link set "$peer" netns "$NS"
@@ -73,6 +103,18 @@ ip -n "$NS" addr add "$NS_IP/24" dev "$peer"
 ip -n "$NS" link set "$peer" up
 wait_link pw kns up
 
+# The namespace takes one connection from the guest: its super-frames
+# are cut for the veth port (which takes no offloads over AF_XDP).
+TCP=${PODWIRE_QEMU_TCP:-0}
+TCP_ARGS=
+TCP2_ARGS=
+if [ "$TCP" = 1 ]; then
+	TCP_ARGS="pw_listen=5002 pw_send=$NS_IP:5001:$KB,$GUEST2_IP:5003:$KB"
+	TCP2_ARGS="pw_listen=5003"
+	ip netns exec "$NS" busybox nc -l -p 5001 >"$T/from-guest" &
+	NC_PID=$!
+fi
+head -c $((KB * 1024)) /dev/urandom >"$T/to-guest"
 # -smp 2: virtio_net enables min(CPUs, queue pairs) pairs. Guest memory is
 # a shared memfd, which podwired maps (vhost-user needs it shared).
 # vectors=0: no MSI-X, the device interrupts on INTx. QEMU 7.2 (Debian 12)
@@ -83,11 +125,22 @@ wait_link pw kns up
 	-object memory-backend-memfd,id=mem,size=256M,share=on \
 	-chardev socket,id=c0,path="$T/vm.sock" \
 	-netdev vhost-user,id=n0,chardev=c0,queues="$QUEUES" \
-	-device virtio-net-pci,netdev=n0,mac=$GUEST_MAC,mq=on,vectors=0,romfile= \
+	-device virtio-net-pci,netdev=n0,mac=$GUEST_MAC,mq=on,vectors=0,romfile=,$OFFLOADS \
 	-kernel "$T/guest/vmlinuz" -initrd "$T/guest/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST_IP/24 pw_peer=$NS_IP pw_hold=60" \
+	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST_IP/24 pw_peer=$NS_IP pw_hold=60 $TCP_ARGS ${PODWIRE_QEMU_APPEND:-}" \
 	-serial file:"$T/console.log" >"$T/qemu.log" 2>&1 &
 QEMU_PID=$!
+# The second guest: one vCPU, one queue pair; it takes the first's data.
+"$QEMU" -accel tcg -M pc,memory-backend=mem -m 256 -smp 1 -nodefaults -no-user-config \
+	-display none -no-reboot \
+	-object memory-backend-memfd,id=mem,size=256M,share=on \
+	-chardev socket,id=c0,path="$T/vm2.sock" \
+	-netdev vhost-user,id=n0,chardev=c0 \
+	-device virtio-net-pci,netdev=n0,mac=$GUEST2_MAC,vectors=0,romfile=,$OFFLOADS \
+	-kernel "$T/guest/vmlinuz" -initrd "$T/guest/initrd.gz" \
+	-append "console=ttyS0 quiet panic=-1 pw_ip=$GUEST2_IP/24 pw_peer=$GUEST_IP pw_count=10 pw_hold=60 $TCP2_ARGS ${PODWIRE_QEMU_APPEND:-}" \
+	-serial file:"$T/console2.log" >"$T/qemu2.log" 2>&1 &
+QEMU2_PID=$!
 
 console_has() { grep -q "$1" "$T/console.log"; }
 wait_link pw vm up 60
@@ -114,6 +167,59 @@ expect_eq "rx queues of port vm that carried no frame" 0 \
 	"$(jq '[.queues[] | select(.rx_packets_total == 0)] | length' "$T/queues.json")"
 [ "$(port_stat pw kns .tx_packets)" -gt 0 ] || fail "podwired sent nothing to the namespace"
 [ "$(port_stat pw vm .tx_packets)" -gt 0 ] || fail "podwired sent nothing to the guest"
+
+# ---- offloads -------------------------------------------------------------------
+want_ol='["csum","guest_csum","host_tso4","host_tso6","guest_tso4","guest_tso6"]'
+[ "$PORT_OL" = on ] || want_ol='[]'
+for p in vm vm2; do
+	expect_eq "offloads the guest of port $p negotiated" "$want_ol" \
+		"$(ctlj pw port show $p | jq -c .vhost_user.negotiated)"
+done
+console2_has() { grep -q "$1" "$T/console2.log"; }
+wait_for 90 "the second guest to ping the first" console2_has "PWGUEST: pinged"
+grep -q "PWGUEST: ping cpu 0 ok" "$T/console2.log" ||
+	fail "the second guest's ping of the first failed: $(grep 'PWGUEST: ping' "$T/console2.log")"
+ok "the second guest pinged the first through podwired"
+if [ "$TCP" = 1 ]; then
+	# The namespace sends the guest KB KiB (MTU frames: the veth port takes
+	# no offloads, the guest's GUEST_TSO is not needed); the guest reports
+	# it once its own sends are done.
+	want_md5=$(md5sum <"$T/to-guest" | cut -d' ' -f1)
+	timeout 60 ip netns exec "$NS" busybox nc "$GUEST_IP" 5002 <"$T/to-guest" ||
+		fail "the namespace could not send to the guest"
+	# The guest sends the namespace KB KiB: super-frames (host_tso4), cut by
+	# podwired for the veth port.
+	ns_got_all() { [ "$(stat -c %s "$T/from-guest")" -ge $((KB * 1024)) ]; }
+	wait_for 90 "the namespace to receive the guest's data" ns_got_all
+	wait_for 10 "the guest to report its send to the namespace" console_has "to $NS_IP:5001"
+	sent=$(sed -n "s/^PWGUEST: sent \(.*\) to $NS_IP:5001 .*/\1/p" "$T/console.log")
+	expect_eq "bytes and md5 the namespace received from the guest" "$sent" \
+		"$(stat -c %s "$T/from-guest") md5 $(md5sum <"$T/from-guest" | cut -d' ' -f1)"
+	wait "$NC_PID" || true
+	NC_PID=
+	log "port kns: $(ctlj pw stats kns | jq -c '.ports[0] | {tx_packets, tx_bytes, drops}')"
+	# The guest sends the second guest KB KiB: super-frames, whole (the
+	# second guest negotiated GUEST_TSO4).
+	wait_for 90 "the second guest to report what it received" console2_has "PWGUEST: received"
+	sent=$(sed -n "s/^PWGUEST: sent \(.*\) to $GUEST2_IP:5003 .*/\1/p" "$T/console.log")
+	[ -n "$sent" ] || fail "the guest did not send to the second guest: $(grep 'PWGUEST: send' "$T/console.log")"
+	expect_eq "bytes and md5 the second guest received" "$sent" \
+		"$(sed -n 's/^PWGUEST: received //p' "$T/console2.log")"
+	expect_eq "bytes the guest sent the second guest" "$((KB * 1024))" "${sent%% *}"
+	st=$(ctlj pw stats vm2 | jq -c '.ports[0] | {tx_packets, tx_bytes, drops}')
+	log "port vm2: $st"
+	avg=$(jq '.tx_bytes / .tx_packets | floor' <<<"$st")
+	if [ "$PORT_OL" = on ]; then
+		[ "$avg" -gt 1514 ] ||
+			fail "frames to the second guest averaged $avg bytes: its super-frames were cut"
+		ok "the second guest received the first's data in frames of $avg bytes on average (super-frames)"
+	fi
+	wait_for 30 "the guest to report what it received" console_has "PWGUEST: received"
+	expect_eq "bytes and md5 the guest received from the namespace" "$((KB * 1024)) md5 $want_md5" \
+		"$(sed -n 's/^PWGUEST: received //p' "$T/console.log")"
+fi
+_stop_pid "$QEMU2_PID"
+QEMU2_PID=
 
 # The guest leaving takes the queues it enabled with it; queue 0 stays
 # marked enabled by design (a vhost-user port's link decides for it).

@@ -393,6 +393,18 @@ static void test_guards(void)
 	/* A VF is not on a podwired bridge. */
 	expect_bad(G("\"iftype\":\"pci\",\"physnet\":\"p\",\"macLimit\":5"), CNI_ERR_FIELD,
 		   "\"macLimit\"");
+	/* offloads: on unless false, vhost-user only. */
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env_add, &c, &err), 0);
+	CU_ASSERT(!c.no_offloads);
+	netconf_free(&c);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"offloads\":false}",
+			    &env_add, &c, &err),
+		      0);
+	CU_ASSERT(c.no_offloads);
+	netconf_free(&c);
+	expect_bad(G("\"offloads\":\"no\""), CNI_ERR_CONFIG, "\"offloads\" must be true or false");
+	expect_bad(G("\"iftype\":\"memif\",\"offloads\":false"), CNI_ERR_FIELD,
+		   "\"offloads\": false does not apply to iftype \"memif\": only vhost-user ports");
 #undef G
 }
 

@@ -567,6 +567,43 @@ static void test_to_json_round_trip(void)
 		   __LINE__);
 	round_trip("{\"name\":\"u\",\"network\":\"n\",\"type\":\"pci\",\"pci\":\"0000:3b:02.7\"}",
 		   __LINE__);
+	round_trip("{\"name\":\"v\",\"network\":\"n\",\"type\":\"vhost-user\",\"socket\":\"@\","
+		   "\"offloads\":false}",
+		   __LINE__);
+}
+
+/* "offloads": on by default for the kinds that take it, kept in the state
+ * file only when off, refused for the others. */
+static void test_offloads(void)
+{
+	struct port_conf c;
+	cJSON *o = vhost_obj(), *j;
+	char msg[512];
+	const char *field;
+
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	CU_ASSERT(!c.no_offloads);
+	j = port_conf_to_json(&c, true);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(j, "offloads"));
+	cJSON_Delete(j);
+
+	cJSON_AddTrueToObject(o, "offloads");
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	CU_ASSERT(!c.no_offloads);
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "offloads");
+	cJSON_AddFalseToObject(o, "offloads");
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), 0);
+	CU_ASSERT(c.no_offloads);
+	j = port_conf_to_json(&c, true);
+	CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "offloads")));
+	cJSON_Delete(j);
+
+	set_str(o, "type", "memif");
+	ASSERT_INT_EQ(parse(o, true, &c, msg, sizeof(msg), &field), API_ERR_INVALID_PARAMS);
+	ASSERT_STR_EQ(field, "offloads");
+	ASSERT_CONTAINS(msg, "port \"pod1-net1\": \"offloads\" applies to vhost-user ports only");
+	ASSERT_CONTAINS(msg, "leave it out for type memif");
+	cJSON_Delete(o);
 }
 
 static void test_to_json_fields(void)
@@ -713,6 +750,7 @@ int main(void)
 	    {"uplink fields: iface, pci", test_uplink_fields},
 	    {"allowed_macs: with port security only, each once", test_allowed_macs},
 	    {"to_json round trip", test_to_json_round_trip},
+	    {"offloads: default on, off kept, vhost-user only", test_offloads},
 	    {"to_json fields and secret hiding", test_to_json_fields},
 	    {"limits at their bounds, network and port", test_limits_at_bounds},
 	    {NULL, NULL},

@@ -284,6 +284,41 @@ static void test_offloads_cleared(void)
 	ASSERT_INT_EQ(m[2].vlan_tci, 5);
 }
 
+/* A guest that negotiated host offloads: its checksum and TCP
+ * segmentation requests stay, anything else goes (the frame then asks
+ * for nothing). */
+static void test_offloads_kept(void)
+{
+	struct rte_mbuf m[4], *pkts[4] = {&m[0], &m[1], &m[2], &m[3]};
+	const uint64_t tso = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_TCP_CKSUM;
+
+	memset(m, 0, sizeof(m));
+	m[0].ol_flags = tso;
+	m[0].l2_len = 14;
+	m[0].l3_len = 40;
+	m[0].l4_len = 32;
+	m[0].tso_segsz = 1440;
+	m[1].ol_flags = RTE_MBUF_F_TX_UDP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	m[1].l2_len = 18;
+	m[1].l3_len = 20;
+	/* A UFO header (UDP_SEG) and SCTP's CRC: not carried. */
+	m[2].ol_flags = RTE_MBUF_F_TX_UDP_SEG | RTE_MBUF_F_TX_IPV4;
+	m[2].l2_len = 14;
+	m[2].tso_segsz = 1000;
+	m[3].ol_flags = RTE_MBUF_F_TX_SCTP_CKSUM | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_RX_VLAN;
+	m[3].l2_len = 14;
+	vhost_keep_offloads(pkts, 4);
+	ASSERT_INT_EQ(m[0].ol_flags, tso);
+	ASSERT_INT_EQ(m[0].tso_segsz, 1440);
+	ASSERT_INT_EQ(m[0].l4_len, 32);
+	ASSERT_INT_EQ(m[1].ol_flags, RTE_MBUF_F_TX_UDP_CKSUM | RTE_MBUF_F_TX_IPV4);
+	ASSERT_INT_EQ(m[1].l2_len, 18);
+	ASSERT_INT_EQ(m[2].ol_flags, 0);
+	ASSERT_INT_EQ(m[2].tx_offload, 0);
+	ASSERT_INT_EQ(m[3].ol_flags, RTE_MBUF_F_RX_VLAN);
+	ASSERT_INT_EQ(m[3].tx_offload, 0);
+}
+
 /* ---- the SIGBUS guard ------------------------------------------------------------------ */
 
 static int faults_a, faults_b;
@@ -462,6 +497,7 @@ int main(void)
 	    {"vring indexes: the port's queue pairs only", test_vring_index},
 	    {"tx queue pairs: enabled ones, spread over workers", test_txq_pick},
 	    {"offload requests are cleared after dequeue", test_offloads_cleared},
+	    {"offload requests a guest may make are kept", test_offloads_kept},
 	    {"SIGBUS guard: owners, faults elsewhere, EAL's handler", test_guard},
 	    {"call eventfds: forwarded, a blocking one fails its owner only", test_call_forwarding},
 	    {NULL, NULL},

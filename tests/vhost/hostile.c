@@ -18,6 +18,12 @@
  * librte_vhost drops frame by frame). "call-wait" prints whether
  * podwired signalled each ring's call eventfd. It exits 0 unless the mode could
  * not be run (2) or podwired offered an offload it must not (1).
+ *
+ * --offloads negotiates the host offloads podwired offers (CSUM,
+ * HOST_TSO4/6; exits 3 when it offers none). The "ol-*" modes send 8 TCP
+ * or UDP frames of 1000 bytes to --to MAC, each with a virtio-net header
+ * asking for something (see ol_modes), and print "sent N" once podwired
+ * has taken them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +101,13 @@ struct msg {
 
 static int wait_ms = 3000;
 static bool server_role;
+static bool offloads;				 /* --offloads */
+static uint8_t to_mac[6] = {2, 0, 0, 0, 0xc, 1}; /* --to */
+#define OL_FRAMES 8
+#define OL_LEN	  1000 /* bytes of each ol-* frame */
+#define HOST_OFFLOADS                                                                              \
+	(1ULL << VIRTIO_NET_F_CSUM | 1ULL << VIRTIO_NET_F_HOST_TSO4 |                              \
+	 1ULL << VIRTIO_NET_F_HOST_TSO6)
 
 struct fe {
 	int sock;
@@ -294,7 +307,8 @@ static int vring_fds(struct fe *f, int q)
 
 static uint64_t wanted(const struct fe *f)
 {
-	return f->features & (1ULL << 32 /* VERSION_1 */ | 1ULL << VIRTIO_RING_F_INDIRECT_DESC);
+	return f->features & (1ULL << 32 /* VERSION_1 */ | 1ULL << VIRTIO_RING_F_INDIRECT_DESC |
+			      (offloads ? HOST_OFFLOADS : 0));
 }
 
 /* Handshake up to step stop (hangupK stops after step K); -1 all of it.
@@ -565,6 +579,201 @@ static uint16_t d_offload(struct fe *f, uint16_t i)
 	return i;
 }
 
+/* ---- offload requests (ol-* modes) ------------------------------------------------ */
+
+static uint16_t csum16(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* An OL_LEN-byte IPv4 frame to to_mac carrying L4 protocol proto (TCP: a
+ * 20-byte header, ACK), with a zeroed virtio-net header before it, in
+ * buffer i of the transmit ring. Returns the header. */
+static struct virtio_net_hdr_v1 *ol_frame(struct fe *f, uint16_t i, uint8_t proto)
+{
+	uint8_t *b = f->mem + BUF_OFF(1, i), *e = b + NETHDR, *ip = e + 14, *l4 = ip + 20;
+	uint16_t tot = OL_LEN - 14;
+
+	memset(b, 0, NETHDR + OL_LEN);
+	memcpy(e, to_mac, 6);
+	memcpy(e + 6, (const uint8_t[6]){2, 0, 0, 0, 0xc, 1}, 6);
+	e[12] = 0x08;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)(tot >> 8);
+	ip[3] = (uint8_t)tot;
+	ip[8] = 64;
+	ip[9] = proto;
+	memcpy(ip + 12, (const uint8_t[8]){10, 99, 0, 1, 10, 99, 0, 2}, 8);
+	{
+		uint16_t c = csum16(ip, 20);
+
+		ip[10] = (uint8_t)(c >> 8);
+		ip[11] = (uint8_t)c;
+	}
+	l4[0] = 0x30; /* ports 12345 -> 80 */
+	l4[1] = 0x39;
+	l4[3] = 80;
+	if (proto == 6) {
+		l4[12] = 5 << 4;
+		l4[13] = 0x10;
+	} else if (proto == 17) {
+		l4[4] = (uint8_t)((tot - 20) >> 8);
+		l4[5] = (uint8_t)(tot - 20);
+	}
+	for (int k = 40; k < tot; k++)
+		ip[k] = (uint8_t)k;
+	f->desc[1][i] = (struct vring_desc){gpa(f, BUF_OFF(1, i)), NETHDR + OL_LEN, 0, 0};
+	return (struct virtio_net_hdr_v1 *)b;
+}
+
+static void ol_csum(struct virtio_net_hdr_v1 *h, uint16_t start, uint16_t off)
+{
+	h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h->csum_start = start;
+	h->csum_offset = off;
+}
+
+static void ol_gso(struct virtio_net_hdr_v1 *h, uint8_t type, uint16_t size, uint16_t hdr_len)
+{
+	h->gso_type = type;
+	h->gso_size = size;
+	h->hdr_len = hdr_len;
+}
+
+/* A valid request: checksum, and segments of 100 bytes (10 of the 946). */
+static void ol_plain(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4, 100, 54);
+}
+
+/* A checksum request only. */
+static void ol_csum_only(struct fe *f, uint16_t i)
+{
+	ol_csum(ol_frame(f, i, 6), 34, 16);
+}
+
+static void ol_gso0(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4, 0, 54);
+}
+
+static void ol_csum_out(struct fe *f, uint16_t i)
+{
+	ol_csum(ol_frame(f, i, 6), 5000, 16);
+}
+
+static void ol_csum_field(struct fe *f, uint16_t i)
+{
+	ol_csum(ol_frame(f, i, 6), 34, 900);
+}
+
+/* hdr_len says 2000 bytes of headers in a 1000-byte frame. */
+static void ol_hdr_len(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4, 1448, 2000);
+}
+
+/* TCP segmentation of a UDP datagram. */
+static void ol_gso_udp(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 17);
+
+	ol_csum(h, 34, 6);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4, 1448, 42);
+}
+
+/* TCPv6 segmentation of an IPv4 frame. */
+static void ol_gso_v6(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV6, 1448, 54);
+}
+
+/* A TCP header that says it is 0 bytes long (data offset 0). */
+static void ol_thl0(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	f->mem[BUF_OFF(1, i) + NETHDR + 14 + 20 + 12] = 0;
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4, 100, 34);
+}
+
+/* UFO, which podwired does not offer. */
+static void ol_ufo(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 17);
+
+	ol_csum(h, 34, 6);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_UDP, 1448, 42);
+}
+
+/* SCTP's CRC at its offset (8). */
+static void ol_sctp(struct fe *f, uint16_t i)
+{
+	ol_csum(ol_frame(f, i, 132), 34, 8);
+}
+
+/* ECN on a segmentation request (GUEST_ECN/HOST_ECN not offered). */
+static void ol_ecn(struct fe *f, uint16_t i)
+{
+	struct virtio_net_hdr_v1 *h = ol_frame(f, i, 6);
+
+	ol_csum(h, 34, 16);
+	ol_gso(h, VIRTIO_NET_HDR_GSO_TCPV4 | VIRTIO_NET_HDR_GSO_ECN, 1448, 54);
+}
+
+static const struct {
+	const char *mode;
+	void (*make)(struct fe *f, uint16_t i);
+} ol_modes[] = {
+    {"ol-plain", ol_plain},
+    {"ol-csum", ol_csum_only},
+    {"ol-gso0", ol_gso0},
+    {"ol-csum-out", ol_csum_out},
+    {"ol-csum-field", ol_csum_field},
+    {"ol-hdr-len", ol_hdr_len},
+    {"ol-gso-udp", ol_gso_udp},
+    {"ol-gso-v6", ol_gso_v6},
+    {"ol-ufo", ol_ufo},
+    {"ol-sctp", ol_sctp},
+    {"ol-ecn", ol_ecn},
+    {"ol-thl0", ol_thl0},
+};
+
+static int ol_send(struct fe *f, void (*make)(struct fe *f, uint16_t i))
+{
+	for (int k = 0; k < OL_FRAMES; k++) {
+		uint16_t i = f->next[1] % QSIZE;
+
+		make(f, i);
+		post(f, i);
+	}
+	if (!used_reaches(f, f->next[1], 5000)) {
+		errno = ETIMEDOUT;
+		die("podwired did not take the frames");
+	}
+	printf("sent %d\n", OL_FRAMES);
+	return 0;
+}
+
 static bool is(const char *mode, const char *name)
 {
 	return strcmp(mode, name) == 0;
@@ -674,6 +883,16 @@ static int run(const char *path, const char *mode)
 
 	if (bad_table(path, mode) == 0)
 		return 0;
+	for (size_t k = 0; k < sizeof(ol_modes) / sizeof(ol_modes[0]); k++)
+		if (is(mode, ol_modes[k].mode)) {
+			up(&f, path, MFD_ALLOW_SEALING);
+			if (offloads && !(f.features & HOST_OFFLOADS)) {
+				printf("no host offload offered: %#llx\n",
+				       (unsigned long long)f.features);
+				return 3;
+			}
+			return ol_send(&f, ol_modes[k].make);
+		}
 	for (size_t k = 0; k < sizeof(frame_modes) / sizeof(frame_modes[0]); k++)
 		if (is(mode, frame_modes[k].mode)) {
 			up(&f, path, MFD_ALLOW_SEALING);
@@ -779,18 +998,22 @@ static int run(const char *path, const char *mode)
 		rest(&f);
 		return outcome(&f);
 	}
-	if (is(mode, "features-offload")) {
-		/* The offloads podwired no longer offers, asked for anyway. */
+	if (is(mode, "features-offload") || is(mode, "features-no-offload")) {
+		/* Offloads podwired never offers (UFO, ECN, the legacy GSO
+		 * bit), or with "no-offload" (a port whose "offloads" is
+		 * false) none at all, asked for anyway. */
+		uint64_t never = 1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
+				 1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO |
+				 1ULL << VIRTIO_NET_F_GUEST_ECN;
+
+		if (is(mode, "features-no-offload"))
+			never |= HOST_OFFLOADS | 1ULL << VIRTIO_NET_F_GUEST_CSUM |
+				 1ULL << VIRTIO_NET_F_GUEST_TSO4 | 1ULL << VIRTIO_NET_F_GUEST_TSO6;
 		connect_to(&f, path);
 		make_memory(&f, MFD_ALLOW_SEALING, MEMSZ);
 		send_u64(&f, GET_FEATURES, 0);
 		reply_u64(&f, &f.features);
-		if (f.features & (1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
-				  1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO |
-				  1ULL << VIRTIO_NET_F_GUEST_ECN | 1ULL << VIRTIO_NET_F_CSUM |
-				  1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_HOST_TSO4 |
-				  1ULL << VIRTIO_NET_F_HOST_TSO6 | 1ULL << VIRTIO_NET_F_GUEST_TSO4 |
-				  1ULL << VIRTIO_NET_F_GUEST_TSO6)) {
+		if (f.features & never) {
 			/* An offer of one of them is a failure of podwired's. */
 			printf("offered: %#llx\n", (unsigned long long)f.features);
 			return 1;
@@ -798,7 +1021,9 @@ static int run(const char *path, const char *mode)
 		send_u64(&f, SET_OWNER, 0);
 		send_u64(&f, SET_FEATURES,
 			 wanted(&f) | 1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_UFO |
-			     1ULL << VIRTIO_NET_F_HOST_TSO4 | 1ULL << VIRTIO_NET_F_CSUM);
+			     (is(mode, "features-no-offload")
+				  ? 1ULL << VIRTIO_NET_F_HOST_TSO4 | 1ULL << VIRTIO_NET_F_CSUM
+				  : 0));
 		mem_table(&f, MEMSZ, 0);
 		rest(&f);
 		return outcome(&f);
@@ -942,11 +1167,19 @@ int main(int argc, char **argv)
 			wait_ms = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--server") == 0)
 			server_role = true;
+		else if (strcmp(argv[i], "--offloads") == 0)
+			offloads = true;
+		else if (strcmp(argv[i], "--to") == 0 && i + 1 < argc &&
+			 sscanf(argv[i + 1], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &to_mac[0],
+				&to_mac[1], &to_mac[2], &to_mac[3], &to_mac[4], &to_mac[5]) == 6)
+			i++;
 		else
 			break;
 	}
 	if (argc - i != 2) {
-		fprintf(stderr, "usage: vhost-hostile [--server] [--wait MS] SOCKET MODE\n");
+		fprintf(stderr,
+			"usage: vhost-hostile [--server] [--wait MS] [--offloads] [--to MAC] "
+			"SOCKET MODE\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

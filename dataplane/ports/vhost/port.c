@@ -43,6 +43,7 @@
 #include "core/log.h"
 #include "datapath/stats.h"
 #include "model/port.h"
+#include "offload/offload.h"
 #include "ports/guard.h"
 #include "ports/vhost/vhost.h"
 
@@ -78,6 +79,9 @@ struct vhost_priv {
 	/* Queue pairs whose receive vring the guest enabled, while vid
 	 * runs: workers send on these (vhost_txq_pick). */
 	volatile uint16_t tx_on;
+	/* The running device's guest negotiated a host offload: what
+	 * librte_vhost dequeues may carry requests (vhost_keep_offloads). */
+	volatile bool rx_ol;
 	struct port *port;
 	bool registered;
 	/* An enum vhost_broken, set by the SIGBUS guard (any thread) or the
@@ -89,6 +93,7 @@ struct vhost_priv {
 	bool conn_refused; /* a message of this connection was refused */
 	bool conn_ran;	   /* this connection brought the device up */
 	uint32_t vring_on; /* its vrings librte_vhost says are ready, by index */
+	uint64_t features; /* the running device's negotiated features, 0 none */
 	uint64_t connects, disconnects, refused_connections, refused_messages, faults;
 	char last_reason[160];
 	/* The connection's call eventfds, forwarded by call.c. */
@@ -494,6 +499,34 @@ static bool queues_publish(struct vhost_priv *v)
 	return rx != old_rx || tx != old_tx;
 }
 
+/* What the guest of vid (-1: none) negotiated decides what podwired
+ * hands it (dp.tx_ol: librte_vhost's enqueue writes any request into the
+ * guest's header, negotiated or not, so tx.c must know exactly) and
+ * whether its frames may carry requests. A guest cannot change its
+ * features while its device runs (librte_vhost refuses), so this is
+ * done when it starts and stops. The virtio spec has GUEST_TSO4/6
+ * depend on GUEST_CSUM (a segment's checksum is partial): a frontend
+ * that took one without the other gets no segmentation. map_lock held. */
+static void offloads_publish(struct vhost_priv *v, int vid)
+{
+	uint64_t f = 0;
+	uint8_t tx_ol = 0;
+
+	if (vid >= 0 && !v->port->conf.no_offloads &&
+	    rte_vhost_get_negotiated_features(vid, &f) != 0)
+		f = 0;
+	if (f & (1ULL << VIRTIO_NET_F_GUEST_CSUM)) {
+		tx_ol |= OFFLOAD_CSUM;
+		if (f & (1ULL << VIRTIO_NET_F_GUEST_TSO4))
+			tx_ol |= OFFLOAD_TSO4;
+		if (f & (1ULL << VIRTIO_NET_F_GUEST_TSO6))
+			tx_ol |= OFFLOAD_TSO6;
+	}
+	v->features = f;
+	__atomic_store_n(&v->port->dp.tx_ol, tx_ol, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->rx_ol, (f & VHOST_HOST_OFFLOADS) != 0, __ATOMIC_RELEASE);
+}
+
 static int new_device(int vid)
 {
 	struct vhost_priv *v;
@@ -508,6 +541,7 @@ static int new_device(int vid)
 		 * later keeps the guest's kicks, which cost it only. */
 		for (unsigned int r = 0; r < n; r++)
 			rte_vhost_enable_guest_notification(vid, (uint16_t)r, 0);
+		offloads_publish(v, vid);
 		v->vid = vid;
 		v->conn_ran = true;
 		v->last_reason[0] = '\0';
@@ -533,6 +567,7 @@ static void destroy_device(int vid)
 	if (v != NULL && v->vid == vid) {
 		v->vid = -1;
 		queues_publish(v);
+		offloads_publish(v, -1);
 		PORT_LOG(v->port, INFO, "peer gone, link down");
 	} else {
 		v = NULL;
@@ -583,17 +618,16 @@ static const struct rte_vhost_device_ops vhost_ops = {
 
 /* ---- the kind ------------------------------------------------------------------- */
 
-/* What podwired does not offer: it handles no offload (a guest's
- * checksum, segmentation or ECN request would reach an uplink or another
- * guest as mbuf offload flags), and none of the protocol features that
- * hand podwired more fds or memory (dirty log, inflight, back-end
- * channel, postcopy, host notifiers, crypto, config space). */
+/* What podwired does not offer: offloads offload/ does not carry (UFO is
+ * IP fragmentation, not segmentation; ECN on super-frames; the legacy
+ * catch-all GSO), every offload on a port with "offloads": false, and
+ * none of the protocol features that hand podwired more fds or memory
+ * (dirty log, inflight, back-end channel, postcopy, host notifiers,
+ * crypto, config space). */
 static const uint64_t vhost_no_features =
-    1ULL << VIRTIO_NET_F_CSUM | 1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_GSO |
-    1ULL << VIRTIO_NET_F_HOST_TSO4 | 1ULL << VIRTIO_NET_F_HOST_TSO6 |
-    1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_HOST_UFO |
-    1ULL << VIRTIO_NET_F_GUEST_TSO4 | 1ULL << VIRTIO_NET_F_GUEST_TSO6 |
+    1ULL << VIRTIO_NET_F_GSO | 1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_HOST_UFO |
     1ULL << VIRTIO_NET_F_GUEST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO;
+static const uint64_t vhost_offload_features = VHOST_HOST_OFFLOADS | VHOST_GUEST_OFFLOADS;
 static const uint64_t vhost_no_protocol_features =
     1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD | 1ULL << VHOST_USER_PROTOCOL_F_SLAVE_REQ |
     1ULL << VHOST_USER_PROTOCOL_F_CRYPTO_SESSION | 1ULL << VHOST_USER_PROTOCOL_F_PAGEFAULT |
@@ -603,7 +637,11 @@ static const uint64_t vhost_no_protocol_features =
 /* Registers and starts p's socket with librte_vhost. */
 static int vhost_start(struct port *p, struct vhost_priv *v, char *msg, size_t len)
 {
+	/* Without RTE_VHOST_USER_NET_COMPLIANT_OL_FLAGS: librte_vhost's dequeue
+	 * then turns the guest's header into the TX requests offload/ reads
+	 * (its "legacy" flags), not into RX checksum status. */
 	uint64_t flags = p->conf.role == PORT_ROLE_CLIENT ? RTE_VHOST_USER_CLIENT : 0, proto;
+	uint64_t no = vhost_no_features | (p->conf.no_offloads ? vhost_offload_features : 0);
 
 	if (rte_vhost_driver_register(p->conf.socket, flags) != 0) {
 		snprintf(msg, len,
@@ -613,7 +651,7 @@ static int vhost_start(struct port *p, struct vhost_priv *v, char *msg, size_t l
 		return -EIO;
 	}
 	v->registered = true;
-	if (rte_vhost_driver_disable_features(p->conf.socket, vhost_no_features) != 0 ||
+	if (rte_vhost_driver_disable_features(p->conf.socket, no) != 0 ||
 	    rte_vhost_driver_get_protocol_features(p->conf.socket, &proto) != 0 ||
 	    rte_vhost_driver_set_protocol_features(p->conf.socket,
 						   proto & ~vhost_no_protocol_features) != 0 ||
@@ -747,6 +785,19 @@ static void vhost_destroy(struct port *p)
 	p->dp.priv = NULL;
 }
 
+/* The offload features, as QEMU's virtio-net-pci properties name them. */
+static const struct {
+	unsigned int bit;
+	const char *name;
+} offload_names[] = {
+    {VIRTIO_NET_F_CSUM, "csum"},
+    {VIRTIO_NET_F_GUEST_CSUM, "guest_csum"},
+    {VIRTIO_NET_F_HOST_TSO4, "host_tso4"},
+    {VIRTIO_NET_F_HOST_TSO6, "host_tso6"},
+    {VIRTIO_NET_F_GUEST_TSO4, "guest_tso4"},
+    {VIRTIO_NET_F_GUEST_TSO6, "guest_tso6"},
+};
+
 static void vhost_to_json(const struct port *p, cJSON *obj)
 {
 	struct vhost_priv *v = p->dp.priv;
@@ -764,6 +815,13 @@ static void vhost_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddNumberToObject(o, API_R_REFUSED_MSGS, (double)v->refused_messages);
 	cJSON_AddNumberToObject(o, API_R_FAULTS, (double)v->faults);
 	cJSON_AddStringToObject(o, API_R_LAST_DISCONNECT, v->last_reason);
+	if (v->vid >= 0) {
+		cJSON *ol = cJSON_AddArrayToObject(o, API_R_NEGOTIATED);
+
+		for (unsigned int i = 0; i < RTE_DIM(offload_names); i++)
+			if (v->features & (1ULL << offload_names[i].bit))
+				cJSON_AddItemToArray(ol, cJSON_CreateString(offload_names[i].name));
+	}
 	pthread_mutex_unlock(&map_lock);
 }
 
@@ -779,7 +837,10 @@ static uint16_t vhost_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, 
 	if (unlikely(vid < 0 || v->broken || !(p->rxq_on & (1U << q))))
 		return 0;
 	got = rte_vhost_dequeue_burst(vid, VHOST_TXQ(q), pw_mbuf_pool, pkts, n);
-	vhost_clear_offloads(pkts, got);
+	if (v->rx_ol)
+		vhost_keep_offloads(pkts, got);
+	else
+		vhost_clear_offloads(pkts, got);
 	return got;
 }
 
@@ -803,7 +864,7 @@ static uint16_t vhost_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, 
 static const struct port_ops vhost_port_ops = {
     .kind = API_PORT_VHOST,
     .summary = "pod interface over vhost-user (librte_vhost); the pod runs virtio-user",
-    .fields = PORT_FIELD_SOCKET | PORT_FIELD_QUEUES,
+    .fields = PORT_FIELD_SOCKET | PORT_FIELD_QUEUES | PORT_FIELD_OL,
     .tx_locks_itself = true,
     .create = vhost_create,
     .destroy = vhost_destroy,

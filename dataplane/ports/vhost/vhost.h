@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/virtio_net.h>
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
@@ -114,10 +115,21 @@ struct vhost_call *vhost_call_add(int theirs, void (*fail)(void *owner), void *o
  * Any thread. */
 void vhost_call_del(struct vhost_call *c);
 
-/* Offload requests a guest could still make (its virtio-net header, were
- * an offload feature ever negotiated) stop at its port: nothing podwired
- * sends on, to an uplink or another guest, asks a NIC or a guest for work
- * nobody checked. Workers, after every dequeue; tested only when set. */
+/* The offload features a port offers unless its "offloads" is false:
+ * the guest's requests podwired takes (HOST), and those it may make of
+ * the guest (GUEST). */
+#define VHOST_HOST_OFFLOADS                                                                        \
+	(1ULL << VIRTIO_NET_F_CSUM | 1ULL << VIRTIO_NET_F_HOST_TSO4 |                              \
+	 1ULL << VIRTIO_NET_F_HOST_TSO6)
+#define VHOST_GUEST_OFFLOADS                                                                       \
+	(1ULL << VIRTIO_NET_F_GUEST_CSUM | 1ULL << VIRTIO_NET_F_GUEST_TSO4 |                       \
+	 1ULL << VIRTIO_NET_F_GUEST_TSO6)
+
+/* Offload requests a guest that negotiated no host offload could still
+ * make stop at its port (librte_vhost does not parse its header then;
+ * this is the belt to that): nothing podwired sends on, to an uplink or
+ * another guest, asks a NIC or a guest for work nobody checked. Workers,
+ * after every dequeue; tested only when set. */
 #define VHOST_OL_FLAGS                                                                             \
 	(RTE_MBUF_F_TX_OFFLOAD_MASK | RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |  \
 	 RTE_MBUF_F_RX_LRO)
@@ -128,6 +140,35 @@ static inline void vhost_clear_offloads(struct rte_mbuf **pkts, uint16_t n)
 		struct rte_mbuf *m = pkts[i];
 
 		if (unlikely((m->ol_flags & VHOST_OL_FLAGS) | m->tx_offload)) {
+			m->ol_flags &= ~VHOST_OL_FLAGS;
+			m->tx_offload = 0;
+		}
+	}
+}
+
+/* The requests a guest that negotiated host offloads may make, as
+ * librte_vhost's dequeue ("legacy" flags) sets them: TCP or UDP checksum,
+ * TCP segmentation, and where the headers are. Anything else it sets
+ * (SCTP's CRC, whose field offset is all it checks; UDP segmentation from
+ * a UFO header, which podwired does not offer and which means IP
+ * fragments, not offload/'s UDP segments) is no request podwired
+ * carries: the frame goes on without any, as a guest that asked for
+ * nothing (an over-MTU one is dropped as such). offload_check at ingress
+ * judges the rest. Workers, after every dequeue. */
+#define VHOST_OL_KEEP                                                                              \
+	(RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM | RTE_MBUF_F_TX_TCP_SEG |               \
+	 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6)
+
+static inline void vhost_keep_offloads(struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t f = m->ol_flags & VHOST_OL_FLAGS;
+		uint64_t l4 = f & RTE_MBUF_F_TX_L4_MASK;
+
+		if (likely(f == 0))
+			continue;
+		if (unlikely((f & ~VHOST_OL_KEEP) != 0 || l4 == RTE_MBUF_F_TX_SCTP_CKSUM)) {
 			m->ol_flags &= ~VHOST_OL_FLAGS;
 			m->tx_offload = 0;
 		}
