@@ -291,6 +291,15 @@ static void veth_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddNumberToObject(o, API_R_IFINDEX, v->ifindex);
 }
 
+/* AF_XDP's drops; none counted under the AF_PACKET fallback (no sockets
+ * in xsks). */
+static uint64_t veth_kernel_drops(struct port *p)
+{
+	const struct veth_priv *v = p->dp.priv;
+
+	return ethdev_xsks_drops(&v->xsks);
+}
+
 static uint16_t veth_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			struct port_counters *ctr)
 {
@@ -317,6 +326,7 @@ static const struct port_ops veth_port_ops = {
     .create = veth_create,
     .destroy = veth_destroy,
     .poll_link = veth_poll_link,
+    .kernel_drops = veth_kernel_drops,
     .to_json = veth_to_json,
     .dp = {.rx_burst = veth_rx, .tx_burst = veth_tx},
 };
