@@ -13,6 +13,7 @@
 #include "datapath/observe.h"
 #include "datapath/txbuf.h"
 #include "datapath/worker.h"
+#include "offload/offload.h"
 
 /* Frame i of b as an mbuf for the ports in to[] (k of them), or NULL
  * with the drop counted on each. */
@@ -82,8 +83,12 @@ static void output_mbufs(struct worker *w, const struct view *v, struct dp_burst
 			drop[nd++] = m;
 			continue;
 		}
-		if (unlikely(b->strip[i]))
+		if (unlikely(b->strip[i])) {
 			rte_vlan_strip(m);
+			/* An offload request says where the headers are. */
+			if (m->ol_flags & OFFLOAD_MBUF_FLAGS)
+				m->l2_len -= 4;
+		}
 		if (dst == DP_FLOOD)
 			flood(w, v, b, i);
 		else

@@ -3,12 +3,18 @@
  * Sending to one port, for frames of either sort (see txbuf.h): written
  * once, made into two functions by the compiler (port_send is inlined
  * with its sort known).
+ *
+ * Frames with offload requests (offload/offload.h) the port cannot take,
+ * or super-frames whose segments would exceed its MTU, are made into
+ * frames it takes first (send_fixed): one test per burst finds that no
+ * frame asks for anything.
  */
 #include "datapath/burst.h"
 #include "datapath/observe.h"
 #include "datapath/stats.h"
 #include "datapath/txbuf.h"
 #include "datapath/worker.h"
+#include "offload/offload.h"
 
 /* The port's tx of n frames (m, or f with strip). A ring full for a
  * moment is tried again, a bounded number of times (OVS's tx-retries),
@@ -33,6 +39,14 @@ static __rte_always_inline uint16_t tx_retry(struct port_counters *c, struct dp_
 	}
 }
 
+/* Whether m must be made into other frames before port p takes it. */
+static inline bool needs_fix(const struct dp_port *p, const struct rte_mbuf *m)
+{
+	if (likely((m->ol_flags & OFFLOAD_MBUF_FLAGS) == 0))
+		return false;
+	return (offload_needs(m) & ~(uint32_t)p->tx_ol) != 0 || offload_wire_len(m) > p->max_frame;
+}
+
 /* A frame's length as it goes out. */
 static __rte_always_inline uint32_t out_len(struct rte_mbuf **m, struct dp_frame **f,
 					    const uint8_t *strip, uint16_t i)
@@ -52,11 +66,15 @@ static __rte_noinline void send_drop(struct worker *w, struct dp_port *p, struct
 		rte_pktmbuf_free_bulk(m, n);
 }
 
+static void send_fixed(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **m,
+		       uint16_t n);
+
 /* known_bytes: the frames' bytes as they go out when the caller knows
- * them and that none exceeds the port's MTU (else UINT64_MAX). */
+ * them and that none exceeds the port's MTU (else UINT64_MAX). fixed:
+ * no frame asks for what the port cannot take (send_fixed made them). */
 static __rte_always_inline void port_send(struct worker *w, const struct view *v, uint16_t idx,
 					  struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip,
-					  uint16_t n, uint64_t known_bytes)
+					  uint16_t n, uint64_t known_bytes, bool fixed)
 {
 	struct port_counters *c = &w->ctr[idx];
 	struct dp_port *p = v->ports[idx];
@@ -74,6 +92,19 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 		send_drop(w, p, m, f, strip, n, DROP_LINK_DOWN);
 		return;
 	}
+	if (m != NULL && !fixed) {
+		uint64_t ol = 0;
+
+		for (uint16_t i = 0; i < n; i++)
+			ol |= m[i]->ol_flags;
+		if (unlikely(ol & OFFLOAD_MBUF_FLAGS)) {
+			for (uint16_t i = 0; i < n; i++)
+				if (needs_fix(p, m[i])) {
+					send_fixed(w, v, idx, m, n);
+					return;
+				}
+		}
+	}
 	/* The egress MTU; those that fit keep their order. */
 	if (known_bytes != UINT64_MAX) {
 		bytes = known_bytes;
@@ -82,7 +113,8 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 	for (uint16_t i = k; i < n; i++) {
 		uint32_t len = out_len(m, f, strip, i);
 
-		if (unlikely(len > p->max_frame)) {
+		if (unlikely(len > p->max_frame) &&
+		    (m == NULL || offload_wire_len(m[i]) > p->max_frame)) {
 			if (m != NULL)
 				send_drop(w, p, &m[i], NULL, NULL, 1, DROP_MTU);
 			else
@@ -135,16 +167,58 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 	c->tx_bytes += bytes;
 }
 
+/* n mbufs none of which asks for what port idx cannot take. */
+static __rte_noinline void send_plain(struct worker *w, const struct view *v, uint16_t idx,
+				      struct rte_mbuf **m, uint16_t n)
+{
+	port_send(w, v, idx, m, NULL, NULL, n, UINT64_MAX, true);
+}
+
+/* Frames of which some ask for what port idx cannot take: those are made
+ * into frames it takes (offload_fix), and everything leaves in order. A
+ * frame that cannot be made is dropped: no_mbuf when the pool is short,
+ * mtu_exceeded when even its headers do not fit, bad_offload when its
+ * request does not describe it. */
+static __rte_noinline void send_fixed(struct worker *w, const struct view *v, uint16_t idx,
+				      struct rte_mbuf **m, uint16_t n)
+{
+	struct dp_port *p = v->ports[idx];
+	struct rte_mbuf *seg[OFFLOAD_MAX_SEGS];
+	uint16_t from = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		int k;
+
+		if (!needs_fix(p, m[i]))
+			continue;
+		if (i > from)
+			send_plain(w, v, idx, &m[from], i - from);
+		from = i + 1;
+		k = offload_fix(m[i], p->tx_ol, p->max_frame, w->pool, seg, OFFLOAD_MAX_SEGS);
+		if (unlikely(k < 0)) {
+			send_drop(w, p, &m[i], NULL, NULL, 1,
+				  k == -ENOMEM	   ? DROP_NO_MBUF
+				  : k == -EMSGSIZE ? DROP_MTU
+						   : DROP_BAD_OFFLOAD);
+			continue;
+		}
+		for (int j = 0; j < k; j += TXBUF_SIZE)
+			send_plain(w, v, idx, &seg[j], (uint16_t)RTE_MIN(k - j, TXBUF_SIZE));
+	}
+	if (n > from)
+		send_plain(w, v, idx, &m[from], n - from);
+}
+
 void dp_port_send(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **pkts,
 		  uint16_t n)
 {
-	port_send(w, v, idx, pkts, NULL, NULL, n, UINT64_MAX);
+	port_send(w, v, idx, pkts, NULL, NULL, n, UINT64_MAX, false);
 }
 
 void dp_port_send_frames(struct worker *w, const struct view *v, uint16_t idx, struct dp_frame **f,
 			 uint8_t *strip, uint16_t n)
 {
-	port_send(w, v, idx, NULL, f, strip, n, UINT64_MAX);
+	port_send(w, v, idx, NULL, f, strip, n, UINT64_MAX, false);
 }
 
 void dp_port_send_burst(struct worker *w, const struct view *v, struct dp_burst *b)
@@ -155,7 +229,7 @@ void dp_port_send_burst(struct worker *w, const struct view *v, struct dp_burst 
 	if (!b->stripped && p != NULL && b->longest <= p->max_frame)
 		known = b->bytes;
 	if (b->frames)
-		port_send(w, v, b->one_dst, NULL, b->fp, b->strip, b->n, known);
+		port_send(w, v, b->one_dst, NULL, b->fp, b->strip, b->n, known, false);
 	else
-		port_send(w, v, b->one_dst, b->pkts, NULL, NULL, b->n, known);
+		port_send(w, v, b->one_dst, b->pkts, NULL, NULL, b->n, known, false);
 }

@@ -40,6 +40,12 @@
 #include <linux/virtio_net.h>
 #include <rte_mbuf.h>
 
+/* The kernel's UDP GSO (Linux 4.18); Debian 12's <linux/virtio_net.h>
+ * predates it. */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
+
 /* The mbuf flags that make a request (any of them set: the frame has
  * metadata). */
 #define OFFLOAD_MBUF_FLAGS                                                                         \
@@ -63,21 +69,37 @@ enum offload_cap {
 /* Reads a virtio-net header that came with frame m (a kernel's packet
  * socket, or any virtio driver) into m's metadata, after checking it
  * against m's bytes: headers present in the first segment, the checksum
- * where a TCP or UDP header is, a segment size that makes at most
- * OFFLOAD_MAX_SEGS segments. A checksum request at an offset the flags
- * cannot say (IPv6 extension headers, a tunnel) is completed here, in
- * software. Returns 0 (m's flags set, or none needed), or -EINVAL when
+ * where a TCP or UDP header is, a gso_type that matches the protocol and
+ * IP version (TCPV4, TCPV6, UDP_L4; UFO refused), a segment size that
+ * makes at most OFFLOAD_MAX_SEGS segments of a super-frame that is its IP
+ * packet exactly. A checksum request at an offset the flags cannot say
+ * (IPv6 extension headers, a tunnel) is completed here, in software.
+ * hdr_len is a hint and not used; DATA_VALID asks for nothing. A
+ * super-frame of one segment becomes a checksum request. m is the
+ * caller's own: written when a checksum is completed here, or when GSO
+ * came without NEEDS_CSUM (the field then gets the pseudo-header sum).
+ * Returns 0 (m's flags set, or none needed), or -EINVAL when
  * the header asks for something m cannot be (m's flags then cleared:
  * the caller drops it as bad_offload). */
 int offload_from_vnet(struct rte_mbuf *m, const struct virtio_net_hdr *h);
 
-/* The virtio-net header for m's metadata (all zero without any). */
+/* The virtio-net header for m's metadata (all zero without any), as
+ * offload_from_vnet or offload_check left it (GSO_ECN when a TCP
+ * super-frame has CWR). virtio cannot ask for an IPv4 header checksum:
+ * RTE_MBUF_F_TX_IP_CKSUM is not said (no port kind sets it, and
+ * offload_check and offload_fix refuse it). */
 void offload_to_vnet(const struct rte_mbuf *m, struct virtio_net_hdr *h);
 
 /* Checks metadata someone else set (librte_vhost's dequeue parses the
  * guest's header with checks of its own; a tso_segsz of 0 or a TCP header
- * length of 0 pass them) as offload_from_vnet checks a header. 0 or
- * -EINVAL (flags cleared). */
+ * length of 0 pass them) as offload_from_vnet checks a header: l2_len and
+ * l3_len as the headers say, one IP version flag and the right one, TCP
+ * or UDP requests on TCP or UDP, no IP_CKSUM or SCTP. Sets l4_len from
+ * the header and the checksum flag a segmentation request implies.
+ * (librte_vhost's legacy dequeue makes UDP_SEG of a guest's UFO request,
+ * GSO_UDP, and does not know GSO_UDP_L4: a vhost-user port, offering
+ * neither, should not let UDP_SEG through.) 0 or -EINVAL (flags
+ * cleared). */
 int offload_check(struct rte_mbuf *m);
 
 /* The longest frame m makes on a wire: pkt_len, or for a segmentation

@@ -174,6 +174,46 @@ for role, hdr in (("server", b"\1" + b"\0" * 7), ("client", b"\0\0\0\x10\0\0\0\0
     put("memif_ring", role + "_frames", hdr + ring(4, 0, frames) + ring(16, 0, posted) + bufs)
     put("memif_ring", role + "_chain", hdr + ring(3, 0, chain) + ring(16, 0, posted) + bufs)
 
+# ---- offload: 17 header bytes (fuzz_offload.c: how the frame is held, the egress's
+# capabilities, largest frame, chain cut, room, a virtio-net header), then the frame -----
+def ol_frame(ipv, proto, plen, vlan=False):
+    eth = b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01"
+    if vlan:
+        eth += struct.pack(">HH", 0x8100, 42)
+    l4 = (struct.pack(">HHIIBBHHH", 40000, 5201, 1000, 0, 0x80, 0x18, 502, 0, 0) +
+          b"\1\1\x08\x0a" + b"\0" * 8) if proto == 6 else struct.pack(">HHHH", 40000, 5201,
+                                                                        8 + plen, 0)
+    payload = bytes((i * 7) & 0xff for i in range(plen))
+    if ipv == 4:
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(l4) + plen, 1, 0x4000, 64, proto,
+                         0, b"\x0a\0\0\x01", b"\x0a\0\0\x02")
+        eth += b"\x08\x00"
+    else:
+        ip = struct.pack(">IHBB", 0x60000000, len(l4) + plen, proto, 64) + bytes(range(32))
+        eth += b"\x86\xdd"
+    return eth + ip + l4 + payload, len(eth) + len(ip), len(l4)
+
+
+def ol_seed(name, how, caps, max_frame, cut, frame, gso, mss, room=255, flags=1):
+    f, l23, l4 = frame
+    vh = struct.pack("<BBHHHH", flags, gso, l23 + l4, mss, l23, 16 if l4 > 8 else 6)
+    put("offload", name, bytes([how, caps]) + struct.pack("<HH", max_frame - 60, cut - 1) +
+        bytes([room]) + vh + f)
+
+
+ol_seed("tcp4_gso", 0, 0, 1514, 2048, ol_frame(4, 6, 4000), 1, 1448)
+ol_seed("tcp4_gso_csum_egress", 0, 1, 1514, 2048, ol_frame(4, 6, 4000), 1, 1448)
+ol_seed("tcp6_gso_chain", 1, 0, 1514, 333, ol_frame(6, 6, 3000), 4, 1428)
+ol_seed("udp4_gso_jumbo", 2, 0, 9014, 1000, ol_frame(4, 17, 12000), 5, 8972)
+ol_seed("udp6_gso_vlan", 0, 8, 1518, 2048, ol_frame(6, 17, 3000, True), 5, 1200)
+ol_seed("tcp4_csum_shared", 4, 0, 1514, 2048, ol_frame(4, 6, 500), 0, 0)
+ol_seed("udp6_csum_chain", 1, 0, 1514, 41, ol_frame(6, 17, 300), 0, 0)
+# Raw metadata as librte_vhost sets it (TCP_CKSUM | TCP_SEG | IPV4, MSS, l2/l3/l4),
+# checked (8) or handed to offload_fix as it is (16).
+for how, name in ((8, "tcp4_raw_check"), (16, "tcp4_raw_fix")):
+    put("offload", name, bytes([how, 0]) + struct.pack("<HH", 1514 - 60, 2047) + b"\xff" +
+        struct.pack("<HHBBB", 0x49, 1448, 14, 20, 32) + b"\0" * 3 + ol_frame(4, 6, 4000)[0])
+
 # ---- NRI requests (first byte: 0 request, 1 CPU list, 2 /proc/PID/cgroup) ------------
 conf = {"podwiredSocket": "/run/podwire/podwired.sock", "stateDir": "/run/podwire/nri",
         "cgroupRoot": "/sys/fs/cgroup", "procRoot": "/proc"}
