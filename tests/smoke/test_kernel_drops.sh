@@ -19,7 +19,8 @@
 # Checked: counts exact (rx + kernel drops = frames sent), never going
 # backwards, equal in stats, metrics (promtool clean) and telemetry;
 # stats.clear baselines them like the other counters; an af_xdp uplink
-# counts them too.
+# counts them too; and, where podwirectl has --io, a veth port on
+# podwired's own AF_PACKET I/O (PACKET_STATISTICS, which resets on read).
 . "$(dirname "$0")/lib.sh"
 
 command -v promtool >/dev/null || fail "promtool is not installed (apt-get install prometheus)"
@@ -41,16 +42,17 @@ cleanup_ns() {
 on_exit cleanup_ns
 ip netns exec $NS sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
-# send.py IFACE COUNT: COUNT UDP frames from M to idle's MAC, as fast as a raw
+# send.py IFACE COUNT [SRC]: COUNT UDP frames from SRC (M) to idle's MAC, as fast as a raw
 # socket goes (nothing else crosses the link: IPv6 is off in $NS). A frame
 # the veth itself refuses (its ring to the XDP side full: ENOBUFS) is sent
 # again, so that COUNT frames reach the XDP program.
 cat >"$T/send.py" <<'EOF'
 import errno, socket, struct, sys
 ifname, count = sys.argv[1], int(sys.argv[2])
+src = sys.argv[3] if len(sys.argv) > 3 else "02:00:00:00:0c:01"
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((ifname, 0))
-eth = bytes.fromhex("020000000c03" "020000000c01") + b"\x08\x00"
+eth = bytes.fromhex("020000000c03" + src.replace(":", "")) + b"\x08\x00"
 ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, 0, 0, 64, 17, 0,
                  socket.inet_aton("10.78.0.2"), socket.inet_aton("10.78.0.1"))
 frame = eth + ip + struct.pack("!HHHH", 1000, 9000, 26, 0) + bytes(18)
@@ -63,12 +65,12 @@ while sent < count:
         if e.errno not in (errno.ENOBUFS, errno.EAGAIN):
             raise
 EOF
-send() { ip netns exec $NS python3 "$T/send.py" "$1" "$2"; }
+send() { ip netns exec $NS python3 "$T/send.py" "$@"; } # IFACE COUNT [SRC-MAC]
 PW() { echo "${DAEMON_PID[pw]}"; }
-# flood IFACE: FLOOD frames into IFACE while podwired is stopped.
+# flood IFACE [SRC-MAC]: FLOOD frames into IFACE while podwired is stopped.
 flood() {
 	kill -STOP "$(PW)"
-	send "$1" $FLOOD || {
+	send "$1" $FLOOD "${2:-$M}" || {
 		kill -CONT "$(PW)"
 		fail "sending $FLOOD frames on $1 failed"
 	}
@@ -87,14 +89,26 @@ metric() { # PORT KIND NETWORK: its podwire_port_kernel_drops_total, "" when non
 
 daemon_start pw --metrics "127.0.0.1:$MPORT"
 ctl pw network add net1 >/dev/null
-ctl pw port add k1 --network net1 --type veth --iface $K --mac $M >/dev/null
 ctl pw port add idle --network net1 --type null --mac 02:00:00:00:0c:03 >/dev/null
-peer=$(ctlj pw port show k1 | jq -r .veth.peer)
-ip link set "$peer" netns $NS
-ip -n $NS link set "$peer" up
-wait_link pw k1 up
-driver=$(ctlj pw port show k1 | jq -r .veth.driver)
-[ "$driver" = af_xdp ] || skip "veth port k1 reads through \"$driver\", not AF_XDP"
+# veth_port NAME IFACE IO: a veth port reading through IO (xdp: AF_XDP,
+# packet: podwired's AF_PACKET I/O), its container end ($peer) in $NS. A
+# podwirectl without --io has AF_XDP veths only.
+veth_port() {
+	local io=(--io "$3") drv want=af_packet
+	[ "$HAVE_IO" = 1 ] || io=()
+	[ "$3" != xdp ] || want=af_xdp
+	ctl pw port add "$1" --network net1 --type veth --iface "$2" --mac $M "${io[@]}" >/dev/null
+	peer=$(ctlj pw port show "$1" | jq -r .veth.peer)
+	ip link set "$peer" netns $NS
+	ip -n $NS link set "$peer" up
+	wait_link pw "$1" up
+	drv=$(ctlj pw port show "$1" | jq -r .veth.driver)
+	[ "$drv" = "$want" ] || fail "veth port $1 (io $3) reads through \"$drv\", not $want"
+}
+HAVE_IO=1
+out=$(ctl pw port add probe --io xdp 2>&1 || true)
+! grep -q 'unknown port add option "--io"' <<<"$out" || HAVE_IO=0
+veth_port k1 $K xdp
 
 # ---- kinds without a kernel socket: nothing to count ----------------------------------
 expect_eq "k1's kernel_drops before any traffic" 0 "$(kd k1)"
@@ -209,3 +223,22 @@ du=$(kd up1)
 expect_eq "up1's rx + kernel drops" $FLOOD $(($(rx up1) + du))
 expect_eq "up1's kernel drops in /metrics" "$du" "$(metric up1 af_xdp net2)"
 ok "af_xdp uplink: $du kernel drops of $FLOOD frames, in stats and metrics"
+
+# ---- podwired's own AF_PACKET I/O: PACKET_STATISTICS --------------------------------------
+if [ "$HAVE_IO" = 0 ]; then
+	log "podwirectl has no --io: veth ports read through AF_XDP only (checked above)"
+	exit 0
+fi
+M=02:00:00:00:0c:02
+veth_port k2 pwk$$k packet
+expect_eq "k2's kernel drops before any traffic" 0 "$(kd k2)"
+flood "$peer" $M
+wait_for 20 "k2's frames to be counted" settled k2 $FLOOD
+dp=$(kd k2)
+[ "$dp" -gt 0 ] || fail "the kernel dropped nothing of $FLOOD frames for k2 (packet I/O) while podwired was stopped"
+expect_eq "k2's rx + kernel drops" $FLOOD $(($(rx k2) + dp))
+# PACKET_STATISTICS resets on every read: a second read neither loses
+# nor adds any.
+expect_eq "k2's kernel drops read again" "$dp" "$(kd k2)"
+expect_eq "k2's kernel drops in /metrics" "$dp" "$(metric k2 veth net1)"
+ok "packet I/O: $dp kernel drops of $FLOOD frames, in stats and metrics"
