@@ -89,6 +89,8 @@ static const struct api_field PORT_CREATE_params[] = {
 	"rx queues pinned on workers, QUEUE:CORE comma separated (as `queue pin` sets them; the "
 	"others go where the load is lowest)",
 	API_RXQ_PINS_LEN),
+    {API_F_IO, API_T_STRING, false,
+     "veth: \"packet\" (AF_PACKET, offloads on; default) or \"xdp\" (AF_XDP, offloads off)"},
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
@@ -306,9 +308,12 @@ static const struct api_field vhost_results[] = {
 
 static const struct api_field veth_results[] = {
     S(API_R_PEER, "the container's end of the pair, until moved and renamed"),
-    S(API_R_DRIVER, "af_xdp, or af_packet where XDP is unavailable"),
+    S(API_R_DRIVER, "af_packet, or af_xdp (\"io\": \"xdp\"; af_packet where XDP is unavailable)"),
     S(API_R_STATE, "up, down (the container's end is down) or gone (it went with its namespace)"),
     I(API_R_IFINDEX, "the host end's interface index"),
+    S(API_F_IO, "packet or xdp: the I/O in use"),
+    OPT(API_T_INT, API_R_KERNEL_DROPS,
+	"packet I/O: frames the kernel dropped on their way to podwired (ring or socket full)"),
     {NULL}};
 
 static const struct api_field stats_results[] = {
@@ -347,6 +352,7 @@ static const struct api_field port_results[] = {
     OPT(API_T_INT, API_R_RX_QUEUES,
 	"rx queues it has (memif: as many rings as a peer may bring; none when failed)"),
     OPT(API_T_STRING, API_F_RXQ_PINS, "its rx queues pinned on workers, QUEUE:CORE"),
+    OPT(API_T_STRING, API_F_IO, "veth: the I/O asked for, packet or xdp"),
     S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
     OPT(API_T_STRING, API_R_REASON,
 	"failed ports: why, and the fix; podwired tries again at its next start, `port del` "

@@ -142,6 +142,9 @@ enum api_method {
 #define API_F_QUEUES	    "queues"	    /* queue pairs a port may use */
 #define API_F_RXQ_PINS	    "rxq_pins"	    /* "Q:CORE,...": rx queues pinned on workers */
 #define API_F_TRUST	    "trust"
+#define API_F_IO	    "io" /* veth: API_IO_PACKET (default) or API_IO_XDP */
+#define API_IO_PACKET	    "packet"
+#define API_IO_XDP	    "xdp"
 /* Capture and trace (API 1.4). */
 #define API_F_PORTS	"ports"	    /* capture.start: port names */
 #define API_F_DIRECTION "direction" /* rx, tx or both */
@@ -270,6 +273,7 @@ enum api_method {
 /* veth ports (a kernel container's interface) */
 #define API_R_VETH	    "veth"
 #define API_R_IFINDEX	    "ifindex"
+#define API_R_KERNEL_DROPS  "kernel_drops"
 #define API_R_ID	    "id"
 #define API_R_FORMAT	    "format"
 #define API_R_INTERFACE	    "interface"

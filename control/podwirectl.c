@@ -556,6 +556,7 @@ static const struct opt port_add_opts[] = {
     {"--tx-retries", "N", OPT_INT, API_F_TX_RETRIES},
     {"--queues", "N", OPT_INT, API_F_QUEUES},
     {"--rxq-pins", "Q:CORE,...", OPT_STR, API_F_RXQ_PINS},
+    {"--io", "packet|xdp", OPT_STR, API_F_IO},
     {NULL}};
 
 static const struct opt vf_list_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET}, {NULL}};

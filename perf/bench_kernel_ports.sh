@@ -11,6 +11,15 @@
 #   net_tap     net_tap makes a tap per namespace, moved into the namespace after start
 #   vhost_net   net_virtio_user over /dev/vhost-net (a tap, as VPP's tapv2); needs
 #               a kernel with CONFIG_VHOST_NET: reported as unavailable otherwise
+#   pw_packet   podwired itself instead of testpmd: two veth ports ("io": "packet",
+#               its own AF_PACKET I/O with PACKET_VNET_HDR) on one bridge network;
+#               the namespaces keep their offloads (TSO/GSO, checksum), so TCP
+#               crosses as super-frames
+#   pw_xdp      the same with "io": "xdp" (AF_XDP, offloads off at both ends)
+# The pw_* cells measure podwired's whole path (bridge included), the others
+# testpmd io; their cycles/frame are podwired's worker busy cycles over the
+# frames its ports received during the UDP run. PODWIRED and PODWIRECTL name
+# the binaries (default: build/).
 # Each round runs every candidate once (interleaved rounds: this 2-vCPU
 # machine changes speed within a run); per cell: iperf3 TCP (Gbit/s),
 # iperf3 UDP with 64-byte payloads (pps received), and the forwarder's
@@ -27,7 +36,7 @@ FWD_CPU=${FWD_CPU:-1}
 APP_CPU=${APP_CPU:-0}
 ROUNDS=3
 DURATION=5
-MODES="af_xdp af_packet net_tap vhost_net"
+MODES="af_xdp af_packet net_tap vhost_net pw_packet pw_xdp"
 JSON_OUT=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,10 +56,13 @@ done
 T=$(mktemp -d /tmp/pwk.XXXXXX)
 PFX=pwk$$
 NA=${PFX}A NB=${PFX}B
-TPMD_PID="" TPMD_FD=""
+TPMD_PID="" TPMD_FD="" PW_PID=""
+PODWIRED=${PODWIRED:-$ROOT/build/podwired}
+PODWIRECTL=${PODWIRECTL:-$ROOT/build/podwirectl}
 cleanup() {
 	set +e
 	stop_testpmd
+	stop_podwired
 	ip netns del "$NA" 2>/dev/null
 	ip netns del "$NB" 2>/dev/null
 	ip link del "${PFX}hA" 2>/dev/null
@@ -67,6 +79,49 @@ stop_testpmd() {
 	wait "$TPMD_PID" 2>/dev/null || true
 	exec {TPMD_FD}>&-
 	TPMD_PID=""
+}
+
+pw() { "$PODWIRECTL" --socket "$T/pw.sock" "$@"; }
+
+stop_podwired() {
+	[ -n "$PW_PID" ] || return 0
+	kill -TERM "$PW_PID" 2>/dev/null || true
+	for _ in $(seq 50); do kill -0 "$PW_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$PW_PID" 2>/dev/null || true
+	wait "$PW_PID" 2>/dev/null || true
+	PW_PID=""
+	# A next start would make the ports of its state file again.
+	rm -rf "$T/pw.state" "$T/pw.cdi"
+}
+
+# podwired with one bridge network and a veth port per namespace (io: packet
+# or xdp); the container ends go into the namespaces as c<X>, offloads as
+# podwired left them.
+setup_podwired() { # IO
+	local io=$1 x n peer
+	"$PODWIRED" --main-core "$APP_CPU" --worker-cores "$FWD_CPU" --socket "$T/pw.sock" \
+		--state-dir "$T/pw.state" --cdi-dir "$T/pw.cdi" --mbufs 16384 >"$T/pw.log" 2>&1 &
+	PW_PID=$!
+	wait_for 30 pw info || { echo "bench_kernel_ports: podwired did not start: $(tail -n 3 "$T/pw.log")" >&2; return 1; }
+	pw network add net1 >/dev/null
+	ip netns add "$NA"
+	ip netns add "$NB"
+	n=1
+	for x in A B; do
+		pw port add "k$x" --network net1 --type veth --iface "${PFX}h$x" --io "$io" >/dev/null
+		peer=$(pw --json port show "k$x" | jq -r .veth.peer)
+		ip link set "$peer" netns "$PFX$x"
+		ns "$PFX$x" ip link set "$peer" name "c$x"
+		ns "$PFX$x" ip link set lo up
+		ns "$PFX$x" ip addr add "10.99.0.$n/24" dev "c$x"
+		ns "$PFX$x" ip link set "c$x" up
+		n=$((n + 1))
+	done
+}
+
+# podwired's worker busy cycles and the frames its ports received.
+pw_counts() {
+	pw --json stats | jq -r '"\([.workers[].busy_cycles] | add) \([.ports[].rx_packets] | add)"'
 }
 
 wait_for() { # SECONDS COMMAND...
@@ -152,13 +207,16 @@ cell_setup() {
 		done
 		ns_setup A 1
 		ns_setup B 2 ;;
+	pw_packet) setup_podwired packet || return 1 ;;
+	pw_xdp) setup_podwired xdp || return 1 ;;
 	esac
-	echo start >&"$TPMD_FD"
+	[ -z "$TPMD_PID" ] || echo start >&"$TPMD_FD"
 	wait_for 10 ns "$NA" ping -c1 -W1 10.99.0.2
 }
 
 cell_teardown() {
 	stop_testpmd
+	stop_podwired
 	ip netns del "$NA" 2>/dev/null || true
 	ip netns del "$NB" 2>/dev/null || true
 	ip link del "${PFX}hA" 2>/dev/null || true
@@ -175,7 +233,7 @@ cycles_per_frame() {
 }
 
 run_cell() { # MODE -> prints JSON
-	local mode=$1 tcp udp cpf
+	local mode=$1 tcp udp cpf before after
 	if ! cell_setup "$mode"; then
 		cell_teardown
 		echo "{\"mode\":\"$mode\",\"available\":false}"
@@ -187,15 +245,24 @@ run_cell() { # MODE -> prints JSON
 		jq '.end.sum_received.bits_per_second / 1e9')
 	ns "$NB" taskset -c "$APP_CPU" iperf3 -s -D -1 --logfile "$T/srv.log" -p 5202
 	sleep 0.3
-	echo "clear fwd stats all" >&"$TPMD_FD" 2>/dev/null || true
-	echo "stop" >&"$TPMD_FD"
-	echo "start" >&"$TPMD_FD"
+	if [ -n "$TPMD_PID" ]; then
+		echo "clear fwd stats all" >&"$TPMD_FD" 2>/dev/null || true
+		echo "stop" >&"$TPMD_FD"
+		echo "start" >&"$TPMD_FD"
+	else
+		before=$(pw_counts)
+	fi
 	udp=$(ns "$NA" taskset -c "$APP_CPU" iperf3 -c 10.99.0.2 -p 5202 -u -l 64 -b 0 \
 		-t "$DURATION" -J | jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds')
-	echo "stop" >&"$TPMD_FD"
-	sleep 1
-	cpf=$(grep -E 'CPU cycles/packet=' "$T/tpmd.log" | tail -n1 |
-		sed 's/.*cycles\/packet=\([0-9.]*\).*/\1/')
+	if [ -n "$TPMD_PID" ]; then
+		echo "stop" >&"$TPMD_FD"
+		sleep 1
+		cpf=$(grep -E 'CPU cycles/packet=' "$T/tpmd.log" | tail -n1 |
+			sed 's/.*cycles\/packet=\([0-9.]*\).*/\1/')
+	else
+		after=$(pw_counts)
+		cpf=$(echo "$before $after" | awk '$4 > $2 {printf "%.0f", ($3 - $1) / ($4 - $2)}')
+	fi
 	cell_teardown
 	jq -nc --arg m "$mode" --argjson t "${tcp:-0}" --argjson u "${udp:-0}" \
 		--arg c "${cpf:-}" '{mode: $m, available: true, tcp_gbps: $t, udp64_pps: $u,

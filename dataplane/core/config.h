@@ -35,6 +35,7 @@ struct pw_config {
 	uint32_t idle_sleep_max_us;	/* a worker's longest idle nap; 0: none */
 	/* Rx queue rebalancing at start-up (the API changes it later). */
 	char rebalance[8]; /* "on" or "off" */
+	char veth_io[8];   /* veth ports that name no "io": "packet" or "xdp" */
 	uint32_t rebalance_interval_s;
 	uint32_t rebalance_threshold_pct;
 	uint32_t rebalance_improvement_pct;

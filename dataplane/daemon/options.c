@@ -95,6 +95,9 @@ static const struct opt_desc opts[] = {
      "an idle worker sleeps, longer each empty turn, up to this many\n"
      "                         microseconds, and polls again at once when frames\n"
      "                         come (default 0: never sleeps)"},
+    {"veth-io", "packet|xdp", OPT_STR, AT(veth_io), 0, 0,
+     "how veth ports that name no \"io\" read their host end: packet (AF_PACKET,\n"
+     "                         offloads on; default) or xdp (AF_XDP, offloads off)"},
     {"rebalance", "on|off", OPT_STR, AT(rebalance), 0, 0,
      "move rx queues between workers by measured load (default off)"},
     {"rebalance-interval", "S", OPT_U32, AT(rebalance_interval_s), 1, 86400,
@@ -447,6 +450,11 @@ static int check_settings(struct pw_config *c)
 				"steady forwarding\n",
 				i, c->main_core);
 	}
+	if (strcmp(c->veth_io, "packet") != 0 && strcmp(c->veth_io, "xdp") != 0) {
+		fprintf(stderr, "podwired: %s: \"%s\" is neither packet nor xdp\n",
+			origin_of("veth-io"), c->veth_io);
+		return -EINVAL;
+	}
 	if (strcmp(c->rebalance, "on") != 0 && strcmp(c->rebalance, "off") != 0) {
 		fprintf(stderr, "podwired: %s: \"%s\" is neither on nor off\n",
 			origin_of("rebalance"), c->rebalance);
@@ -517,6 +525,7 @@ static void set_defaults(struct pw_config *c)
 	c->memif_peer_memory_mb = 512;
 	c->memif_total_memory_mb = 4096;
 	snprintf(c->rebalance, sizeof(c->rebalance), "off");
+	snprintf(c->veth_io, sizeof(c->veth_io), "packet");
 	c->rebalance_interval_s = 60;
 	c->rebalance_threshold_pct = 70;
 	c->rebalance_improvement_pct = 25;

@@ -31,6 +31,30 @@ static const struct port_ops *parse_type(const char *type, struct port_conf *c, 
 	return NULL;
 }
 
+/* "io": "packet" or "xdp", for the kinds that take it. */
+static int parse_io(const cJSON *obj, const struct port_ops *kind, struct port_conf *c,
+		    const char *what, char *msg, size_t len, const char **field)
+{
+	const char *io = api_get_str(obj, API_F_IO, NULL);
+
+	if (io == NULL)
+		return 0;
+	if (!(kind->fields & PORT_FIELD_IO)) {
+		snprintf(msg, len, "%s: \"io\" applies to %s ports; leave it out for type %s", what,
+			 port_kind_names_with(PORT_FIELD_IO), c->type);
+		return field_error(field, API_F_IO, API_ERR_INVALID_PARAMS);
+	}
+	if (strcmp(io, API_IO_PACKET) != 0 && strcmp(io, API_IO_XDP) != 0) {
+		snprintf(msg, len,
+			 "%s: \"io\" is \"%s\"; use \"" API_IO_PACKET
+			 "\" (AF_PACKET, offloads on) or \"" API_IO_XDP "\" (AF_XDP)",
+			 what, io);
+		return field_error(field, API_F_IO, API_ERR_INVALID_PARAMS);
+	}
+	snprintf(c->io, sizeof(c->io), "%s", io);
+	return 0;
+}
+
 /* "iface" and "pci" for the kinds that take them, neither for the rest. */
 static int parse_device(const cJSON *obj, const struct port_ops *kind, struct port_conf *c,
 			const char *what, char *msg, size_t len, const char **field)
@@ -71,7 +95,7 @@ static int parse_device(const cJSON *obj, const struct port_ops *kind, struct po
 	}
 	if (pci != NULL && validate_pci_addr(what, pci, c->pci, msg, len) != 0)
 		return field_error(field, API_F_PCI, API_ERR_INVALID_PARAMS);
-	return 0;
+	return parse_io(obj, kind, c, what, msg, len, field);
 }
 
 /* "02:..:01,02:..:02" into c->allowed. */
@@ -352,6 +376,8 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 		cJSON_AddStringToObject(o, API_F_IFACE, c->iface);
 	if (c->pci[0] != '\0')
 		cJSON_AddStringToObject(o, API_F_PCI, c->pci);
+	if (c->io[0] != '\0')
+		cJSON_AddStringToObject(o, API_F_IO, c->io);
 	cJSON_AddStringToObject(o, API_F_MAC, mac);
 	cJSON_AddNumberToObject(o, API_F_MTU, c->mtu);
 	if (with_secret && c->secret[0] != '\0')

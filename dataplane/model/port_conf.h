@@ -27,6 +27,7 @@ enum port_field {
 	PORT_FIELD_IFACE = 1 << 2,  /* a kernel interface */
 	PORT_FIELD_PCI = 1 << 3,    /* a PCI address */
 	PORT_FIELD_QUEUES = 1 << 4, /* queue pairs (default 1) */
+	PORT_FIELD_IO = 1 << 5,	    /* "io": how a kernel interface is read (veth) */
 };
 
 struct port_conf {
@@ -37,6 +38,7 @@ struct port_conf {
 	char secret[API_SECRET_MAX + 1];
 	char iface[API_IFNAME_MAX + 1];
 	char pci[16]; /* domain:bus:device.function */
+	char io[8];   /* API_IO_PACKET or API_IO_XDP; "": the kind's default */
 	enum port_role role;
 	uint8_t mac[6];
 	uint16_t mtu;

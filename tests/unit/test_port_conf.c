@@ -443,6 +443,14 @@ static void test_uplink_fields(void)
 	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:10.2x\""), INV, "pci", NULL);
 	UPL(J("\"type\":\"pci\",\"pci\":\"0000:01:10.2\",\"iface\":\"e\""), INV, "iface", NULL);
 	UPL(J("\"type\":\"pci\",\"pci\":7"), INV, "pci", "must be a string");
+	/* "io": how a veth reads its host end; veth ports only. */
+	UPL(J("\"type\":\"veth\",\"iface\":\"h1\",\"io\":\"xdp\""), 0, NULL, NULL);
+	UPL(J("\"type\":\"veth\",\"iface\":\"h1\",\"io\":\"packet\""), 0, NULL, NULL);
+	UPL(J("\"type\":\"veth\",\"iface\":\"h1\",\"io\":\"tap\""), INV, "io",
+	    "port \"up\": \"io\" is \"tap\"; use \"packet\" (AF_PACKET, offloads on) or \"xdp\"");
+	UPL(J("\"type\":\"veth\",\"iface\":\"h1\",\"io\":1"), INV, "io", "must be a string");
+	UPL(J("\"type\":\"af_xdp\",\"iface\":\"eth1\",\"io\":\"xdp\""), INV, "io",
+	    "\"io\" applies to veth ports; leave it out for type af_xdp");
 
 	/* The short form gets its domain; hex is kept lower case. */
 	o = cJSON_Parse(J("\"type\":\"pci\",\"pci\":\"3B:02.7\""));
@@ -470,6 +478,7 @@ static void check_same(const struct port_conf *a, const struct port_conf *b, int
 		   a->iface, b->iface);
 	unit_check(strcmp(a->pci, b->pci) == 0, line, __FILE__, "pci \"%s\" != \"%s\"", a->pci,
 		   b->pci);
+	unit_check(strcmp(a->io, b->io) == 0, line, __FILE__, "io \"%s\" != \"%s\"", a->io, b->io);
 }
 
 static void round_trip(const char *json, int line)
@@ -552,6 +561,9 @@ static void test_to_json_round_trip(void)
 		   __LINE__);
 	round_trip("{\"name\":\"u\",\"network\":\"n\",\"type\":\"af_packet\",\"iface\":\"e\","
 		   "\"mtu\":9000}",
+		   __LINE__);
+	round_trip("{\"name\":\"v\",\"network\":\"n\",\"type\":\"veth\",\"iface\":\"h1\","
+		   "\"io\":\"xdp\"}",
 		   __LINE__);
 	round_trip("{\"name\":\"u\",\"network\":\"n\",\"type\":\"pci\",\"pci\":\"0000:3b:02.7\"}",
 		   __LINE__);

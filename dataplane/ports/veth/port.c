@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Kind veth: a kernel container's interface. podwired makes a veth pair,
- * keeps the host end (conf.iface) and reads and writes it with AF_XDP
- * (net_af_xdp, queue 0; AF_PACKET where XDP is unavailable); the other
- * end is handed to the container (Docker moves it into its namespace and
- * renames it eth0). perf/README.md says why this and not a tap over
- * vhost-net or net_tap.
+ * keeps the host end (conf.iface) and reads and writes it with its own
+ * AF_PACKET I/O (packet.c: offloads on, GSO super-frames cross whole),
+ * or with AF_XDP (xdp.c, "io": "xdp": offloads off; where XDP cannot be
+ * had, AF_PACKET again); the other end is handed to the container
+ * (Docker moves it into its namespace and renames it eth0).
+ * perf/README.md says why this and not a tap over vhost-net or net_tap.
  *
  * Lifetimes: the pair outlives podwired (a restart reopens the host end
  * it finds, by name and alias, so the container keeps its eth0); it is
@@ -14,6 +15,7 @@
  * then says "gone" (link down) until it is deleted.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,33 +24,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <rte_ethdev.h>
-#include <rte_version.h>
-
+#include "core/config.h"
 #include "core/log.h"
+#include "datapath/stats.h"
 #include "link.h"
 #include "model/port.h"
-#include "ports/ethdev.h"
-#include "ports/uplink_vdev.h"
+#include "offload/offload.h"
+#include "ports/veth/veth.h"
 
 PW_LOG_TYPE("veth");
 
-/* net_af_xdp fills its ring from podwired's mbuf pool (the pool is its
- * UMEM) and keeps about twice the ring in flight per port: 1024 took the
- * default 32768 mbufs at 16 ports. A kernel container needs no deep ring. */
-#define VETH_RING    256
 #define ALIAS_PREFIX "podwire:"
-
-struct veth_priv {
-	uint16_t port_id;
-	bool started;
-	bool gone;	      /* the host end went (with the container's namespace) */
-	unsigned int ifindex; /* of the host end, to never delete another's */
-	char vdev[32];
-	char driver[48];
-	char peer[IF_NAMESIZE];
-	struct ethdev_xsks xsks;
-};
 
 /* The container's end: a name derived from the host end's, so that a
  * restarted podwired (or a test) finds the same one. */
@@ -105,11 +91,13 @@ static int make_pair(struct port *p, struct veth_priv *v, const char *alias, cha
 			 p->conf.name, p->conf.iface, v->peer);
 		return rc;
 	}
-	/* Frames cross the pair as they are on the wire: whole (no TSO or
-	 * GSO superframes) and with their checksums. */
-	if (rc == 0)
+	/* AF_XDP carries no offload metadata: frames must cross the pair as
+	 * they are on the wire, whole (no TSO or GSO super-frames) and with
+	 * their checksums. The packet I/O carries it in the virtio-net
+	 * header, so the offloads stay on (the kernel's defaults). */
+	if (rc == 0 && v->io == VETH_IO_XDP)
 		rc = link_offloads_off(v->peer, why, sizeof(why));
-	if (rc == 0)
+	if (rc == 0 && v->io == VETH_IO_XDP)
 		rc = link_offloads_off(p->conf.iface, why, sizeof(why));
 	if (rc == 0)
 		rc = link_set_up(p->conf.iface, alias, why, sizeof(why));
@@ -123,72 +111,40 @@ static int make_pair(struct port *p, struct veth_priv *v, const char *alias, cha
 	return rc;
 }
 
-static int start_cb(void *arg)
+/* AF_XDP when asked for and available, else the packet I/O. */
+static int open_io(struct port *p, struct veth_priv *v, char *msg, size_t len)
 {
-	struct veth_priv *v = arg;
-	int rc = ethdev_start(v->port_id, VETH_RING, pw_mbuf_pool);
-
-	v->started = rc == 0;
-	return rc;
-}
-
-static int stop_cb(void *arg)
-{
-	struct veth_priv *v = arg;
-
-	if (v->started)
-		rte_eth_dev_stop(v->port_id);
-	ethdev_vdev_destroy(v->port_id, v->vdev);
-	return 0;
-}
-
-static void release(struct veth_priv *v)
-{
-	struct ethdev_xsks more;
-
-	if (v->vdev[0] == '\0')
-		return;
-	/* libxdp opens the XDP programs' fds again to detach them, and keeps
-	 * them when the interface went first (the container's namespace was
-	 * deleted with its end of the pair): those are closed too. */
-	ethdev_xsks_track(stop_cb, v, &more);
-	ethdev_xsks_close(&more, v->vdev);
-	ethdev_xsks_close(&v->xsks, v->vdev);
-	v->vdev[0] = '\0';
-	v->started = false;
-}
-
-/* AF_XDP on the host end, or AF_PACKET where XDP cannot be had (XDP is
- * attached only when the queues start, so a failed start falls back too). */
-static int open_dev(struct port *p, struct veth_priv *v, char *msg, size_t len)
-{
-	char args[128];
+	bool xdp = v->io == VETH_IO_XDP;
 	int rc;
 
-	snprintf(args, sizeof(args), "iface=%s,start_queue=0,queue_count=1,busy_budget=0",
-		 p->conf.iface);
-	if (ethdev_vdev_create("net_af_xdp_pwv", args, &v->port_id, v->vdev, sizeof(v->vdev)) ==
-	    0) {
-		if (ethdev_xsks_track(start_cb, v, &v->xsks) == 0) {
+	v->pkt.fd = -1;
+	if (xdp) {
+		if (veth_xdp_open(p, &v->xdp) == 0) {
 			snprintf(v->driver, sizeof(v->driver), "af_xdp");
+			p->dp.tx_ol = 0;
 			return 0;
 		}
-		release(v);
+		PORT_LOG(p, WARNING, "AF_XDP is unavailable on \"%s\"; falling back to AF_PACKET",
+			 p->conf.iface);
+		v->io = VETH_IO_PACKET;
 	}
-	PORT_LOG(p, WARNING, "AF_XDP is unavailable on \"%s\"; falling back to AF_PACKET",
-		 p->conf.iface);
-	rc = uplink_af_packet_open(p, &v->port_id, v->vdev, sizeof(v->vdev), msg, len);
+	rc = veth_packet_open(p, &v->pkt, v->ifindex, msg, len);
 	if (rc != 0)
 		return rc;
-	rc = start_cb(v);
-	if (rc != 0) {
-		release(v);
-		snprintf(msg, len, "port \"%s\": cannot start AF_PACKET on \"%s\": %s",
-			 p->conf.name, p->conf.iface, strerror(-rc));
-		return rc;
-	}
-	snprintf(v->driver, sizeof(v->driver), "af_packet (AF_XDP unavailable)");
+	snprintf(v->driver, sizeof(v->driver), "%s",
+		 xdp ? "af_packet (AF_XDP unavailable)" : "af_packet");
+	/* The kernel takes every request a virtio-net header can carry, and
+	 * makes segments and checksums itself where the frame goes on. */
+	p->dp.tx_ol = OFFLOAD_ALL;
 	return 0;
+}
+
+static void close_io(struct veth_priv *v)
+{
+	if (v->io == VETH_IO_XDP)
+		veth_xdp_close(&v->xdp);
+	else
+		veth_packet_close(&v->pkt);
 }
 
 static void veth_poll_link(struct port *p);
@@ -204,16 +160,10 @@ static int veth_create(struct port *p, char *msg, size_t len)
 		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
 		return -ENOMEM;
 	}
-	/* Each veth port is an ethdev (net_af_xdp or net_af_packet), and DPDK
-	 * has a fixed number of them: say so rather than leave a pair behind. */
-	if (rte_eth_dev_count_total() >= RTE_MAX_ETHPORTS) {
-		snprintf(msg, len,
-			 "port \"%s\": podwired has %u DPDK ports, the most DPDK %s allows "
-			 "(RTE_MAX_ETHPORTS); delete veth or uplink ports first",
-			 p->conf.name, rte_eth_dev_count_total(), rte_version());
-		free(v);
-		return -ENOSPC;
-	}
+	/* The port's own choice, else the daemon's (--veth-io). */
+	v->io = strcmp(p->conf.io[0] != '\0' ? p->conf.io : pw_cfg.veth_io, API_IO_XDP) == 0
+		    ? VETH_IO_XDP
+		    : VETH_IO_PACKET;
 	peer_name(p->conf.iface, v->peer, sizeof(v->peer));
 	snprintf(alias, sizeof(alias), ALIAS_PREFIX "%s", p->conf.name);
 	if (if_nametoindex(p->conf.iface) != 0) {
@@ -226,7 +176,7 @@ static int veth_create(struct port *p, char *msg, size_t len)
 	}
 	if (rc == 0) {
 		v->ifindex = if_nametoindex(p->conf.iface);
-		rc = open_dev(p, v, msg, len);
+		rc = open_io(p, v, msg, len);
 		if (rc != 0 && made)
 			link_delete(v->ifindex, alias, sizeof(alias));
 	}
@@ -234,8 +184,6 @@ static int veth_create(struct port *p, char *msg, size_t len)
 		free(v);
 		return rc;
 	}
-	if (rte_eth_promiscuous_enable(v->port_id) != 0)
-		PORT_LOG(p, WARNING, "cannot enable promiscuous mode on %s", p->conf.iface);
 	p->dp.priv = v;
 	veth_poll_link(p);
 	PORT_LOG(p, INFO, "veth %s (container end %s) through %s", p->conf.iface, v->peer,
@@ -251,7 +199,7 @@ static void veth_destroy(struct port *p)
 
 	if (v == NULL)
 		return;
-	release(v);
+	close_io(v);
 	/* Deleted for good: the pair goes (and with it the container's
 	 * end). Stopped with podwired: the pair stays for the next start. */
 	if (p->deleting && !v->gone && if_nametoindex(p->conf.iface) == v->ifindex) {
@@ -266,6 +214,7 @@ static void veth_destroy(struct port *p)
 static void veth_poll_link(struct port *p)
 {
 	struct veth_priv *v = p->dp.priv;
+	uint64_t errs = __atomic_load_n(&v->pkt.tx_errors, __ATOMIC_RELAXED);
 	bool up;
 
 	if (!v->gone && if_nametoindex(p->conf.iface) != v->ifindex) {
@@ -278,17 +227,34 @@ static void veth_poll_link(struct port *p)
 	if (up != p->dp.link_up)
 		PORT_LOG(p, INFO, "link %s", up ? "up" : "down");
 	__atomic_store_n(&p->dp.link_up, up, __ATOMIC_RELEASE);
+	if (errs != v->tx_errors_told) {
+		PORT_LOG(p, WARNING, "the kernel refused %" PRIu64 " frames sent to %s (%s)",
+			 errs - v->tx_errors_told, p->conf.iface, strerror(v->pkt.tx_errno));
+		v->tx_errors_told = errs;
+	}
+}
+
+static uint64_t veth_kernel_drops(struct port *p)
+{
+	struct veth_priv *v = p->dp.priv;
+
+	/* AF_XDP's ring statistics are another kind of count (xdp.c's). */
+	return v->io == VETH_IO_PACKET ? veth_packet_kernel_drops(&v->pkt) : 0;
 }
 
 static void veth_to_json(const struct port *p, cJSON *obj)
 {
-	const struct veth_priv *v = p->dp.priv;
+	struct veth_priv *v = p->dp.priv;
 	cJSON *o = cJSON_AddObjectToObject(obj, API_R_VETH);
 
 	cJSON_AddStringToObject(o, API_R_PEER, v->peer);
 	cJSON_AddStringToObject(o, API_R_DRIVER, v->driver);
 	cJSON_AddStringToObject(o, API_R_STATE, v->gone ? "gone" : p->dp.link_up ? "up" : "down");
 	cJSON_AddNumberToObject(o, API_R_IFINDEX, v->ifindex);
+	cJSON_AddStringToObject(o, API_F_IO, v->io == VETH_IO_XDP ? API_IO_XDP : API_IO_PACKET);
+	if (v->io == VETH_IO_PACKET)
+		cJSON_AddNumberToObject(o, API_R_KERNEL_DROPS,
+					(double)veth_packet_kernel_drops(&v->pkt));
 }
 
 /* AF_XDP's drops; none counted under the AF_PACKET fallback (no sockets
@@ -303,26 +269,32 @@ static uint64_t veth_kernel_drops(struct port *p)
 static uint16_t veth_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			struct port_counters *ctr)
 {
-	const struct veth_priv *v = p->priv;
+	struct veth_priv *v = p->priv;
 
 	RTE_SET_USED(q); /* one queue */
-	RTE_SET_USED(ctr);
-	return rte_eth_rx_burst(v->port_id, 0, pkts, n);
+	if (likely(v->io == VETH_IO_PACKET))
+		return veth_packet_rx(&v->pkt, pkts, n, &ctr[p->idx]);
+	return veth_xdp_rx(&v->xdp, pkts, n);
 }
 
 static uint16_t veth_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct veth_priv *v = p->priv;
+	struct veth_priv *v = p->priv;
 
-	RTE_SET_USED(w); /* one queue, under the datapath's tx_lock */
-	return rte_eth_tx_burst(v->port_id, 0, pkts, n);
+	RTE_SET_USED(w); /* one socket or queue, under the datapath's tx_lock */
+	if (likely(v->io == VETH_IO_PACKET))
+		return veth_packet_tx(&v->pkt, pkts, n);
+	return veth_xdp_tx(&v->xdp, pkts, n);
 }
 
 static const struct port_ops veth_port_ops = {
     .kind = API_PORT_VETH,
     .summary = "a container's kernel interface: a veth pair made by podwired, the host end "
-	       "through AF_XDP (AF_PACKET where XDP is unavailable)",
-    .fields = PORT_FIELD_IFACE,
+	       "through AF_PACKET with offloads (\"io\": \"xdp\": AF_XDP)",
+    .fields = PORT_FIELD_IFACE | PORT_FIELD_IO,
+    /* A packet socket would not need it (the kernel serialises sends and
+     * each call's arrays are its own), but net_af_xdp's queue does. */
+    .tx_locks_itself = false,
     .create = veth_create,
     .destroy = veth_destroy,
     .poll_link = veth_poll_link,
