@@ -210,7 +210,6 @@ enum api_method {
 #define API_R_TX_PACKETS      "tx_packets"
 #define API_R_TX_BYTES	      "tx_bytes"
 #define API_R_DROPS	      "drops" /* object: drop reason -> count */
-#define API_R_KERNEL_DROPS    "kernel_drops"
 #define API_R_UPLINK	      "uplink"
 #define API_R_DEVICE	      "device"
 #define API_R_DRIVER	      "driver"

@@ -80,6 +80,17 @@ kd() { port_stat pw "$1" .kernel_drops; }
 rx() { port_stat pw "$1" .rx_packets; }
 # settled PORT WANT: rx_packets + kernel_drops of PORT reached WANT.
 settled() { [ $(($(rx "$1") + $(kd "$1"))) -ge "$2" ]; }
+# prime PORT IFACE [SRC-MAC]: a frame at a time until PORT receives one
+# (the link may be up a moment before the socket takes frames: those
+# before went to the kernel's stack), then PORT's counters cleared.
+took() {
+	send "$2" 1 "${3:-$M}"
+	port_stat_ge pw "$1" .rx_packets 1
+}
+prime() {
+	wait_for 10 "$1 to take frames" took "$@"
+	ctl pw stats clear "$1" >/dev/null
+}
 url=http://127.0.0.1:$MPORT/metrics
 metric() { # PORT KIND NETWORK: its podwire_port_kernel_drops_total, "" when none
 	curl -sf "$url" >"$T/m.txt" || fail "curl $url failed"
@@ -118,6 +129,8 @@ grep -q '^# TYPE podwire_port_kernel_drops_total counter$' "$T/m.txt" ||
 	fail "no TYPE line for podwire_port_kernel_drops_total: $(grep kernel "$T/m.txt")"
 expect_eq "k1's series before any traffic" 0 "$(metric k1 veth net1)"
 ok "kernel_drops: 0 on the veth port, absent on the null port"
+
+prime k1 "$peer"
 
 # ---- paced: the kernel drops nothing -------------------------------------------------------
 send "$peer" 500
@@ -216,6 +229,7 @@ wait_link pw up1 up
 updrv=$(ctlj pw port show up1 | jq -r .uplink.driver)
 [ "$updrv" = af_xdp ] || fail "uplink up1 reads through \"$updrv\", not AF_XDP"
 expect_eq "up1's kernel drops before any traffic" 0 "$(kd up1)"
+prime up1 $UPP
 flood $UPP
 wait_for 20 "up1's frames to be counted" settled up1 $FLOOD
 du=$(kd up1)
@@ -232,6 +246,7 @@ fi
 M=02:00:00:00:0c:02
 veth_port k2 pwk$$k packet
 expect_eq "k2's kernel drops before any traffic" 0 "$(kd k2)"
+prime k2 "$peer" $M
 flood "$peer" $M
 wait_for 20 "k2's frames to be counted" settled k2 $FLOOD
 dp=$(kd k2)

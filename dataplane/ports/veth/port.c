@@ -238,8 +238,10 @@ static uint64_t veth_kernel_drops(struct port *p)
 {
 	struct veth_priv *v = p->dp.priv;
 
-	/* AF_XDP's ring statistics are another kind of count (xdp.c's). */
-	return v->io == VETH_IO_PACKET ? veth_packet_kernel_drops(&v->pkt) : 0;
+	/* AF_XDP: XDP_STATISTICS of its sockets, which the kernel never
+	 * resets (ethdev.h). */
+	return v->io == VETH_IO_PACKET ? veth_packet_kernel_drops(&v->pkt)
+				       : ethdev_xsks_drops(&v->xdp.xsks);
 }
 
 static void veth_to_json(const struct port *p, cJSON *obj)
@@ -255,15 +257,6 @@ static void veth_to_json(const struct port *p, cJSON *obj)
 	if (v->io == VETH_IO_PACKET)
 		cJSON_AddNumberToObject(o, API_R_KERNEL_DROPS,
 					(double)veth_packet_kernel_drops(&v->pkt));
-}
-
-/* AF_XDP's drops; none counted under the AF_PACKET fallback (no sockets
- * in xsks). */
-static uint64_t veth_kernel_drops(struct port *p)
-{
-	const struct veth_priv *v = p->dp.priv;
-
-	return ethdev_xsks_drops(&v->xsks);
 }
 
 static uint16_t veth_rx(struct dp_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
