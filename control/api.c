@@ -332,6 +332,9 @@ static const struct api_field stats_results[] = {
     N(API_R_LEARN_LIMIT, "source MACs not learned: the port or network was at its limit"),
     N(API_F_TX_RETRIES, "tries again of a full ring"),
     N(API_R_MACS_LEARNED, "MACs learned on the port now"),
+    OPT(API_T_NUMBER, API_R_KERNEL_DROPS,
+	"veth, af_xdp: frames the kernel dropped on their way in, its socket or ring being full "
+	"(absent: the kind reads through no kernel socket)"),
     {NULL}};
 
 static const struct api_field port_results[] = {

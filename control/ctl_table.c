@@ -52,6 +52,10 @@ void ctl_format_cell(char *buf, size_t len, const cJSON *obj, const struct colum
 	case COL_U64:
 		snprintf(buf, len, "%llu", ctl_u64(v));
 		break;
+	case COL_COUNT:
+		if (cJSON_IsNumber(v))
+			snprintf(buf, len, "%llu", ctl_u64(v));
+		break;
 	case COL_LIST:
 		cJSON_ArrayForEach (e, v)
 			if (cJSON_IsString(e) && off < len)

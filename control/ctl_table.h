@@ -13,6 +13,7 @@ enum col_kind {
 	COL_INT,      /* "-" when missing or negative (a port with no worker) */
 	COL_ID,	      /* "-" when 0 or less (no VLAN) */
 	COL_U64,      /* a counter */
+	COL_COUNT,    /* a counter some rows lack: "-" there (not counted) */
 	COL_LIST,     /* an array of names, comma separated */
 	COL_DROPS,    /* sum of a drops object */
 	COL_REASONS,  /* the non-zero members of a drops object: "tx_full=12" */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * podwirectl top: rates from two stats.get snapshots an interval apart,
- * per port (frames and Mbit/s each way, drops by reason) and per worker
+ * per port (frames and Mbit/s each way, drops by reason, the kernel's
+ * drops on the way in) and per worker
  * (busy %, naps). With --queues (or r on a terminal) also per rx queue,
  * from two queue.list snapshots: its worker's core, frames per second and
  * its load. On a terminal it redraws in place until q or Ctrl-C; else it
@@ -131,21 +132,26 @@ static void render(const cJSON *a, const cJSON *b, const cJSON *qa, const cJSON 
 	       tty ? (qb != NULL ? ", r: hide rx queues, q to quit" : ", r: rx queues, q to quit")
 		   : "",
 	       clock);
-	printf("%-20s %12s %10s %12s %10s %10s  %s\n", "PORT", "RX-PPS", "RX-MBIT/S", "TX-PPS",
-	       "TX-MBIT/S", "DROPS/S", "DROPS/S BY REASON");
+	printf("%-20s %12s %10s %12s %10s %10s %10s  %s\n", "PORT", "RX-PPS", "RX-MBIT/S", "TX-PPS",
+	       "TX-MBIT/S", "DROPS/S", "KDROPS/S", "DROPS/S BY REASON");
 	cJSON_ArrayForEach (p, ports) {
 		const char *name = api_get_str(p, API_F_NAME, "?");
 		const cJSON *q = find_named(cJSON_GetObjectItemCaseSensitive(a, API_R_PORTS), name);
 		const cJSON *d, *da;
 		double drops = 0;
-		char reasons[256] = "";
+		char reasons[256] = "", kdrops[16] = "-";
 		size_t off = 0;
 
 		if (q == NULL) {
-			printf("%-20s %12s %10s %12s %10s %10s  (new)\n", name, "-", "-", "-", "-",
-			       "-");
+			printf("%-20s %12s %10s %12s %10s %10s %10s  (new)\n", name, "-", "-", "-",
+			       "-", "-", "-");
 			continue;
 		}
+		/* Frames the kernel dropped before podwired saw them; "-" for
+		 * kinds that read through no kernel socket. */
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(p, API_R_KERNEL_DROPS)))
+			snprintf(kdrops, sizeof(kdrops), "%.0f",
+				 rate(num(p, API_R_KERNEL_DROPS), num(q, API_R_KERNEL_DROPS), dt));
 		da = cJSON_GetObjectItemCaseSensitive(q, API_R_DROPS);
 		cJSON_ArrayForEach (d, cJSON_GetObjectItemCaseSensitive(p, API_R_DROPS)) {
 			double r =
@@ -156,12 +162,12 @@ static void render(const cJSON *a, const cJSON *b, const cJSON *qa, const cJSON 
 				off += (size_t)snprintf(reasons + off, sizeof(reasons) - off,
 							"%s%s=%.0f", off ? " " : "", d->string, r);
 		}
-		printf("%-20s %12.0f %10.1f %12.0f %10.1f %10.0f  %s\n", name,
+		printf("%-20s %12.0f %10.1f %12.0f %10.1f %10.0f %10s  %s\n", name,
 		       rate(num(p, API_R_RX_PACKETS), num(q, API_R_RX_PACKETS), dt),
 		       rate(num(p, API_R_RX_BYTES), num(q, API_R_RX_BYTES), dt) * 8 / 1e6,
 		       rate(num(p, API_R_TX_PACKETS), num(q, API_R_TX_PACKETS), dt),
 		       rate(num(p, API_R_TX_BYTES), num(q, API_R_TX_BYTES), dt) * 8 / 1e6, drops,
-		       reasons);
+		       kdrops, reasons);
 	}
 	if (qb != NULL)
 		render_queues(qa, qb, dt);

@@ -73,6 +73,8 @@ static const struct column stats_cols[] = {{"PORT", API_F_NAME, COL_STR},
 					   {"TX-PKTS", API_R_TX_PACKETS, COL_U64},
 					   {"TX-BYTES", API_R_TX_BYTES, COL_U64},
 					   {"DROPS", API_R_DROPS, COL_DROPS},
+					   /* "-": the kind reads through no kernel socket */
+					   {"KDROPS", API_R_KERNEL_DROPS, COL_COUNT},
 					   {NULL}};
 
 static const struct column reasons_col[] = {{"DROP-REASONS", API_R_DROPS, COL_REASONS}, {NULL}};

@@ -18,6 +18,7 @@
 #include "daemon/daemon.h"
 #include "datapath/stats.h"
 #include "model/port.h"
+#include "model/port_stats.h"
 
 /* A telemetry array holds at most RTE_TEL_MAX_ARRAY_ENTRIES (512) values
  * and drops the rest with -ENOSPC; podwired has up to PW_MAX_PORTS ports.
@@ -70,6 +71,7 @@ static int tel_port_stats(const char *cmd, const char *params, struct rte_tel_da
 {
 	struct port_counters c;
 	struct port *p;
+	uint64_t kd;
 
 	RTE_SET_USED(cmd);
 	if (params == NULL)
@@ -91,6 +93,8 @@ static int tel_port_stats(const char *cmd, const char *params, struct rte_tel_da
 		rte_tel_data_add_dict_u64(d, drop_names[r], c.drops[r]);
 	rte_tel_data_add_dict_u64(d, "learn_limit", c.learn_limit);
 	rte_tel_data_add_dict_u64(d, "tx_retries", c.tx_retries);
+	if (port_kernel_drops(p, &kd))
+		rte_tel_data_add_dict_u64(d, "kernel_drops", kd);
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;
 }

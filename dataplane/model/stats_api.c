@@ -1,15 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* stats.get and stats.clear: the workers' counters, summed per port. */
+/* stats.get and stats.clear: the workers' counters, summed per port, and
+ * the kernel's drops on the way in. */
 #include "api/registry.h"
+#include "core/module.h"
+#include "core/notify.h"
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 #include "model/json.h"
+#include "model/port_stats.h"
+
+/* Kernel drops when stats.clear last cleared the port, by port index
+ * (0: never cleared). */
+static uint64_t kernel_drops_base[PW_MAX_PORTS];
+
+bool port_kernel_drops(struct port *p, uint64_t *out)
+{
+	if (p->ops->kernel_drops == NULL)
+		return false;
+	*out = p->ops->kernel_drops(p) - kernel_drops_base[p->dp.idx];
+	return true;
+}
+
+/* The next port with this index starts from nothing. */
+static void forget_base(const void *arg, void *ctx)
+{
+	const struct port *p = arg;
+
+	RTE_SET_USED(ctx);
+	kernel_drops_base[p->dp.idx] = 0;
+}
 
 cJSON *port_stats_json(const struct port *p)
 {
 	cJSON *o = cJSON_CreateObject(), *d;
 	struct port_counters c;
+	uint64_t kd;
 
 	stats_port_sum(p->dp.idx, &c);
 	cJSON_AddStringToObject(o, API_F_NAME, p->conf.name);
@@ -20,6 +46,11 @@ cJSON *port_stats_json(const struct port *p)
 	d = cJSON_AddObjectToObject(o, API_R_DROPS);
 	for (int r = 0; r < DROP_MAX; r++)
 		cJSON_AddNumberToObject(d, drop_names[r], (double)c.drops[r]);
+	/* Only where the kind reads through a kernel socket: a 0 would claim
+	 * a count nobody can take (vhost-user, memif). The hook reads the
+	 * kernel, not the port: a port shown is one it may read. */
+	if (port_kernel_drops((struct port *)(uintptr_t)p, &kd))
+		cJSON_AddNumberToObject(o, API_R_KERNEL_DROPS, (double)kd);
 	cJSON_AddNumberToObject(o, API_R_LEARN_LIMIT, (double)c.learn_limit);
 	cJSON_AddNumberToObject(o, API_F_TX_RETRIES, (double)c.tx_retries);
 	cJSON_AddNumberToObject(o, API_R_MACS_LEARNED, mac_table_port_count(l2_macs, p->dp.idx));
@@ -103,7 +134,11 @@ static cJSON *h_stats_clear(const cJSON *params, struct api_err *err)
 		return NULL;
 	TAILQ_FOREACH (p, &port_all, next)
 		if (all || p == one) {
+			uint64_t kd;
+
 			stats_clear_port(p->dp.idx);
+			if (port_kernel_drops(p, &kd))
+				kernel_drops_base[p->dp.idx] += kd;
 			n++;
 		}
 	if (all)
@@ -115,3 +150,15 @@ static cJSON *h_stats_clear(const cJSON *params, struct api_err *err)
 
 API_HANDLER(STATS_GET, h_stats_get)
 API_HANDLER(STATS_CLEAR, h_stats_clear)
+
+static int kernel_drops_init(void)
+{
+	return notify_subscribe(NOTIFY_PORT_DELETED, forget_base, NULL);
+}
+
+static void kernel_drops_fini(void)
+{
+	notify_unsubscribe(NOTIFY_PORT_DELETED, forget_base, NULL);
+}
+
+PW_MODULE(port_stats, kernel_drops_init, kernel_drops_fini);

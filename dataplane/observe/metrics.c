@@ -26,6 +26,7 @@
 #include "datapath/stats.h"
 #include "datapath/worker.h"
 #include "model/network.h"
+#include "model/port_stats.h"
 #include "model/queue.h"
 #include "observe/metrics.h"
 #include "sriov/vf_pool.h"
@@ -212,6 +213,19 @@ static void write_ports(struct page *pg)
 		for (int r = 0; r < DROP_MAX; r++)
 			out(pg, "podwire_port_drops_total{%s,reason=\"%s\"} %llu\n", l,
 			    drop_names[r], (unsigned long long)c[p->dp.idx].drops[r]);
+	}
+	/* Only for kinds that read through a kernel socket (veth, af_xdp):
+	 * elsewhere there is nothing the kernel could drop. */
+	head(pg, "podwire_port_kernel_drops_total", "counter",
+	     "Frames the kernel dropped on their way to podwired: the port's socket or ring was "
+	     "full.");
+	TAILQ_FOREACH (p, &port_all, next) {
+		uint64_t kd;
+
+		if (!port_kernel_drops(p, &kd))
+			continue;
+		port_labels(l, sizeof(l), p);
+		out(pg, "podwire_port_kernel_drops_total{%s} %llu\n", l, (unsigned long long)kd);
 	}
 	head(pg, "podwire_port_link_up", "gauge", "1 when the port's link is up, else 0.");
 	TAILQ_FOREACH (p, &port_all, next) {

@@ -172,4 +172,5 @@ static int af_xdp_open(struct port *p, uint16_t *port_id, char *vdev, size_t vde
 
 UPLINK_KIND(af_xdp, API_PORT_AF_XDP, PORT_FIELD_IFACE,
 	    "uplink on a kernel interface through AF_XDP (AF_PACKET where XDP is unavailable)",
-	    af_xdp_open, uplink_vdev_close, af_xdp_fallback, af_xdp_open_queue)
+	    af_xdp_open, uplink_vdev_close, af_xdp_fallback, af_xdp_open_queue,
+	    .kernel_drops = uplink_kernel_drops)

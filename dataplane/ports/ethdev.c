@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <dirent.h>
+#include <linux/if_xdp.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,4 +165,30 @@ void ethdev_xsks_close(struct ethdev_xsks *x, const char *what)
 		}
 	}
 	x->n = 0;
+}
+
+uint64_t ethdev_xsks_drops(const struct ethdev_xsks *x)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < x->n; i++) {
+		struct xdp_statistics st;
+		socklen_t len = sizeof(st);
+
+		/* x also holds the XDP program's and map's fds: those fail. */
+		if (getsockopt(x->fd[i], SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+			continue;
+		/* rx_ring_full: the rx ring podwired reads was full. rx_dropped:
+		 * no buffer in the fill ring podwired refills (or a frame larger
+		 * than one), so both mean podwired fell behind. Not counted:
+		 * rx_fill_ring_empty_descs counts the kernel's failed looks at
+		 * an empty fill ring, not frames (copy mode counts such a frame
+		 * in rx_dropped too), and the invalid_descs are podwired's bad
+		 * descriptors. An older kernel's shorter struct lacks
+		 * rx_ring_full. */
+		sum += st.rx_dropped;
+		if (len >= offsetof(struct xdp_statistics, rx_ring_full) + sizeof(st.rx_ring_full))
+			sum += st.rx_ring_full;
+	}
+	return sum;
 }

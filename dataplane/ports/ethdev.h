@@ -53,5 +53,10 @@ struct ethdev_xsks {
 int ethdev_xsks_track(int (*start)(void *arg), void *arg, struct ethdev_xsks *x);
 /* After the device is closed: closes the fds of x it left open. */
 void ethdev_xsks_close(struct ethdev_xsks *x, const char *what);
+/* Frames the kernel dropped on their way into the AF_XDP sockets of x
+ * because podwired had not emptied the rx ring or refilled the fill ring
+ * (XDP_STATISTICS rx_ring_full + rx_dropped), summed over the sockets,
+ * since they were made: the kernel never resets these. Control thread. */
+uint64_t ethdev_xsks_drops(const struct ethdev_xsks *x);
 
 #endif

@@ -97,6 +97,8 @@ struct uplink_port {
 	struct uplink_dev *dev;
 	struct port *port;
 	uint16_t vlan;
+	/* The device's kernel drops when the port joined it. */
+	uint64_t kernel_drops_base;
 	/* Frames the device gave on queue q while another port of it was
 	 * polled. */
 	struct uplink_stash stash[PW_MAX_QUEUES];
@@ -395,6 +397,7 @@ int uplink_create(struct port *p, char *msg, size_t len)
 	}
 	d->refs++;
 	u->dev = d;
+	u->kernel_drops_base = ethdev_xsks_drops(&d->xsks);
 	u->port = p;
 	u->vlan = p->net->vlan;
 	p->dp.priv = u;
@@ -437,6 +440,13 @@ void uplink_destroy(struct port *p)
 	p->dp.priv = NULL;
 	if (--d->refs == 0)
 		dev_close(d);
+}
+
+uint64_t uplink_kernel_drops(struct port *p)
+{
+	const struct uplink_port *u = p->dp.priv;
+
+	return ethdev_xsks_drops(&u->dev->xsks) - u->kernel_drops_base;
 }
 
 void uplink_poll_link(struct port *p)

@@ -71,11 +71,18 @@ uint16_t uplink_tx_prepare(struct dp_port *p, struct rte_mbuf **pkts, uint16_t n
 			   struct port_counters *c);
 uint16_t uplink_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, uint16_t n);
 void uplink_to_json(const struct port *p, cJSON *obj);
+/* port_ops.kernel_drops of kinds whose device has AF_XDP sockets: what
+ * the kernel dropped on the device's way in since p joined it. The
+ * frames' VLANs are never seen, so every port of a device shows the
+ * device's drops (as its uplink.unknown_vlan): a sum over the ports of
+ * one device counts them once per port. */
+uint64_t uplink_kernel_drops(struct port *p);
 
 /* Declares and registers an uplink port kind: its name, what it takes
  * (PORT_FIELD_IFACE or PORT_FIELD_PCI; every uplink takes "queues"), a
- * summary and its functions (struct uplink_kind). */
-#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn, queue_fn)             \
+ * summary and its functions (struct uplink_kind); then, optionally, more
+ * port_ops members (.kernel_drops = uplink_kernel_drops). */
+#define UPLINK_KIND(name, wire, field, text, open_fn, close_fn, fallback_fn, queue_fn, ...)        \
 	static const struct uplink_kind name##_uplink_kind = {wire, open_fn, close_fn,             \
 							      fallback_fn, queue_fn};              \
 	static const struct port_ops name##_port_ops = {                                           \
@@ -90,7 +97,7 @@ void uplink_to_json(const struct port *p, cJSON *obj);
 	    .poll_link = uplink_poll_link,                                                         \
 	    .to_json = uplink_to_json,                                                             \
 	    .dp = {.rx_burst = uplink_rx, .tx_burst = uplink_tx, .tx_prepare = uplink_tx_prepare}, \
-	};                                                                                         \
+	    __VA_ARGS__};                                                                          \
 	PORT_KIND(name##_port_ops)
 
 #endif

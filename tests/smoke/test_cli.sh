@@ -67,9 +67,9 @@ done
 ok "port show lists the port's fields and counters"
 
 out=$(ctl pw stats)
-table_ok "stats" '^PORT +RX-PKTS +RX-BYTES +TX-PKTS +TX-BYTES +DROPS$' "$(sed '/^$/,$d' <<<"$out")"
+table_ok "stats" '^PORT +RX-PKTS +RX-BYTES +TX-PKTS +TX-BYTES +DROPS +KDROPS$' "$(sed '/^$/,$d' <<<"$out")"
 table_ok "stats workers" '^LCORE +BUSY-CYCLES +IDLE-CYCLES +BUSY +SLEEPS +SLEEP-US$' "$(sed '1,/^$/d' <<<"$out")"
-grep -qE '^pod-a +32 +2048 +32 +2048 +0$' <<<"$out" || fail "stats: no row for pod-a: $out"
+grep -qE '^pod-a +32 +2048 +32 +2048 +0 +-$' <<<"$out" || fail "stats: no row for pod-a: $out"
 
 out=$(ctl pw info)
 grep -qE "^version: +$(ctlj pw info | jq -r .version)$" <<<"$out" || fail "info: no version: $out"

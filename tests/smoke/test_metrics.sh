@@ -91,6 +91,14 @@ for p in pod-a pod-b idle; do
 	done
 done
 expect_eq "pod-b's mtu_exceeded in the metrics" 32 "$(metric podwire_port_drops_total pod-b mtu_exceeded)"
+# Kernel drops only where the kind reads through a kernel socket (none
+# here: test_kernel_drops has them); the family is declared all the same.
+grep -q '^# TYPE podwire_port_kernel_drops_total counter$' "$T/m.txt" ||
+	fail "no TYPE line for podwire_port_kernel_drops_total"
+! grep -q '^podwire_port_kernel_drops_total{' "$T/m.txt" ||
+	fail "kernel drops of ports without a kernel socket: $(grep kernel_drops "$T/m.txt")"
+expect_eq "kernel_drops of vhost-user and null ports in stats" 0 \
+	"$(jq '[.ports[] | select(has("kernel_drops"))] | length' "$T/stats.json")"
 ok "$n port values in /metrics equal podwirectl --json stats"
 
 # ---- per rx queue, per worker: queue.list's --------------------------------------------

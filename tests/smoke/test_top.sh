@@ -49,6 +49,11 @@ awk '$1 == "pod-b" && $4 > 0 { found = 1 } END { exit !found }' <<<"$out" ||
 	fail "no tx rate for pod-b: $out"
 awk '$1 == "0" && $2 == "'"$WORKER_CPU"'" && $3 ~ /%$/ { found = 1 } END { exit !found }' <<<"$out" ||
 	fail "no busy % for worker 0: $out"
+grep -qE '^PORT +RX-PPS +RX-MBIT/S +TX-PPS +TX-MBIT/S +DROPS/S +KDROPS/S +DROPS/S BY REASON$' <<<"$out" ||
+	fail "top: header: $out"
+# vhost-user reads through no kernel socket: nothing the kernel could drop.
+awk '$1 == "pod-a" && $7 == "-" { found = 1 } END { exit !found }' <<<"$out" ||
+	fail "top: pod-a's KDROPS/S is not -: $out"
 ok "plain top: $(awk '$1 == "pod-a" {print "pod-a rx", $2, "pps,", $3, "Mbit/s"; exit}' <<<"$out")"
 # --queues: per rx queue, its worker's core, rate and load (the load is
 # podwired's, over the balancer's window: "-" for its first 10 s).

@@ -238,8 +238,10 @@ static uint64_t veth_kernel_drops(struct port *p)
 {
 	struct veth_priv *v = p->dp.priv;
 
-	/* AF_XDP's ring statistics are another kind of count (xdp.c's). */
-	return v->io == VETH_IO_PACKET ? veth_packet_kernel_drops(&v->pkt) : 0;
+	/* AF_XDP: XDP_STATISTICS of its sockets, which the kernel never
+	 * resets (ethdev.h). */
+	return v->io == VETH_IO_PACKET ? veth_packet_kernel_drops(&v->pkt)
+				       : ethdev_xsks_drops(&v->xdp.xsks);
 }
 
 static void veth_to_json(const struct port *p, cJSON *obj)
