@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  6
+#define API_VERSION_MINOR	  7
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 

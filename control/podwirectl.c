@@ -303,6 +303,24 @@ static void print_info(const struct reply *r)
 	ctl_print_table(ctl_member(r->result, API_R_WORKERS), info_worker_cols);
 }
 
+/* How a usage line shows each port.create field a kind takes. */
+static const struct {
+	const char *field, *usage;
+} kind_usage[] = {
+    {API_F_SOCKET, "--socket PATH"}, {API_F_MODE, "[--server|--client]"},
+    {API_F_SECRET, "[--secret S]"},  {API_F_IFACE, "--iface IFNAME"},
+    {API_F_PCI, "--pci BDF"},	     {API_F_QUEUES, "[--queues N]"},
+    {API_F_IO, "[--io packet|xdp]"}, {API_F_OFFLOADS, "[--offloads on|off]"},
+};
+
+static const char *field_usage(const char *field)
+{
+	for (size_t i = 0; i < sizeof(kind_usage) / sizeof(kind_usage[0]); i++)
+		if (strcmp(kind_usage[i].field, field) == 0)
+			return kind_usage[i].usage;
+	return field; /* a daemon newer than this podwirectl: its name */
+}
+
 /* One kind a line: what it is, then the port add options it takes. */
 static void print_kinds(const struct reply *r)
 {
@@ -314,14 +332,7 @@ static void print_kinds(const struct reply *r)
 		printf("%-10s port add NAME --network NET --type %s", "", ctl_str(k, API_F_NAME));
 		cJSON_ArrayForEach (f, ctl_member(k, API_R_FIELDS))
 			if (cJSON_IsString(f))
-				printf(" %s",
-				       strcmp(f->valuestring, API_F_MODE) == 0
-					   ? "[--server|--client]"
-				       : strcmp(f->valuestring, API_F_SECRET) == 0 ? "[--secret S]"
-				       : strcmp(f->valuestring, API_F_SOCKET) == 0 ? "--socket PATH"
-				       : strcmp(f->valuestring, API_F_IFACE) == 0 ? "--iface IFNAME"
-				       : strcmp(f->valuestring, API_F_QUEUES) == 0 ? "[--queues N]"
-										   : "--pci BDF");
+				printf(" %s", field_usage(f->valuestring));
 		printf(" [--mac MAC] [--mtu N]\n");
 	}
 }

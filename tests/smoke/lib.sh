@@ -404,6 +404,18 @@ pcap_write() {
 	EOF
 }
 
+# veth_into_ns DAEMON PORT NETNS ADDR/PREFIX: the container end of veth
+# port PORT (podwired made it: port show's veth.peer) becomes eth0 in
+# NETNS with that address, up.
+veth_into_ns() {
+	local peer
+	peer=$(ctlj "$1" port show "$2" | jq -r .veth.peer)
+	ip link set "$peer" netns "$3"
+	ip -n "$3" link set "$peer" name eth0
+	ip -n "$3" addr add "$4" dev eth0
+	ip -n "$3" link set eth0 up
+}
+
 # pcap_check FILE MAXLEN: what a capture of IPv4 TCP and UDP holds, as
 # "frames=N valid=V partial=P bad=B over=O largest=L": L4 checksums that
 # verify; that hold the pseudo-header sum a sender with checksum offload

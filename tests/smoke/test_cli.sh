@@ -186,8 +186,12 @@ for k in vhost-user memif; do
 	! grep -E "^ +port add NAME --network NET --type $k " <<<"$out" | grep -q -- "--pci" ||
 		fail "kinds: $k does not take --pci: $out"
 done
+grep -E "^ +port add NAME --network NET --type vhost-user " <<<"$out" | grep -q -- "\[--offloads on|off\]" ||
+	fail "kinds: vhost-user takes --offloads, not listed: $out"
+grep -qE "^ +port add NAME --network NET --type veth --iface IFNAME \[--io packet\|xdp\]" <<<"$out" ||
+	fail "kinds: veth's options (--iface, --io) are not listed: $out"
 ok "podwirectl kinds lists every kind with its options"
-expect_eq "system.info api_version" "1.6" "$(ctlj pw info | jq -r .api_version)"
+expect_eq "system.info api_version" "1.7" "$(ctlj pw info | jq -r .api_version)"
 # Every answer above was checked by podwired against control/api.h.
 if grep -q "does not match control/api.h" "$T/pw.log"; then
 	fail "a result does not match its declaration: $(grep 'does not match' "$T/pw.log")"

@@ -32,15 +32,10 @@ daemon_start pw
 ctl pw network add neta
 ctl pw network add netb
 
-# kpod PORT NETNS IP: a veth port whose container end is eth0 in NETNS.
+# kpod PORT NETNS IP NETWORK MAC: a veth port whose container end is eth0 in NETNS.
 kpod() {
-	local peer
 	ctl pw port add "$1" --network "$4" --type veth --iface "pw$1$$" --mac "$5"
-	peer=$(ctlj pw port show "$1" | jq -r .veth.peer)
-	ip link set "$peer" netns "$2"
-	ip -n "$2" link set "$peer" name eth0
-	ip -n "$2" addr add "$3/24" dev eth0
-	ip -n "$2" link set eth0 up
+	veth_into_ns pw "$1" "$2" "$3/24"
 }
 kpod ka $NA 10.99.0.1 neta 02:00:00:99:00:0a
 kpod kb $NB 10.99.0.2 netb 02:00:00:99:00:0b

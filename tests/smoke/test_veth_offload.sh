@@ -57,14 +57,10 @@ ctl pw network add net1 >/dev/null
 # port_into NAME HOST_END NS IP [port add options...]: a veth port whose
 # container end goes into NS with IP.
 port_into() {
-	local name=$1 host=$2 ns=$3 ip=$4 peer
+	local name=$1 host=$2 ns=$3 ip=$4
 	shift 4
 	ctl pw port add "$name" --network net1 --type veth --iface "$host" --mtu $MTU "$@" >/dev/null
-	peer=$(ctlj pw port show "$name" | jq -r .veth.peer)
-	ip link set "$peer" netns "$ns"
-	ip -n "$ns" link set "$peer" name eth0
-	ip -n "$ns" addr add "$ip/24" dev eth0
-	ip -n "$ns" link set eth0 up
+	veth_into_ns pw "$name" "$ns" "$ip/24"
 	wait_link pw "$name" up
 }
 port_into k1 "$H1" "$NS1" 10.77.0.1

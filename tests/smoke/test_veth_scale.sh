@@ -78,11 +78,7 @@ ok "$N veth ports made in ${made_ms} ms; podwired: $(((FDS1 - FDS0) * 100 / N / 
 # The first and the last port carry a ping between two namespaces.
 for pair in "1 $NA 10.98.0.1" "$N $NB 10.98.0.2"; do
 	read -r i ns ip <<<"$pair"
-	peer=$(ctlj pw port show "k$i" | jq -r .veth.peer)
-	ip link set "$peer" netns "$ns"
-	ip -n "$ns" link set "$peer" name eth0
-	ip -n "$ns" addr add "$ip/24" dev eth0
-	ip -n "$ns" link set eth0 up
+	veth_into_ns pw "k$i" "$ns" "$ip/24"
 	wait_link pw "k$i" up
 done
 ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.98.0.2 >"$T/ping.log" 2>&1 ||

@@ -9,8 +9,10 @@
  *
  * Receive: a TPACKET_V2 ring of VETH_PKT_FRAMES slots of 2048 bytes.
  * tpacket_rcv writes the virtio-net header in front of each frame in the
- * ring (since Linux 4.1, "packet: vnet_hdr support for tpacket_rcv"; its
- * bounds were fixed in 5.9 for CVE-2020-14386; verified on 6.18). A frame
+ * ring ("packet: vnet_hdr support for tpacket_rcv", Linux 4.6 as far as
+ * we know: the advisories of CVE-2020-14386, a bounds bug in that code
+ * fixed in 5.9, name 4.6 as the first kernel affected; verified on this
+ * machine's 6.18, not on older kernels). A frame
  * larger than a slot (a super-frame) comes as a slot flagged
  * TP_STATUS_COPY, cut short, and whole on the socket's queue, in ring
  * order (PACKET_COPY_THRESH): it is read with recvmsg into a chain of
