@@ -52,6 +52,11 @@ struct dk_network {
 	/* podwire.queues: queue pairs of its endpoints' ports unless an
 	 * endpoint says otherwise; 1 by default. DPDK iftypes only. */
 	unsigned int queues;
+	/* podwire.offloads=off: its vhost-user ports offer the containers no
+	 * checksum or TSO offload (port.create "offloads": false). Stored
+	 * negated so that a zeroed record, and one written before the option,
+	 * has them on, as podwired's ports do by default. */
+	bool no_offloads;
 	char gateway4[DK_ADDR_MAX]; /* as IPAM gave it, without the prefix length */
 	char gateway6[DK_ADDR_MAX];
 };

@@ -186,6 +186,9 @@ static cJSON *port_params(const struct dk_network *n, const struct dk_endpoint *
 		/* Only when asked: a podwired older than API 1.6 takes the rest. */
 		if (e->queues > 1)
 			cJSON_AddNumberToObject(p, API_F_QUEUES, e->queues);
+		/* Likewise only when off; podwired refuses the field for memif. */
+		if (e->iftype == DK_IF_VHOST && n->no_offloads)
+			cJSON_AddFalseToObject(p, API_F_OFFLOADS);
 	}
 	return p;
 }

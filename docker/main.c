@@ -73,6 +73,8 @@ static void usage(FILE *f)
 	    "  podwire.mode=bridge|xconnect\n"
 	    "  podwire.iftype=kernel|vhost-user|memif  containers' interface (default kernel)\n"
 	    "  podwire.queues=N         queue pairs of DPDK containers' ports, 1-16 (default 1)\n"
+	    "  podwire.offloads=on|off  vhost-user: checksum and TSO offloads offered to the\n"
+	    "                           containers (default on)\n"
 	    "  com.docker.network.driver.mtu=N\n"
 	    "Endpoint options (docker run --network name=NET,driver-opt=KEY=VALUE):\n"
 	    "  podwire.queues=N         this container's queue pairs (default: the network's)\n",

@@ -13,6 +13,8 @@
  *   podwire.queues=N       queue pairs (1-16) of each DPDK container's port
  *                          (vhost-user: virtio-user queues=N; memif: up to N
  *                          rings); an endpoint's own podwire.queues wins
+ *   podwire.offloads=on|off  vhost-user only: off, its ports offer the
+ *                          containers no checksum or TSO offload
  *   com.docker.network.driver.mtu=N
  * Any other podwire.* option is refused.
  */
@@ -29,6 +31,7 @@
 #define OPT_VLAN	"podwire.vlan"
 #define OPT_MODE	"podwire.mode"
 #define OPT_IFTYPE	"podwire.iftype"
+#define OPT_OFFLOADS	"podwire.offloads"
 #define OPT_MTU		"com.docker.network.driver.mtu"
 
 struct net_opts {
@@ -38,6 +41,7 @@ struct net_opts {
 	enum dk_iftype iftype;
 	long mtu;
 	unsigned int queues; /* 0: not given */
+	int offloads;	     /* -1: not given, else 0 (off) or 1 (on) */
 };
 
 /* A decimal number in [lo, hi], or -1 for anything else. */
@@ -60,6 +64,7 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 	memset(o, 0, sizeof(*o));
 	o->vlan = -1;
 	o->mtu = API_MTU_DEFAULT;
+	o->offloads = -1;
 	if (generic != NULL && !cJSON_IsObject(generic) && !cJSON_IsNull(generic)) {
 		dk_fail(err, 400, "Options.%s must be an object of option strings",
 			GENERIC_OPTIONS);
@@ -121,6 +126,18 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 				    k, v, API_QUEUES_MAX);
 				return -1;
 			}
+		} else if (strcmp(k, OPT_OFFLOADS) == 0) {
+			if (strcmp(v, "on") == 0)
+				o->offloads = 1;
+			else if (strcmp(v, "off") == 0)
+				o->offloads = 0;
+			else {
+				dk_fail(err, 500,
+					"option %s: \"%s\" is neither on nor off; give on (the "
+					"default: checksum and TSO offloads offered) or off",
+					k, v);
+				return -1;
+			}
 		} else if (strcmp(k, OPT_MTU) == 0) {
 			o->mtu = number(v, API_MTU_MIN, API_MTU_MAX);
 			if (o->mtu < 0) {
@@ -130,10 +147,10 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 			}
 		} else {
 			dk_fail(err, 500,
-				"unknown option %s; podwire takes %s, %s, %s, %s, %s and %s (see "
-				"podwire-docker --help)",
+				"unknown option %s; podwire takes %s, %s, %s, %s, %s, %s and %s "
+				"(see podwire-docker --help)",
 				k, OPT_NETWORK, OPT_VLAN, OPT_MODE, OPT_IFTYPE, DK_OPT_QUEUES,
-				OPT_MTU);
+				OPT_OFFLOADS, OPT_MTU);
 			return -1;
 		}
 	}
@@ -144,6 +161,18 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 		    "option %s applies to DPDK containers (%s vhost-user or memif); a kernel "
 		    "interface (the default iftype) has one queue pair: leave %s out or give %s",
 		    DK_OPT_QUEUES, OPT_IFTYPE, DK_OPT_QUEUES, OPT_IFTYPE);
+		return -1;
+	}
+	/* Only a vhost-user port negotiates offloads with its container;
+	 * podwired refuses "offloads" for the other kinds, so say it here,
+	 * before anything is made. */
+	if (o->offloads >= 0 && o->iftype != DK_IF_VHOST) {
+		dk_fail(err, 500,
+			"option %s applies to vhost-user networks (%s vhost-user), whose ports "
+			"negotiate offloads with the container; this network's iftype is %s: "
+			"leave %s out or give %s vhost-user",
+			OPT_OFFLOADS, OPT_IFTYPE, dk_iftype_name(o->iftype), OPT_OFFLOADS,
+			OPT_IFTYPE);
 		return -1;
 	}
 	return 0;
@@ -266,6 +295,7 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 	n.iftype = o.iftype;
 	n.mtu = (int)o.mtu;
 	n.queues = o.queues != 0 ? o.queues : 1;
+	n.no_offloads = o.offloads == 0;
 	if (pw_network(&o, n.pw_network, &n.created, err) != 0)
 		return NULL;
 	if (store_network_add(&n) == NULL || store_save(msg, sizeof(msg)) != 0) {
@@ -282,9 +312,9 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 		}
 		return dk_fail(err, 500, "network %.12s: cannot record it: %s", id, msg);
 	}
-	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u", id,
+	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u%s", id,
 	       n.pw_network, n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu,
-	       n.queues);
+	       n.queues, n.no_offloads ? ", offloads off" : "");
 	return cJSON_CreateObject();
 }
 

@@ -161,6 +161,7 @@ static cJSON *network_json(const struct dk_network *n)
 	cJSON_AddStringToObject(o, "iftype", dk_iftype_name(n->iftype));
 	cJSON_AddNumberToObject(o, "mtu", n->mtu);
 	cJSON_AddNumberToObject(o, "queues", n->queues);
+	cJSON_AddBoolToObject(o, "offloads", !n->no_offloads);
 	cJSON_AddStringToObject(o, "gateway4", n->gateway4);
 	cJSON_AddStringToObject(o, "gateway6", n->gateway6);
 	return o;
@@ -232,6 +233,8 @@ static int network_parse(const cJSON *o, struct dk_network *n)
 	n->mtu = (int)api_get_int(o, "mtu", API_MTU_DEFAULT);
 	/* Records from before podwire.queues: one queue pair. */
 	n->queues = (unsigned int)api_get_int(o, "queues", 1);
+	/* Records from before podwire.offloads: offloads on. */
+	n->no_offloads = !api_get_bool(o, "offloads", true);
 	return 0;
 }
 

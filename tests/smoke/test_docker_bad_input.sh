@@ -3,10 +3,11 @@
 # hostile client would send it on the plugin socket: not JSON, not an
 # object, missing fields, wrong types, ids that are not ids, unknown
 # networks and endpoints, bad options, oversized bodies, other methods and
-# paths (podwire.queues among the options). Each gets a clear {"Err"}
-# naming the field or object (400, 404, 405 or 500), changes nothing (the
-# driver's state file and podwired's ports and networks are byte for byte
-# the same), and the driver goes on serving.
+# paths (podwire.queues and podwire.offloads among the options). Each gets
+# a clear {"Err"} naming the field or object (400, 404, 405 or 500),
+# changes nothing (the driver's state file and podwired's ports and
+# networks are byte for byte the same), and the driver goes on serving.
+# Then podwire.offloads=off across driver restarts.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/docker_lib.sh"
 
@@ -92,6 +93,11 @@ bad 500 'option podwire.queues: "17" is not a number' NetworkDriver.CreateNetwor
 bad 500 'option podwire.queues: "2x" is not a number' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"memif\",\"podwire.queues\":\"2x\"}}}"
 bad 400 "option podwire.queues must be a string" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.queues\":2}}}"
 bad 500 "option podwire.queues applies to DPDK containers (podwire.iftype vhost-user or memif)" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.queues\":\"2\"}}}"
+bad 500 'option podwire.offloads: "maybe" is neither on nor off' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"vhost-user\",\"podwire.offloads\":\"maybe\"}}}"
+bad 500 'option podwire.offloads: "true" is neither on nor off' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"vhost-user\",\"podwire.offloads\":\"true\"}}}"
+bad 400 "option podwire.offloads must be a string" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"vhost-user\",\"podwire.offloads\":false}}}"
+bad 500 "option podwire.offloads applies to vhost-user networks (podwire.iftype vhost-user), whose ports negotiate offloads with the container; this network's iftype is kernel" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.offloads\":\"off\"}}}"
+bad 500 "option podwire.offloads applies to vhost-user networks (podwire.iftype vhost-user), whose ports negotiate offloads with the container; this network's iftype is memif" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.offloads\":\"on\",\"podwire.iftype\":\"memif\"}}}"
 bad 400 "Options.com.docker.network.generic must be an object" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G\"x\"}}"
 bad 400 "Options must be an object" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",\"Options\":[]}"
 bad 400 "IPv4Data must be an array" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",\"IPv4Data\":{}}"
@@ -152,3 +158,30 @@ kill -0 "$DRIVER_PID" || fail "the driver died"
 ctl pw network del taken >/dev/null
 expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
 ok "the driver still serves every call"
+
+# ---- podwire.offloads=off is kept across driver restarts ----------------------
+# A vhost-user network with offloads off: its endpoints' ports say
+# "offloads": false, before and after the driver restarts (the setting is
+# in its state file); a record from before the option (no "offloads") reads
+# as on.
+OFF=$(id64 f)
+ep_offloads() { # ENDPOINT-ID: the "offloads" of its podwired port (null: on)
+	call_ok NetworkDriver.CreateEndpoint "{\"NetworkID\":\"$OFF\",\"EndpointID\":\"$1\"}" >/dev/null
+	ctlj pw port show "docker-${1:0:12}" | jq -c .offloads
+	call_ok NetworkDriver.DeleteEndpoint "{\"NetworkID\":\"$OFF\",\"EndpointID\":\"$1\"}" >/dev/null
+}
+call_ok NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OFF\",$G{\"podwire.iftype\":\"vhost-user\",\"podwire.offloads\":\"off\"}}}" >/dev/null
+expect_eq "offloads in the driver's record" false \
+	"$(jq -c --arg id "$OFF" '.networks[] | select(.id == $id) | .offloads' "$T/dk-state/state.json")"
+expect_eq "port of an endpoint on a podwire.offloads=off network" false "$(ep_offloads "$(id64 1)")"
+driver_kill
+driver_start
+expect_eq "the same after a driver restart" false "$(ep_offloads "$(id64 2)")"
+driver_kill
+jq 'del(.networks[].offloads)' "$T/dk-state/state.json" >"$T/old-state.json"
+cp "$T/old-state.json" "$T/dk-state/state.json"
+driver_start
+expect_eq "after a restart on a record without \"offloads\" (on: no field)" null "$(ep_offloads "$(id64 3)")"
+call_ok NetworkDriver.DeleteNetwork "{\"NetworkID\":\"$OFF\"}" >/dev/null
+expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
+ok "podwire.offloads=off kept across driver restarts; records without it read as on"

@@ -3,21 +3,26 @@
 # containers of the podwire/dpdk image finds its own socket with
 # `podwire-vdev --docker` (vhost-user and memif), answers pings (icmpecho)
 # from a busybox container through podwired, and a testpmd pod attached by
-# the CNI plugin to the same podwired network answers too. Two DPDK
-# containers on one network each get their own socket. podwire.queues: the
+# the CNI plugin to the same podwired network answers too. Two vhost-user
+# DPDK containers each get their own socket. podwire.queues: the
 # memif network's (2) and one vhost-user container's endpoint option (2)
 # reach podwired's ports, podwire.json and the vdev; the containers start
-# with as many rx/tx queues as podwire-vdev --queues says.
+# with as many rx/tx queues as podwire-vdev --queues says. podwire.offloads:
+# d2's network says off, and its port offers no offload; d1's says nothing
+# (on).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/cni_lib.sh"
 source "$(dirname "$0")/docker_lib.sh"
 
 docker_setup net dpdk
 
-# Three Docker networks on one podwired network "shared": kernel, vhost-user, memif.
+# Four Docker networks on one podwired network "shared": kernel, vhost-user
+# (twice: onet with offloads off), memif.
 dk network create -d podwire --subnet 10.83.0.0/24 -o podwire.network=shared knet >/dev/null
 dk network create -d podwire --subnet 10.84.0.0/24 -o podwire.network=shared \
 	-o podwire.iftype=vhost-user dnet >/dev/null
+dk network create -d podwire --subnet 10.87.0.0/24 -o podwire.network=shared \
+	-o podwire.iftype=vhost-user -o podwire.offloads=off onet >/dev/null
 dk network create -d podwire --subnet 10.85.0.0/24 -o podwire.network=shared \
 	-o podwire.iftype=memif -o podwire.queues=2 mnet >/dev/null
 
@@ -35,15 +40,15 @@ dpdk_run() {
 		   --forward-mode=icmpecho --total-num-mbufs=2048 --nb-cores=1 --rxq \$Q --txq \$Q" >/dev/null
 }
 dpdk_run d1 dnet
-dpdk_run d2 name=dnet,driver-opt=podwire.queues=2
+dpdk_run d2 name=onet,driver-opt=podwire.queues=2
 dpdk_run m1 mnet
-for c in d1:dnet d2:dnet m1:mnet; do
+for c in d1:dnet d2:onet m1:mnet; do
 	wait_link pw "$(ct_port "${c%%:*}" "${c#*:}")" up 60
 done
 ok "three DPDK containers connected (vhost-user twice, memif)"
 
 # Each picked its own socket: its endpoint's directory, its MAC.
-for c in d1:dnet d2:dnet m1:mnet; do
+for c in d1:dnet d2:onet m1:mnet; do
 	name=${c%%:*} net=${c#*:}
 	ep=$(dk inspect -f "{{(index .NetworkSettings.Networks \"$net\").EndpointID}}" "$name" | cut -c1-12)
 	vdev=$(dk logs "$name" 2>&1 | grep '^vdev: ' | head -n1 || true)
@@ -65,14 +70,21 @@ qinfo() { # NAME NETWORK: "port's queues, podwire.json queues, deviceInfo queues
 		"$(dk logs "$1" 2>&1 | sed -n 's/^queues: //p' | head -n1)"
 }
 expect_eq "d1's queues (port, podwire.json, deviceInfo, testpmd's)" "1 1 1 1" "$(qinfo d1 dnet)"
-expect_eq "d2's queues (endpoint option podwire.queues=2)" "2 2 2 2" "$(qinfo d2 dnet)"
+expect_eq "d2's queues (endpoint option podwire.queues=2)" "2 2 2 2" "$(qinfo d2 onet)"
 expect_eq "m1's queues (network option podwire.queues=2)" "2 2 2 2" "$(qinfo m1 mnet)"
-expect_eq "d2's port offers 2 queue pairs" 2 "$(ctlj pw port show "$(ct_port d2 dnet)" | jq -r .queues)"
+expect_eq "d2's port offers 2 queue pairs" 2 "$(ctlj pw port show "$(ct_port d2 onet)" | jq -r .queues)"
 dk logs d2 2>&1 | grep '^vdev: ' | grep -q ',queues=2 ' || fail "d2's vdev lacks queues=2"
 ! dk logs d1 2>&1 | grep '^vdev: ' | grep -q 'queues=' || fail "d1's vdev has queues="
 grep -q "port \"$(ct_port m1 mnet)\": peer .* connected as .*, 2 queue pair(s)" "$T/pw.log" ||
 	fail "m1 did not connect with 2 queue pairs: $(grep "$(ct_port m1 mnet)" "$T/pw.log" | tail -n 3)"
 ok "podwire.queues reached d2's and m1's ports, podwire.json and testpmd; m1 has 2 memif queue pairs"
+# podwire.offloads=off reached d2's port (port.create "offloads": false);
+# d1's network gave no option: its port has the default, on (no field).
+expect_eq "d2's port offloads (onet: podwire.offloads=off)" false \
+	"$(ctlj pw port show "$(ct_port d2 onet)" | jq .offloads)"
+expect_eq "d1's port offloads (dnet: default, on)" null \
+	"$(ctlj pw port show "$(ct_port d1 dnet)" | jq .offloads)"
+ok "podwire.offloads=off reached d2's port; d1's has offloads on"
 # memif: the endpoint's own secret, in its podwire.json and podwired's
 # port; net_memif was given it (m1 is connected: podwired took it).
 ep=$(dk inspect -f '{{(index .NetworkSettings.Networks "mnet").EndpointID}}' m1 | cut -c1-12)
@@ -99,7 +111,7 @@ pod_up pw "$POD_PORT" podc "${VDEV%% *}" --forward-mode=icmpecho
 # on its eth0 and their MACs as neighbours (every icmpecho testpmd answers
 # every ARP request, so ARP would not say who is who).
 ct_run b1 knet --cap-add NET_ADMIN
-for a in 10.84.0.200/24 10.85.0.200/24 10.86.0.200/24; do dk exec b1 ip addr add "$a" dev eth0; done
+for a in 10.84.0.200/24 10.85.0.200/24 10.86.0.200/24 10.87.0.200/24; do dk exec b1 ip addr add "$a" dev eth0; done
 ping_dpdk() { # NAME IP MAC PORT
 	local before after
 	dk exec b1 arp -i eth0 -s "$2" "$3"
@@ -110,7 +122,7 @@ ping_dpdk() { # NAME IP MAC PORT
 	ok "b1 pings $1 ($2) through podwired; its port $4 answered $((after - before)) frames"
 }
 ping_dpdk d1 "$(ct_ip d1 dnet)" "$(ct_mac d1 dnet)" "$(ct_port d1 dnet)"
-ping_dpdk d2 "$(ct_ip d2 dnet)" "$(ct_mac d2 dnet)" "$(ct_port d2 dnet)"
+ping_dpdk d2 "$(ct_ip d2 onet)" "$(ct_mac d2 onet)" "$(ct_port d2 onet)"
 ping_dpdk m1 "$(ct_ip m1 mnet)" "$(ct_mac m1 mnet)" "$(ct_port m1 mnet)"
 ping_dpdk "the CNI pod" "$POD_IP" "$POD_MAC" "$POD_PORT"
 
@@ -119,6 +131,6 @@ pod_stop podc
 cni DEL podc net1 "$T/cni.json"
 cni_ok "CNI DEL"
 dk rm -f d1 d2 m1 b1 >/dev/null
-dk network rm knet dnet mnet >/dev/null
+dk network rm knet dnet onet mnet >/dev/null
 expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
 expect_eq "podwired networks" 0 "$(ctlj pw network list | jq '.networks | length')"
