@@ -214,6 +214,7 @@ cleanup_uplink() {
 	ip netns del "$UPNS" 2>/dev/null || true
 	ip link del "pwu$$a" 2>/dev/null || true
 }
+on_exit cleanup_uplink
 dk network create -d podwire --subnet 10.82.0.0/24 -o podwire.vlan=100 \
 	-o podwire.network=vlan100 net3 >/dev/null
 expect_eq "podwired network vlan100's VLAN" 100 \
