@@ -30,6 +30,7 @@
 
 #include "fuzz.h"
 #include "offload/offload.h"
+#include "../unit/ref_csum.h"
 
 #define HDR 17
 
@@ -152,17 +153,6 @@ static void raw_meta(struct rte_mbuf *m, const uint8_t *d)
 	m->l4_len = d[6];
 }
 
-static uint32_t sum16(const uint8_t *p, uint32_t n, uint32_t s)
-{
-	for (uint32_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
-
 /* A frame made with its checksum complete: the L4 checksum verifies. */
 static void check_l4(const uint8_t *f, uint32_t len, uint32_t l2, uint32_t l3, int proto)
 {
@@ -180,14 +170,14 @@ static void check_l4(const uint8_t *f, uint32_t len, uint32_t l2, uint32_t l3, i
 		memcpy(ph, f + l2 + 12, 8);
 		ph[9] = (uint8_t)proto;
 		ph[10] = (uint8_t)(l4len >> 8), ph[11] = (uint8_t)l4len;
-		s = sum16(ph, 12, 0);
+		s = ref_sum(ph, 12, 0);
 	} else {
 		memcpy(ph, f + l2 + 8, 32);
 		ph[34] = (uint8_t)(l4len >> 8), ph[35] = (uint8_t)l4len;
 		ph[39] = (uint8_t)proto;
-		s = sum16(ph, 40, 0);
+		s = ref_sum(ph, 40, 0);
 	}
-	if (sum16(f + l2 + l3, l4len, s) != 0xffff)
+	if (ref_sum(f + l2 + l3, l4len, s) != 0xffff)
 		abort();
 }
 

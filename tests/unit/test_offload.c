@@ -16,6 +16,7 @@
 
 #include "dp_harness.h"
 #include "offload/offload.h"
+#include "ref_csum.h"
 
 /* Mbufs that hold a whole 64 KB super-frame, and a pool of 4. */
 static struct rte_mempool *big_pool, *tiny_pool;
@@ -54,18 +55,6 @@ static uint32_t get16(const uint8_t *p)
 static uint32_t get32(const uint8_t *p)
 {
 	return get16(p) << 16 | get16(p + 2);
-}
-
-/* The Internet checksum's sum, byte by byte, big-endian words. */
-static uint32_t ref_sum(const uint8_t *p, size_t n, uint32_t s)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
 }
 
 /* The pseudo-header sum for the IP header at ip, L4 length len. */

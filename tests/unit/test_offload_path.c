@@ -16,18 +16,9 @@
 
 #include "dp_sinks.h"
 #include "offload/offload.h"
+#include "ref_csum.h"
 
 #define MSS 1448
-
-/* A plain checksum, written for the test: the sum of 16-bit words. */
-static uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t sum)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
 
 static uint16_t fold(uint32_t sum)
 {
@@ -56,12 +47,12 @@ static uint32_t check_tcp4(const uint8_t *f, uint32_t len, uint32_t l2)
 	const uint8_t *ip = f + l2, *tcp;
 	uint32_t ihl = (ip[0] & 15) * 4u, tot = (uint32_t)ip[2] << 8 | ip[3], tl, sum;
 
-	CU_ASSERT(fold(sum16(ip, ihl, 0)) == 0xffff);
+	CU_ASSERT(fold(ref_sum(ip, ihl, 0)) == 0xffff);
 	CU_ASSERT(tot == len - l2);
 	tcp = ip + ihl;
 	tl = tot - ihl;
-	sum = sum16(ip + 12, 8, 0) + IPPROTO_TCP + tl;
-	CU_ASSERT(fold(sum16(tcp, tl, sum)) == 0xffff);
+	sum = ref_sum(ip + 12, 8, 0) + IPPROTO_TCP + tl;
+	CU_ASSERT(fold(ref_sum(tcp, tl, sum)) == 0xffff);
 	return tl - (tcp[12] >> 4) * 4u;
 }
 
@@ -90,7 +81,7 @@ static struct rte_mbuf *tcp4(const char *dst, const char *src, uint16_t vlan, ui
 	ip[4] = 0x12, ip[5] = 0x34, ip[8] = 64, ip[9] = IPPROTO_TCP;
 	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 2;
 	{
-		uint16_t c = (uint16_t)~fold(sum16(ip, 20, 0));
+		uint16_t c = (uint16_t)~fold(ref_sum(ip, 20, 0));
 
 		ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
 	}
@@ -100,7 +91,7 @@ static struct rte_mbuf *tcp4(const char *dst, const char *src, uint16_t vlan, ui
 	tcp[14] = 0xff;
 	for (uint32_t i = 0; i < payload; i++)
 		tcp[20 + i] = (uint8_t)(i * 7 + i / 251);
-	ps = fold(sum16(ip + 12, 8, 0) + IPPROTO_TCP + 20 + payload);
+	ps = fold(ref_sum(ip + 12, 8, 0) + IPPROTO_TCP + 20 + payload);
 	tcp[16] = (uint8_t)(ps >> 8), tcp[17] = (uint8_t)ps;
 	while (off < len) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pw_mbuf_pool);
