@@ -148,18 +148,63 @@ enum dp_stage_point {
 /* A module's stage: called for every burst of every port with frames not
  * yet dropped (b->n_fwd != 0); drops with dp_burst_drop. It runs on
  * workers: the datapath's rules hold (no locks, no per-frame calls
- * through pointers, state per worker or read from the view). */
+ * through pointers, state per worker or read from the view). Stages of
+ * a point run by order, lowest first (equal orders: registration order),
+ * so that what runs first does not hang on which module starts first. */
 struct dp_stage {
 	const char *name;
 	void (*run)(struct worker *w, const struct view *v, struct dp_burst *b);
+	uint8_t order;
+};
+
+/* The orders of podwire's own policy stages (ingress: rate limits first,
+ * the cheapest drop; then access lists; mirrors copy what was let in). */
+enum dp_stage_order {
+	DP_ORDER_POLICER = 10,
+	DP_ORDER_ACL = 20,
+	DP_ORDER_MIRROR = 30,
 };
 
 #define DP_STAGES_MAX 8
 
-/* Adds a stage at a point, after those already there. Before the workers
- * start (a module's init, or a constructor). 0, -EINVAL, or -ENOSPC. */
+/* Adds a stage at a point, by its order. Before the workers start (a
+ * module's init, or a constructor). 0, -EINVAL, or -ENOSPC. */
 int dp_stage_register(enum dp_stage_point at, const struct dp_stage *s);
 /* Removes a stage (tests; a module's fini, once workers are stopped). */
 void dp_stage_unregister(const struct dp_stage *s);
+
+/* ---- egress stages ----------------------------------------------------------- */
+
+/*
+ * An egress stage sees the frames of one send to one port, after any
+ * offload fix (super-frames already cut where the port needs it) and
+ * before the port's MTU check, capture and tx: m[] (mbufs) or f[] with
+ * strip[] (frames without mbufs, still in a pod's memory: read their
+ * bytes once, into private memory, before deciding on them). It returns
+ * how many frames go on, packed at the start of the arrays in their
+ * order; each frame it keeps back it either hands to dp_egress_drop
+ * (counted on p under a reason, captured, an mbuf freed) or, for an
+ * mbuf, takes over. It runs only for ports whose dp_port.egress has its
+ * bit (dp_egress_register's answer), which its module sets and clears
+ * (control thread): a port nobody filters pays one test per send.
+ */
+struct dp_egress_stage {
+	const char *name;
+	uint16_t (*run)(struct worker *w, const struct view *v, struct dp_port *p,
+			struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip, uint16_t n);
+	uint8_t order;
+};
+
+/* Adds an egress stage (by order, as dp_stage_register): its bit of
+ * dp_port.egress (a power of two, below 256), or -EINVAL, -ENOSPC. */
+int dp_egress_register(const struct dp_egress_stage *s);
+void dp_egress_unregister(const struct dp_egress_stage *s);
+/* Runs the egress stages whose bits p->egress has; tx.c. */
+uint16_t dp_egress_run(struct worker *w, const struct view *v, struct dp_port *p,
+		       struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip, uint16_t n);
+/* n frames of a send to p not made: counted on p under why, captured as
+ * dropped when p is captured, mbufs freed (tx.c). */
+void dp_egress_drop(struct worker *w, struct dp_port *p, struct rte_mbuf **m, struct dp_frame **f,
+		    uint8_t *strip, uint16_t n, enum drop_reason why);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The chain of stages every burst passes through (see burst.h). */
 #include <errno.h>
+#include <string.h>
 
 #include "datapath/burst.h"
 #include "datapath/observe.h"
@@ -13,11 +14,17 @@ static unsigned int n_stages[DP_STAGE_POINTS];
 
 int dp_stage_register(enum dp_stage_point at, const struct dp_stage *s)
 {
+	unsigned int i;
+
 	if ((unsigned int)at >= DP_STAGE_POINTS || s == NULL || s->run == NULL)
 		return -EINVAL;
 	if (n_stages[at] == DP_STAGES_MAX)
 		return -ENOSPC;
-	stages[at][n_stages[at]++] = s;
+	/* After every stage of its order or lower. */
+	for (i = n_stages[at]; i > 0 && stages[at][i - 1]->order > s->order; i--)
+		stages[at][i] = stages[at][i - 1];
+	stages[at][i] = s;
+	n_stages[at]++;
 	return 0;
 }
 
@@ -31,6 +38,57 @@ void dp_stage_unregister(const struct dp_stage *s)
 				n_stages[at]--;
 				i--;
 			}
+}
+
+/* Egress stages, by order, and the dp_port.egress bit each was given. */
+static const struct dp_egress_stage *egress[DP_STAGES_MAX];
+static uint8_t egress_bit[DP_STAGES_MAX];
+static unsigned int n_egress;
+
+int dp_egress_register(const struct dp_egress_stage *s)
+{
+	uint8_t used = 0, bit = 1;
+	unsigned int i;
+
+	if (s == NULL || s->run == NULL)
+		return -EINVAL;
+	if (n_egress == DP_STAGES_MAX)
+		return -ENOSPC;
+	for (i = 0; i < n_egress; i++)
+		used |= egress_bit[i];
+	while (used & bit)
+		bit <<= 1;
+	for (i = n_egress; i > 0 && egress[i - 1]->order > s->order; i--) {
+		egress[i] = egress[i - 1];
+		egress_bit[i] = egress_bit[i - 1];
+	}
+	egress[i] = s;
+	egress_bit[i] = bit;
+	n_egress++;
+	return bit;
+}
+
+void dp_egress_unregister(const struct dp_egress_stage *s)
+{
+	for (unsigned int i = 0; i < n_egress; i++)
+		if (egress[i] == s) {
+			memmove(&egress[i], &egress[i + 1], (n_egress - i - 1) * sizeof(egress[0]));
+			memmove(&egress_bit[i], &egress_bit[i + 1],
+				(n_egress - i - 1) * sizeof(egress_bit[0]));
+			n_egress--;
+			i--;
+		}
+}
+
+uint16_t dp_egress_run(struct worker *w, const struct view *v, struct dp_port *p,
+		       struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip, uint16_t n)
+{
+	uint8_t on = p->egress;
+
+	for (unsigned int i = 0; i < n_egress && n != 0; i++)
+		if (on & egress_bit[i])
+			n = egress[i]->run(w, v, p, m, f, strip, n);
+	return n;
 }
 
 static inline void run_stages(struct worker *w, const struct view *v, struct dp_burst *b,

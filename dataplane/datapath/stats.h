@@ -29,7 +29,9 @@
 	X(SPOOFED_SRC, "spoofed_src") /* port security: not the port's source MAC */               \
 	X(FLOOD_LIMIT, "flood_limit") /* over the port's rate of flooded frames */                 \
 	X(BAD_OFFLOAD, "bad_offload") /* offload request (checksum, segments) the frame cannot be  \
-				       */
+				       */                                                          \
+	X(POLICED, "policed")	      /* over the port's rate limit (policer/) */                  \
+	X(ACL_DENY, "acl_deny")	      /* an access list's rule or default said deny (acl/) */
 
 enum drop_reason {
 #define DROP_ENUM(id, name) DROP_##id,

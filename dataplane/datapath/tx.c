@@ -66,6 +66,13 @@ static __rte_noinline void send_drop(struct worker *w, struct dp_port *p, struct
 		rte_pktmbuf_free_bulk(m, n);
 }
 
+void dp_egress_drop(struct worker *w, struct dp_port *p, struct rte_mbuf **m, struct dp_frame **f,
+		    uint8_t *strip, uint16_t n, enum drop_reason why)
+{
+	if (n != 0)
+		send_drop(w, p, m, f, strip, n, why);
+}
+
 static void send_fixed(struct worker *w, const struct view *v, uint16_t idx, struct rte_mbuf **m,
 		       uint16_t n);
 
@@ -104,6 +111,16 @@ static __rte_always_inline void port_send(struct worker *w, const struct view *v
 					return;
 				}
 		}
+	}
+	/* Policy on the way out (registered egress stages). */
+	if (unlikely(p->egress != 0)) {
+		uint16_t kept = dp_egress_run(w, v, p, m, f, strip, n);
+
+		if (kept != n)
+			known_bytes = UINT64_MAX;
+		n = kept;
+		if (n == 0)
+			return;
 	}
 	/* The egress MTU; those that fit keep their order. */
 	if (known_bytes != UINT64_MAX) {

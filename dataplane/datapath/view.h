@@ -84,6 +84,9 @@ struct dp_port {
 	 * into frames it takes before they are sent (datapath/tx.c). */
 	uint8_t tx_ol;
 	volatile uint8_t observe; /* enum dp_observe bits; 0 when nobody watches */
+	/* The egress stages (datapath/burst.h) acting on the port, a bit
+	 * each; 0 when none does. Their modules set and clear their bits. */
+	volatile uint8_t egress;
 	uint16_t idx;
 	uint16_t net_idx;
 	/* Receive queues the port has (1..PW_MAX_QUEUES, set at create) and

@@ -174,12 +174,119 @@ static void test_stage_order_and_bounds(void)
 	destroy_net(n);
 }
 
+/* A stage of a lower order runs first, whatever the registration order. */
+static void test_stage_by_order(void)
+{
+	struct network *n = dp_net("sor", NET_BRIDGE, 0);
+	struct port *a = dp_port("sora", n, "sink", A), *b = dp_port("sorb", n, "sink", B);
+	const struct dp_stage late = {.name = "late", .run = drop_x, .order = 30};
+	const struct dp_stage early = {.name = "early", .run = record_dst, .order = 10};
+
+	reset();
+	CU_ASSERT_FATAL(dp_stage_register(DP_STAGE_INGRESS, &late) == 0);
+	CU_ASSERT_FATAL(dp_stage_register(DP_STAGE_INGRESS, &early) == 0);
+	send1(a, dp_frame(B, A, 0, 60, 0));
+	ASSERT_INT_EQ(n_order, 2);
+	ASSERT_INT_EQ(order[0], 1); /* record_dst, order 10 */
+	ASSERT_INT_EQ(order[1], 0);
+	dp_stage_unregister(&late);
+	dp_stage_unregister(&early);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
+/* An egress stage: drops frames to B whose source is X. */
+static unsigned int egress_calls;
+static uint16_t drop_x_out(struct worker *w, const struct view *v, struct dp_port *p,
+			   struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip, uint16_t n)
+{
+	uint8_t x[6] = {2, 0, 0, 0, 0, 0x99};
+	uint16_t k = 0;
+
+	(void)v;
+	egress_calls++;
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t src[6];
+
+		if (m != NULL)
+			memcpy(src, rte_pktmbuf_mtod(m[i], uint8_t *) + 6, 6);
+		else
+			dp_frame_read(f[i], strip[i], 6, src, 6);
+		if (memcmp(src, x, 6) == 0) {
+			dp_egress_drop(w, p, m != NULL ? &m[i] : NULL, m != NULL ? NULL : &f[i],
+				       m != NULL ? NULL : &strip[i], 1, DROP_ACL_DENY);
+			continue;
+		}
+		if (m != NULL)
+			m[k] = m[i];
+		else
+			f[k] = f[i], strip[k] = strip[i];
+		k++;
+	}
+	return k;
+}
+
+/* Egress stages run only for the ports with their bit, after the
+ * decision (a flood's copy to another port is not touched), for mbufs and
+ * frames alike; their drops count on the egress port. */
+static void test_egress_stage(void)
+{
+	struct network *n = dp_net("seg", NET_BRIDGE, 0);
+	struct port *a = dp_port("sega", n, "sink", A), *b = dp_port("segb", n, "sink", B);
+	struct port *c = dp_port("segc", n, "sink", C);
+	struct network *xn = dp_net("segx", NET_XCONNECT, 0);
+	struct port *xa = dp_port("segxa", xn, "sink", A), *xb = dp_port("segxb", xn, "fsink", B);
+	const struct dp_egress_stage st = {.name = "drop_x_out", .run = drop_x_out, .order = 20};
+	uint8_t buf[2][128];
+	struct dp_frame f[2];
+	const uint32_t cuts[] = {0};
+	int bit;
+
+	egress_calls = 0;
+	bit = dp_egress_register(&st);
+	CU_ASSERT_FATAL(bit > 0 && bit < 256);
+	send1(b, dp_frame(BCAST, B, 0, 60, 0)); /* b is learned */
+	sink_clear(a), sink_clear(c);
+	/* No bit: not called. */
+	send1(a, dp_frame(BCAST, X, 0, 60, 1));
+	ASSERT_INT_EQ(egress_calls, 0);
+	ASSERT_INT_EQ(sink_of(b)->n, 1);
+	b->dp.egress = (uint8_t)bit;
+	send1(a, dp_frame(B, X, 0, 60, 2));	/* to b: dropped */
+	send1(a, dp_frame(B, A, 0, 60, 3));	/* to b: passes */
+	send1(a, dp_frame(BCAST, X, 0, 60, 4)); /* flood: c gets it, b does not */
+	CU_ASSERT(egress_calls >= 3);
+	ASSERT_INT_EQ(sink_of(b)->n, 2);
+	ASSERT_INT_EQ(sink_of(c)->n, 2);
+	ASSERT_INT_EQ(dp_counters(b).drops[DROP_ACL_DENY], 2);
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_ACL_DENY], 0);
+	b->dp.egress = 0;
+	/* Frames without mbufs to a port that takes them. */
+	xb->dp.egress = (uint8_t)bit;
+	fill_frame(buf[0], 100, B, X, 0);
+	fill_frame(buf[1], 100, B, A, 0);
+	make_frame(&f[0], buf[0], 100, cuts);
+	make_frame(&f[1], buf[1], 100, cuts);
+	frames_in(xa, f, 2);
+	ASSERT_INT_EQ(fsink_of(xb)->n, 1);
+	CU_ASSERT(memcmp(fsink_of(xb)->data[0], buf[1], 100) == 0);
+	ASSERT_INT_EQ(dp_counters(xb).drops[DROP_ACL_DENY], 1);
+	ASSERT_INT_EQ(dp_counters(xb).tx_packets, 1);
+	xb->dp.egress = 0;
+	dp_egress_unregister(&st);
+	ASSERT_INT_EQ(dp_egress_register(&(struct dp_egress_stage){.name = "x"}), -EINVAL);
+	destroy(a), destroy(b), destroy(c), destroy(xa), destroy(xb);
+	destroy_net(n), destroy_net(xn);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 	    {"stages: ingress drops and the decision seen, bridge, mbufs", test_stage_bridge_mbufs},
 	    {"stages: cross-connect, frames without mbufs", test_stage_xconnect_frames},
 	    {"stages: order, all dropped, bounds", test_stage_order_and_bounds},
+	    {"stages: by order, not registration", test_stage_by_order},
+	    {"stages: egress, by port bit, mbufs and frames", test_egress_stage},
 	    {NULL, NULL},
 	};
 	int rc;
