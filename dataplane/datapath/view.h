@@ -28,6 +28,7 @@
 struct dp_port;
 struct dp_frame;
 struct dp_capture;
+struct policer;
 struct port_counters;
 
 /* A port kind's burst functions. Called only by workers, only on ports of
@@ -115,6 +116,10 @@ struct dp_port {
 	 * clears them; capture_if is the port's interface in it. */
 	struct dp_capture *volatile capture;
 	uint16_t capture_if;
+	/* Rate limits (policer/): [0] what the port's pod sends, [1] what
+	 * is sent to it; NULL: none. Replaced by the control thread, the old
+	 * one freed after view_wait. */
+	struct policer *volatile pol[2];
 } __rte_cache_aligned;
 
 enum dp_net_mode { DP_NET_BRIDGE, DP_NET_XCONNECT };
