@@ -56,7 +56,7 @@ struct policer {
  * numbers overflow the bucket's arithmetic (the API's bounds keep
  * within it). */
 static inline int policer_init(struct policer *b, bool bits, uint64_t rate, uint64_t burst,
-				  uint64_t hz, uint64_t now)
+			       uint64_t hz, uint64_t now)
 {
 	uint64_t cost = bits ? 8 * hz : hz, cap;
 
@@ -101,7 +101,7 @@ static inline void policer_refill(struct policer *b, uint64_t now)
  * still fit). One lock for the lot. Any thread.
  */
 static inline uint64_t policer_admit(struct policer *b, uint64_t now, const uint32_t *len,
-					unsigned int n, uint64_t live)
+				     unsigned int n, uint64_t live)
 {
 	uint64_t ok = 0, tokens;
 

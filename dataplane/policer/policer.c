@@ -60,8 +60,7 @@ static void policer_ingress(struct worker *w, const struct view *v, struct dp_bu
  * order, the rest are handed to dp_egress_drop. The length is the frame
  * as it leaves (a stripped VLAN tag not counted). */
 static uint16_t policer_egress(struct worker *w, const struct view *v, struct dp_port *p,
-			       struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip,
-			       uint16_t n)
+			       struct rte_mbuf **m, struct dp_frame **f, uint8_t *strip, uint16_t n)
 {
 	struct policer *pol = p->pol[PORT_DIR_OUT];
 	uint16_t kept = 0;
@@ -153,10 +152,11 @@ int policer_apply(struct port *p, const struct port_rate rate[PORT_DIRS], char *
 		if (!change[d] || rate[d].rate == 0)
 			continue;
 		if (d == PORT_DIR_OUT && egress_bit == 0) {
-			snprintf(msg, len,
-				 "port \"%s\": the egress policer is not registered (see the start-up "
-				 "log); no egress limit can be set",
-				 p->conf.name);
+			snprintf(
+			    msg, len,
+			    "port \"%s\": the egress policer is not registered (see the start-up "
+			    "log); no egress limit can be set",
+			    p->conf.name);
 			rte_free(fresh[PORT_DIR_IN]);
 			return -ENOSYS;
 		}
@@ -166,7 +166,8 @@ int policer_apply(struct port *p, const struct port_rate rate[PORT_DIRS], char *
 				 rte_get_tsc_hz(), rte_rdtsc()) != 0) {
 			snprintf(msg, len, "port \"%s\": %s making its rate limit; nothing changed",
 				 p->conf.name,
-				 fresh[d] == NULL ? "out of hugepage memory" : "numbers out of range");
+				 fresh[d] == NULL ? "out of hugepage memory"
+						  : "numbers out of range");
 			rte_free(fresh[PORT_DIR_IN]);
 			rte_free(fresh[PORT_DIR_OUT]);
 			return fresh[d] == NULL ? -ENOMEM : -ERANGE;
@@ -217,7 +218,8 @@ static void port_created(const void *arg, void *ctx)
 	char msg[256];
 
 	RTE_SET_USED(ctx);
-	if (p == NULL || (p->conf.rate[PORT_DIR_IN].rate == 0 && p->conf.rate[PORT_DIR_OUT].rate == 0))
+	if (p == NULL ||
+	    (p->conf.rate[PORT_DIR_IN].rate == 0 && p->conf.rate[PORT_DIR_OUT].rate == 0))
 		return;
 	if (policer_apply(p, p->conf.rate, msg, sizeof(msg)) != 0)
 		PORT_LOG(p, ERR, "its rate limits are not applied: %s", msg);

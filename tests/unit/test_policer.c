@@ -168,8 +168,19 @@ int main(void)
 	};
 
 	char prefix[64];
-	char *argv[] = {"unit", "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "--no-telemetry",
-			"--file-prefix", prefix, "-l", "0", "--log-level=*:error", NULL};
+	char *argv[] = {"unit",
+			"--no-huge",
+			"-m",
+			"64",
+			"--no-pci",
+			"--no-shconf",
+			"--no-telemetry",
+			"--file-prefix",
+			prefix,
+			"-l",
+			"0",
+			"--log-level=*:error",
+			NULL};
 
 	/* EAL for rte_get_tsc_hz, which rte_meter's profiles read. */
 	snprintf(prefix, sizeof(prefix), "pwunit-pol-%d", (int)getpid());
