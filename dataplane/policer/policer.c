@@ -49,8 +49,11 @@ static void policer_ingress(struct worker *w, const struct view *v, struct dp_bu
 	if (likely(pol == NULL))
 		return;
 	RTE_BUILD_BUG_ON(PW_BURST > 64);
-	for (uint16_t i = 0; i < b->n; i++)
-		live |= (uint64_t)!dp_is_drop(b->dst[i]) << i;
+	if (likely(b->n_fwd == b->n))
+		live = b->n == 64 ? UINT64_MAX : (1ull << b->n) - 1;
+	else
+		for (uint16_t i = 0; i < b->n; i++)
+			live |= (uint64_t)!dp_is_drop(b->dst[i]) << i;
 	ok = policer_admit(pol, w->now, b->len, b->n, live);
 	if (ok != live)
 		drop_mask(w, b, live & ~ok);
@@ -77,10 +80,20 @@ static uint16_t policer_egress(struct worker *w, const struct view *v, struct dp
 		uint16_t nd = 0;
 		uint64_t ok;
 
-		for (unsigned int i = 0; i < k; i++)
-			len[i] = m != NULL ? rte_pktmbuf_pkt_len(m[base + i])
-					   : f[base + i]->len - (strip[base + i] ? 4u : 0u);
-		ok = policer_admit(pol, w->now, len, k, k == 64 ? UINT64_MAX : (1ull << k) - 1);
+		uint64_t all = k == 64 ? UINT64_MAX : (1ull << k) - 1;
+
+		/* Frames/s reads no length. */
+		if (pol->bits && m != NULL)
+			for (unsigned int i = 0; i < k; i++)
+				len[i] = rte_pktmbuf_pkt_len(m[base + i]);
+		else if (pol->bits)
+			for (unsigned int i = 0; i < k; i++)
+				len[i] = f[base + i]->len - (strip[base + i] ? 4u : 0u);
+		ok = policer_admit(pol, w->now, len, k, all);
+		if (likely(ok == all && kept == base)) {
+			kept += (uint16_t)k; /* all of them, already in place */
+			continue;
+		}
 		for (unsigned int i = 0; i < k; i++) {
 			unsigned int j = base + i;
 
