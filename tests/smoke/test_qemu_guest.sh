@@ -216,7 +216,15 @@ if [ "$TCP" = 1 ]; then
 	wait "$NC_PID" || true
 	NC_PID=
 	log "the guest sent the namespace $KB KiB in $(guest_secs "$T/console.log" "$NS_IP:5001") s"
+	# avg_frame PORT: the bytes per frame podwired sent it.
+	avg_frame() { ctlj pw stats "$1" | jq '.ports[0] | .tx_bytes / .tx_packets | floor'; }
 	log "port kns: $(ctlj pw stats kns | jq -c '.ports[0] | {tx_packets, tx_bytes, drops}')"
+	if [ "$PORT_OL" = on ]; then
+		avg=$(avg_frame kns)
+		[ "$avg" -gt 1514 ] ||
+			fail "frames to the namespace averaged $avg bytes: the guest's super-frames were cut"
+		ok "the namespace received the guest's data in frames of $avg bytes on average (super-frames)"
+	fi
 	wait_for 60 "the second guest to report what it received" console2_has "PWGUEST: received"
 	# (The sender's md5sum of what it sent may take longer than that.)
 	wait_for 30 "the guest to report its send to the second guest" console_has "to $GUEST2_IP:5003"
@@ -226,10 +234,9 @@ if [ "$TCP" = 1 ]; then
 		"$(guest_says "$T/console2.log" received)"
 	expect_eq "bytes the guest sent the second guest" "$((KB * 1024))" "${sent%% *}"
 	log "the guest sent the second guest $KB KiB in $(guest_secs "$T/console.log" "$GUEST2_IP:5003") s"
-	st=$(ctlj pw stats vm2 | jq -c '.ports[0] | {tx_packets, tx_bytes, drops}')
-	log "port vm2: $st"
-	avg=$(jq '.tx_bytes / .tx_packets | floor' <<<"$st")
+	log "port vm2: $(ctlj pw stats vm2 | jq -c '.ports[0] | {tx_packets, tx_bytes, drops}')"
 	if [ "$PORT_OL" = on ]; then
+		avg=$(avg_frame vm2)
 		[ "$avg" -gt 1514 ] ||
 			fail "frames to the second guest averaged $avg bytes: its super-frames were cut"
 		ok "the second guest received the first's data in frames of $avg bytes on average (super-frames)"
@@ -254,6 +261,12 @@ if [ "$TCP" = 1 ]; then
 		"(offloads $PORT_OL; namespace offloads $NS_OL); podwired's worker busy" \
 		"$(((b1 - b0) / KB)) cycles per KiB; the namespace retransmitted $((r1 - r0)) segments"
 	log "port vm: $(ctlj pw stats vm | jq -c '.ports[0] | {tx_packets, tx_bytes, drops}')"
+	if [ "$PORT_OL" = on ] && [ "$NS_OL" = on ]; then
+		avg=$(avg_frame vm)
+		[ "$avg" -gt 1514 ] ||
+			fail "frames to the guest averaged $avg bytes: the namespace's super-frames were cut"
+		ok "the guest received the namespace's data in frames of $avg bytes on average (super-frames)"
+	fi
 	wait_for 10 "the guest to report its counters" console_has "PWGUEST: tcp "
 	grep -E '^PWGUEST: (irq|eth0|tcp) ' "$T/console.log" | tr -d '\r' | sed 's/^/    /'
 fi
