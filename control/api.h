@@ -21,7 +21,7 @@
 /* The API's own version. A client refuses a daemon of a newer major
  * version (fields it would misread); minor versions only add. */
 #define API_VERSION_MAJOR	  1
-#define API_VERSION_MINOR	  7
+#define API_VERSION_MINOR	  8
 #define PODWIRE_DEFAULT_SOCKET	  "/run/podwire/podwired.sock"
 #define PODWIRE_DEFAULT_STATE_DIR "/var/lib/podwire"
 
@@ -107,7 +107,10 @@ enum api_error {
 	X(QUEUE_LIST, "queue.list", "every rx queue: its worker, state and load")                  \
 	X(QUEUE_PIN, "queue.pin", "poll an rx queue on a given worker, kept there")                \
 	X(QUEUE_UNPIN, "queue.unpin", "give a pinned rx queue back to the balancer")               \
-	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")
+	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")  \
+	X(MIRROR_CREATE, "mirror.create", "copy ports' frames to a destination port")              \
+	X(MIRROR_DEL, "mirror.del", "stop and delete a mirror")                                    \
+	X(MIRROR_LIST, "mirror.list", "mirrors and their copies and drops")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -298,6 +301,15 @@ enum api_method {
 #define API_R_RESULT	    "result"
 #define API_R_DROP	    "drop"
 #define API_R_REMAINING	    "remaining"
+
+/* Port mirroring (API 1.8): mirror.create takes name, ports,
+ * direction (API_DIR_INGRESS/EGRESS/BOTH) and to. */
+#define API_F_TO	"to" /* the port a mirror's copies go to */
+#define API_R_MIRRORS	"mirrors"
+#define API_R_COPIES	"copies"  /* copies the destination took */
+#define API_R_DROPPED	"dropped" /* frames not copied: no mbuf, destination full */
+#define API_DIR_INGRESS "ingress"
+#define API_DIR_EGRESS	"egress"
 
 /* Values of the enumerated fields. */
 #define API_DIR_RX	   "rx"
