@@ -6,8 +6,11 @@
  * ingress stage one load and test per burst, and the egress stage
  * nothing (it runs only for ports with its dp_port.egress bit).
  */
+#include <string.h>
+
 #include <rte_common.h>
 #include <rte_ether.h>
+#include <rte_memcpy.h>
 
 #include "datapath/burst.h"
 #include "datapath/txbuf.h"
@@ -18,35 +21,88 @@
 struct mirror_worker_counters mirror_ctr[PW_MAX_WORKERS];
 uint8_t mirror_egress_bit;
 
+/* The slow copy: a chain (a super-frame, a large memif frame), or when
+ * the bulk allocation failed. */
+static struct rte_mbuf *copy_one(struct rte_mempool *pool, struct rte_mbuf *m, struct dp_frame *f,
+				 uint8_t s)
+{
+	struct rte_mbuf *c;
+
+	if (m == NULL)
+		return dp_frame_to_mbuf(f, s, pool);
+	/* The whole chain, with its offload request: the destination's send
+	 * cuts a super-frame for itself. */
+	c = rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
+	if (likely(c != NULL) && unlikely(s)) {
+		if (rte_vlan_strip(c) != 0) {
+			rte_pktmbuf_free(c);
+			return NULL;
+		}
+		if (c->ol_flags & OFFLOAD_MBUF_FLAGS)
+			c->l2_len -= 4;
+	}
+	return c;
+}
+
+/* m (one segment, fitting c) into c, less its tag with s; with the
+ * fields rte_pktmbuf_copy keeps that matter here (the offload request). */
+static inline void copy_small(struct rte_mbuf *c, const struct rte_mbuf *m, uint8_t s)
+{
+	const uint8_t *src = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t *dst = rte_pktmbuf_mtod(c, uint8_t *);
+	uint32_t len = m->data_len;
+
+	if (likely(!s)) {
+		rte_memcpy(dst, src, len);
+	} else {
+		memcpy(dst, src, 2 * RTE_ETHER_ADDR_LEN);
+		rte_memcpy(dst + 2 * RTE_ETHER_ADDR_LEN, src + 2 * RTE_ETHER_ADDR_LEN + 4,
+			   len - 2 * RTE_ETHER_ADDR_LEN - 4);
+		len -= 4;
+	}
+	c->data_len = (uint16_t)len;
+	c->pkt_len = len;
+	c->ol_flags = m->ol_flags & OFFLOAD_MBUF_FLAGS;
+	c->tx_offload = m->tx_offload;
+	c->packet_type = m->packet_type;
+	if (unlikely(s) && (c->ol_flags & OFFLOAD_MBUF_FLAGS))
+		c->l2_len -= 4;
+}
+
 uint16_t mirror_copy(struct rte_mempool *pool, struct rte_mbuf *const *m, struct dp_frame *const *f,
 		     const uint8_t *strip, const uint16_t *idx, uint16_t n, struct rte_mbuf **out)
 {
-	uint16_t k = 0;
+	struct rte_mbuf *fresh[TXBUF_SIZE];
+	uint16_t k = 0, used = 0, have;
 
+	/* One allocation for the burst: most frames fit one mbuf. */
+	n = RTE_MIN(n, (uint16_t)TXBUF_SIZE);
+	have = rte_pktmbuf_alloc_bulk(pool, fresh, n) == 0 ? n : 0;
 	for (uint16_t j = 0; j < n; j++) {
 		uint16_t i = idx[j];
 		uint8_t s = strip != NULL ? strip[i] : 0;
 		struct rte_mbuf *c;
 
-		if (m == NULL) {
-			c = dp_frame_to_mbuf(f[i], s, pool);
+		if (used < have && m != NULL && m[i]->nb_segs == 1 &&
+		    m[i]->data_len <= rte_pktmbuf_tailroom(fresh[used]) &&
+		    (!s || m[i]->data_len >= RTE_ETHER_HDR_LEN + 4)) {
+			c = fresh[used++];
+			copy_small(c, m[i], s);
+		} else if (used < have && m == NULL &&
+			   dp_frame_out_len(f[i], s) <= rte_pktmbuf_tailroom(fresh[used])) {
+			c = fresh[used++];
+			c->data_len = (uint16_t)dp_frame_out_len(f[i], s);
+			c->pkt_len = c->data_len;
+			dp_frame_read(f[i], s, 0, rte_pktmbuf_mtod(c, uint8_t *), c->pkt_len);
 		} else {
-			/* The whole chain, with its offload request: the
-			 * destination's send cuts a super-frame for itself. */
-			c = rte_pktmbuf_copy(m[i], pool, 0, UINT32_MAX);
-			if (likely(c != NULL) && unlikely(s)) {
-				if (rte_vlan_strip(c) != 0) {
-					rte_pktmbuf_free(c);
-					c = NULL;
-				} else if (c->ol_flags & OFFLOAD_MBUF_FLAGS) {
-					c->l2_len -= 4;
-				}
-			}
+			c = copy_one(pool, m != NULL ? m[i] : NULL, m != NULL ? NULL : f[i], s);
+			if (unlikely(c == NULL))
+				continue;
 		}
-		if (unlikely(c == NULL))
-			continue;
 		out[k++] = c;
 	}
+	if (used < have)
+		rte_pktmbuf_free_bulk(&fresh[used], have - used);
 	return k;
 }
 

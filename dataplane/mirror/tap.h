@@ -39,7 +39,10 @@ enum mirror_dir {
 	MIRROR_OUT = 2, /* what podwired sends to the port */
 };
 
-/* One mirror acting on a port: where the copies go, and the counters. */
+/* One mirror acting on a port: where the copies go, and the counters.
+ * (A mirror of only the frames an access list matches is not done yet:
+ * its tap would carry the list, and copy.c would narrow the frames it
+ * selects, idx[], by the list's verdicts before copying them.) */
 struct mirror_tap {
 	uint16_t to;   /* destination port index */
 	uint16_t slot; /* the mirror's counters (mirror_ctr) */
@@ -74,7 +77,8 @@ extern uint8_t mirror_egress_bit;
  * (those with strip[i] lose their VLAN tag in the copy, as the original
  * does on output; strip may be NULL), or frames f without mbufs (with
  * strip). Writes the copies made into out, in order, and returns how
- * many (fewer when the pool is short). Worker, or a test.
+ * many (fewer when the pool is short); n is at most TXBUF_SIZE. Worker,
+ * or a test.
  */
 uint16_t mirror_copy(struct rte_mempool *pool, struct rte_mbuf *const *m, struct dp_frame *const *f,
 		     const uint8_t *strip, const uint16_t *idx, uint16_t n, struct rte_mbuf **out);
