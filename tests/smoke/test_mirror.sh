@@ -5,11 +5,13 @@
 #   NA pa (mirrored) ---+
 #   NB pb --------------+-- net --- pm: NM, the mirror's destination
 #   NC pc --------------+       \-- pf: a memif testpmd pod that never reads
+#   NU eth0 --- up1: an af_packet uplink of network netv (VLAN 100)
 #
 # Checked: with a mirror of pa to pm, what tcpdump sees on pm is exactly
 # (byte for byte, as a multiset) what it sees on pa: every frame for
 # "both", those pa's pod sent for "ingress", those it was sent for
-# "egress"; nothing else reaches pm (pb and pc's own traffic, floods);
+# "egress"; with a second mirror of pa to the uplink, the same frames
+# leave it tagged with netv's VLAN (and padded to 60 bytes); nothing else reaches pm (pb and pc's own traffic, floods);
 # what pm's pod sends is dropped (no_route) and reaches nobody; the
 # mirror's copies equal the frames pm got. A destination that never reads
 # (pf) drops copies, counted on the mirror, while pa and pb lose nothing.
@@ -21,14 +23,14 @@
 for c in tcpdump promtool curl; do
 	command -v $c >/dev/null || skip "$c is not installed"
 done
-NA=pwmi-a$$ NB=pwmi-b$$ NC=pwmi-c$$ NM=pwmi-m$$
+NA=pwmi-a$$ NB=pwmi-b$$ NC=pwmi-c$$ NM=pwmi-m$$ NU=pwmi-u$$ UP=pwmiu$$
 MA=02:00:00:77:00:0a MB=02:00:00:77:00:0b MC=02:00:00:77:00:0c MM=02:00:00:77:00:0d
 MF=02:00:00:77:00:0f
 MPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-netns_cleanup() { for n in $NA $NB $NC $NM; do ip netns del $n 2>/dev/null; done; }
+netns_cleanup() { for n in $NA $NB $NC $NM $NU; do ip netns del $n 2>/dev/null; done; }
 on_exit netns_cleanup
-for n in $NA $NB $NC $NM; do
+for n in $NA $NB $NC $NM $NU; do
 	ip netns add $n || skip "cannot create network namespaces"
 	# Nothing but the test's own frames: no IPv6 (router solicitations,
 	# MLD reports).
@@ -80,9 +82,10 @@ cap_stop() {
 kill_caps() { for p in "${CAP_PIDS[@]}"; do kill "$p" 2>/dev/null; done; }
 on_exit kill_caps
 
-# compare WHICH MAC PORT.pcap MIRROR.pcap: prints "port=N expected=E
-# mirror=M missing=X extra=Y", WHICH "all" (every frame of the port),
-# "from" (those with source MAC: what the pod sent) or "to" (the others).
+# compare WHICH MAC PORT.pcap MIRROR.pcap [VLAN]: prints "port=N
+# expected=E mirror=M missing=X extra=Y", WHICH "all" (every frame of the
+# port), "from" (those with source MAC: what the pod sent) or "to" (the
+# others); with VLAN, each expected as an uplink of that VLAN sends it.
 cat >"$T/compare.py" <<'EOF'
 import collections, struct, sys
 def frames(path):
@@ -99,6 +102,9 @@ def frames(path):
 which, mac = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", ""))
 port, mirror = frames(sys.argv[3]), frames(sys.argv[4])
 want = [f for f in port if which == "all" or (f[6:12] == mac) == (which == "from")]
+if len(sys.argv) > 5:  # VLAN: as an uplink sends them, tagged and padded
+    tag = b"\x81\x00" + struct.pack("!H", int(sys.argv[5]))
+    want = [(f[:12] + tag + f[12:]).ljust(60, b"\0") for f in want]
 a, b = collections.Counter(want), collections.Counter(mirror)
 print("port=%d expected=%d mirror=%d missing=%d extra=%d" % (
     len(port), len(want), len(mirror), sum((a - b).values()), sum((b - a).values())))
@@ -204,6 +210,32 @@ rpc pw mirror.create '{"name":"x","ports":"pb","to":"pc","acl":"l"}' | grep -q '
 expect_eq "mirrors after the bad requests" '["m1"]' "$(ctlj pw mirror list | jq -c '[.mirrors[].name]')"
 expect_eq "pc still in its network: no mirror state" false \
 	"$(ctlj pw mirror list | jq '[.mirrors[].to] | index("pc") != null')"
+
+# ---- an uplink as a destination --------------------------------------------------
+
+ip link add $UP type veth peer name eth0 netns $NU || fail "cannot make a veth pair"
+sysctl -qw "net.ipv6.conf.$UP.disable_ipv6=1"
+ip netns exec $NU sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+ip link set $UP up
+ip -n $NU link set eth0 up
+ctl pw network add netv --vlan 100 >/dev/null
+ctl pw port add up1 --network netv --type af_packet --iface $UP >/dev/null
+wait_link pw up1 up
+# pa is in two mirrors now: m1 (egress, to pm) and mu.
+ctl pw mirror create mu --ports pa --to up1 --direction ingress >/dev/null
+cap $NA "$T/a-up.pcap"
+cap $NU "$T/u-up.pcap"
+traffic
+cap_stop
+r=$(python3 "$T/compare.py" from $MA "$T/a-up.pcap" "$T/u-up.pcap" 100)
+case "$r" in
+*" missing=0 extra=0") ok "uplink destination: pa's frames, tagged with VLAN 100: $r" ;;
+*)
+	show "$T/a-up.pcap" "$T/u-up.pcap"
+	fail "uplink destination: $r"
+	;;
+esac
+ctl pw mirror del mu >/dev/null
 
 # ---- a destination that never reads ---------------------------------------------
 
