@@ -156,24 +156,25 @@ static int apply(const struct port *skip, bool best_effort)
 	static struct mirror_port *want[PW_MAX_PORTS], *old[PW_MAX_PORTS];
 	static bool was_dst[PW_MAX_PORTS];
 	struct view *v = NULL;
-	bool fail = false, dst_change = false;
+	bool short_any = false, dst_change = false;
 	struct port *p;
 
+	/* Every port's want[] is set (the arrays outlive the call), so that
+	 * a failure frees exactly what this call made. */
 	TAILQ_FOREACH (p, &port_all, next) {
 		uint16_t i = p->dp.idx;
+		bool is_short = false;
 
-		want[i] = p == skip ? NULL : port_state(p, &fail);
-		if (fail && !best_effort)
-			break;
-		if (fail)
+		want[i] = p == skip ? NULL : port_state(p, &is_short);
+		if (is_short && best_effort)
 			LOG(ERR, "port \"%s\": out of memory: its mirrors stop copying it",
 			    p->conf.name);
-		fail = false;
+		short_any |= is_short;
 		was_dst[i] = p->dp.mirror_dst;
 		if (p != skip && (want[i] != NULL && want[i]->dst) != p->dp.mirror_dst)
 			dst_change = true;
 	}
-	if (fail) {
+	if (short_any && !best_effort) {
 		TAILQ_FOREACH (p, &port_all, next)
 			free(want[p->dp.idx]);
 		return -ENOMEM;
@@ -187,8 +188,8 @@ static int apply(const struct port *skip, bool best_effort)
 				p->dp.mirror_dst = was_dst[p->dp.idx];
 				free(want[p->dp.idx]);
 			}
-			/* A port being deleted cannot wait: its destination
-			 * role goes with it, nothing else changes. */
+			/* Nothing changed. (A deletion never gets here: it
+			 * changes no remaining port's role.) */
 			return -ENOMEM;
 		}
 	}

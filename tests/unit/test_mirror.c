@@ -10,6 +10,7 @@
  */
 #include "dp_sinks.h"
 #include "mirror/mirror.h"
+#include "model/publish.h"
 
 static struct mirror *make(const char *name, const char *ports, const char *dir, const char *to)
 {
@@ -326,6 +327,29 @@ static void test_refused(void)
 		ASSERT_INT_EQ(mirror_count(), 1);
 	}
 	CU_ASSERT(!e->dp.mirror_dst && e->dp.mirror == NULL && b->dp.mirror == NULL);
+	/* No memory for the view that takes the destination out: refused,
+	 * nothing changed; a delete that cannot build its view keeps the
+	 * mirror whole. */
+	{
+		struct mirror_req r = {"oom", "mrb", NULL, "mre"};
+
+		model_view_fail_next(1);
+		CU_ASSERT(mirror_create(&r, NULL, &code, &field, msg, sizeof(msg)) != 0);
+		ASSERT_INT_EQ(code, API_ERR_RESOURCE);
+		ASSERT_CONTAINS(msg, "out of memory");
+		CU_ASSERT(mirror_find("oom") == NULL && !e->dp.mirror_dst);
+		CU_ASSERT(b->dp.mirror == NULL && e->dp.mirror == NULL);
+		model_view_fail_next(1);
+		ASSERT_INT_EQ(mirror_delete(taken, msg, sizeof(msg)), -ENOMEM);
+		CU_ASSERT(mirror_find("taken") == taken && d->dp.mirror_dst);
+		CU_ASSERT(a->dp.mirror != NULL && a->dp.mirror->n_in == 1);
+		/* Still out of the network: d gets the copy of what a is sent
+		 * (taken copies both ways), not the flood itself. */
+		send1(b, dp_frame(BCAST, B, 0, 60, 1));
+		ASSERT_INT_EQ(sink_of(a)->n, 1);
+		ASSERT_INT_EQ(sink_of(d)->n, 1);
+		ASSERT_INT_EQ(mirror_count(), 1);
+	}
 	/* A port is copied by MIRROR_PER_PORT mirrors at most (a has one). */
 	del(taken);
 	{
