@@ -232,11 +232,13 @@ dut_start() {
 		CAP_PID=$!
 		wait_for 10 eval "[ \"\$(${ctl[*]} --json capture list | jq '.captures | length')\" = 1 ]"
 	fi
-	# MIRROR: a mirror of p0, both directions, to a null port (the mirror
-	# part): every frame of the two pods is copied once.
+	# MIRROR (the mirror part): off, a null port pm beside the pods; on,
+	# and a mirror of p0, both directions, to pm: every frame of the two
+	# pods is copied once. Both have pm: a port more to poll changes the
+	# worker's loop (fuller bursts), which is not the mirror's doing.
 	if [ -n "${MIRROR:-}" ]; then
 		"${ctl[@]}" port add pm --network bench --type null >/dev/null
-		"${ctl[@]}" mirror create bench --ports p0 --to pm >/dev/null
+		[ "$MIRROR" != on ] || "${ctl[@]}" mirror create bench --ports p0 --to pm >/dev/null
 	fi
 }
 
@@ -481,9 +483,10 @@ one_try() {
 # WORKER_CORES: podwired's --worker-cores (default: DUT_CPU); PINS: the
 # ports' rxq_pins, one word per port (p0 first), "-" for none.
 declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS C_CAPTURE C_QUEUES C_WORKERS C_PINS
+declare -A C_MIRROR
 define() {
 	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
-	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-}
+	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-} C_MIRROR[$1]=${MIRROR:-}
 	C_QUEUES[$1]=${QUEUES:-1} C_WORKERS[$1]=${WORKER_CORES:-$DUT_CPU} C_PINS[$1]=${PINS:-}
 }
 measure() {
@@ -494,7 +497,7 @@ measure() {
 			echo "suite: $name (round $r of $ROUNDS)" >&2
 			# shellcheck disable=SC2086
 			RING=${C_RING[$name]} PORT_OPTS=${C_PORT_OPTS[$name]} \
-				CAPTURE=${C_CAPTURE[$name]} QUEUES=${C_QUEUES[$name]} \
+				CAPTURE=${C_CAPTURE[$name]} MIRROR=${C_MIRROR[$name]} QUEUES=${C_QUEUES[$name]} \
 				WORKER_CORES=${C_WORKERS[$name]} PINS=${C_PINS[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
 				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
 		done
@@ -693,15 +696,15 @@ if [ ${#group[@]} -gt 0 ]; then
 fi
 
 # ---- 8. mirror -----------------------------------------------------------------
-# The same two pods without a mirror and with p0 mirrored (both
-# directions) to a null port: every frame is copied once (an mbuf copy on
+# The same two pods and a null port, without a mirror and with p0 mirrored
+# (both directions) to the null port: every frame is copied once (an mbuf copy on
 # vhost-user, an mbuf made from the frame on memif), so the difference in
 # cycles per frame is the mirror's cost per mirrored frame.
 for ifc in vhost memif; do
 	group=()
 	for c in off on; do
 		want "mirror:$ifc:$c" || continue
-		MIRROR=$([ $c = on ] && echo 1 || true) define "mirror:$ifc:$c" bridge $ifc 2 --size 64
+		MIRROR=$c define "mirror:$ifc:$c" bridge $ifc 2 --size 64
 		group+=("mirror:$ifc:$c")
 	done
 	if [ ${#group[@]} -gt 0 ]; then
