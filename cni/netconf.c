@@ -387,6 +387,77 @@ static int get_on_off(const cJSON *root, const char *name, const char *what, int
 	return 0;
 }
 
+/* "rateLimit": the pod's port's policers, checked against port.create's
+ * rate_in_* and rate_out_* ranges; the daemon checks the rest (a byte
+ * burst below the largest frame) at ADD. */
+static int parse_rate_limit(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	static const char *const dirs[2] = {"ingress", "egress"};
+	static const char *const keys[3] = {"pps", "bps", "burst"};
+	static const char *const api[2][3] = {
+	    {API_F_RATE_IN_PPS, API_F_RATE_IN_BPS, API_F_RATE_IN_BURST},
+	    {API_F_RATE_OUT_PPS, API_F_RATE_OUT_BPS, API_F_RATE_OUT_BURST}};
+	const cJSON *rl = field(root, "rateLimit"), *item;
+
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 3; k++)
+			c->rate[d][k] = -1;
+	if (rl == NULL || cJSON_IsNull(rl))
+		return 0;
+	if (!cJSON_IsObject(rl))
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"rateLimit\" must be an object such as {\"ingress\": {\"pps\": "
+				"10000, \"burst\": 1000}, \"egress\": {\"bps\": 100000000}}");
+	cJSON_ArrayForEach (item, rl) {
+		int d = strcmp(item->string, dirs[0]) == 0   ? 0
+			: strcmp(item->string, dirs[1]) == 0 ? 1
+							     : -1;
+		const cJSON *v;
+
+		if (d < 0)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"rateLimit\": unknown direction \"%s\"; use \"ingress\" "
+					"(what the pod sends) and/or \"egress\" (what it receives)",
+					item->string);
+		if (!cJSON_IsObject(item))
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"rateLimit.%s\" must be an object: {\"pps\": N} or "
+					"{\"bps\": N}, and \"burst\": N",
+					dirs[d]);
+		cJSON_ArrayForEach (v, item) {
+			int k = 0;
+
+			while (k < 3 && strcmp(v->string, keys[k]) != 0)
+				k++;
+			if (k == 3)
+				return cni_fail(
+				    err, CNI_ERR_CONFIG,
+				    "\"rateLimit.%s\": unknown key \"%s\"; the keys are "
+				    "pps (frames/s), bps (bits/s) and burst (frames or bytes)",
+				    dirs[d], v->string);
+			if (get_api_int(item, keys[k], API_M_PORT_CREATE, api[d][k], &c->rate[d][k],
+					err) < 0) {
+				char msg[sizeof(err->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", err->msg);
+				return cni_fail(err, CNI_ERR_CONFIG, "\"rateLimit.%s\": %s",
+						dirs[d], msg);
+			}
+		}
+		if (c->rate[d][0] >= 0 && c->rate[d][1] >= 0)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"rateLimit.%s\" gives both \"pps\" and \"bps\"; a limit "
+					"counts frames or bits, give one of them",
+					dirs[d]);
+		if (c->rate[d][0] < 0 && c->rate[d][1] < 0)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"rateLimit.%s\" gives no rate; give \"pps\" (frames/s) "
+					"or \"bps\" (bits/s), or leave \"%s\" out",
+					dirs[d], dirs[d]);
+	}
+	return 0;
+}
+
 /* portSecurity, allowedMacs, macLimit, floodLimit: podwired's port
  * security and limits for the pod's port. */
 static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *err)
@@ -445,7 +516,7 @@ static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *
 	    get_api_int(root, "floodLimit", API_M_PORT_CREATE, API_F_FLOOD_LIMIT, &c->flood_limit,
 			err) < 0)
 		return -1;
-	return 0;
+	return parse_rate_limit(root, c, err);
 }
 
 /* iftype pci: the VF pool and what podwired sets on the VF through its PF. */
@@ -462,6 +533,7 @@ static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err
 	    refuse(root, c, "allowedMacs", "a VF's source check is \"spoofChk\"", err) != 0 ||
 	    refuse(root, c, "macLimit", "a VF is not on a podwired bridge", err) != 0 ||
 	    refuse(root, c, "floodLimit", "a VF is not on a podwired bridge", err) != 0 ||
+	    refuse(root, c, "rateLimit", "a VF's frames do not pass through podwired", err) != 0 ||
 	    refuse(root, c, "mtu", "the pod's DPDK app sets the VF's MTU itself", err) != 0 ||
 	    refuse(root, c, "queues",
 		   "a VF's queues are the VF's own, the pod's DPDK app sets up as many as it "

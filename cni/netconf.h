@@ -75,6 +75,11 @@ struct netconf {
 	/* "offloads": false (vhost-user): the port offers the pod no checksum
 	 * or segmentation offload (port.create "offloads"). */
 	bool no_offloads;
+	/* "rateLimit": {"ingress": {"pps"|"bps": N, "burst": N}, "egress":
+	 * {...}}: podwired's policers on the pod's port (ingress: what the pod
+	 * sends; egress: what it receives). Per direction pps, bps, burst,
+	 * -1 when not given. */
+	long rate[2][3];
 	char socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char podwired_socket[API_SOCKET_PATH_MAX + 1];

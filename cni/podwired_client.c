@@ -163,6 +163,16 @@ static cJSON *port_params(const struct netconf *conf, const struct attach *a, co
 	 * has no "offloads" takes a request without it. */
 	if (conf->no_offloads)
 		cJSON_AddFalseToObject(p, API_F_OFFLOADS);
+	/* "rateLimit" (API 1.8): only when given. */
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 3; k++) {
+			static const char *const api[2][3] = {
+			    {API_F_RATE_IN_PPS, API_F_RATE_IN_BPS, API_F_RATE_IN_BURST},
+			    {API_F_RATE_OUT_PPS, API_F_RATE_OUT_BPS, API_F_RATE_OUT_BURST}};
+
+			if (conf->rate[d][k] >= 0)
+				cJSON_AddNumberToObject(p, api[d][k], (double)conf->rate[d][k]);
+		}
 	return p;
 }
 

@@ -47,6 +47,20 @@ static const struct api_field name_only_params[] = {
 #define PORT_DELETE_params    name_only_params
 #define PORT_GET_params	      name_only_params
 
+/* A rate limit's three fields (policer/): a rate in frames/s or bits/s
+ * (0: no limit) and its burst. */
+#define RATE_PARAMS(pps, bps, burst, what)                                                         \
+	INT(pps, false, "frames per second " what ", 0 for no limit; not with bps", 0,             \
+	    API_RATE_PPS_MAX, "frames/s"),                                                         \
+	    INT(bps, false,                                                                        \
+		"bits per second " what " (Ethernet frames, no preamble or gap), 0 for no "        \
+		"limit; not with pps",                                                             \
+		0, API_RATE_BPS_MAX, "bits/s"),                                                    \
+	    INT(burst, false,                                                                      \
+		"frames (pps) or bytes (bps) that may pass at once; default 100 ms of the rate, "  \
+		"at least 32 frames or two of the largest frames",                                 \
+		1, API_RATE_BURST_MAX, "frames or bytes")
+
 static const struct api_field PORT_CREATE_params[] = {
     STR(API_F_NAME, true, "characters of [A-Za-z0-9._-]", API_NAME_MAX),
     STR(API_F_NETWORK, true, "the name of an existing network", API_NAME_MAX),
@@ -94,6 +108,8 @@ static const struct api_field PORT_CREATE_params[] = {
     {API_F_OFFLOADS, API_T_BOOL, false,
      "vhost-user: offer checksum and TCP segmentation offloads (VIRTIO_NET_F_CSUM, GUEST_CSUM, "
      "HOST_TSO4/6, GUEST_TSO4/6); default true, false offers none"},
+    RATE_PARAMS(API_F_RATE_IN_PPS, API_F_RATE_IN_BPS, API_F_RATE_IN_BURST, "the pod sends"),
+    RATE_PARAMS(API_F_RATE_OUT_PPS, API_F_RATE_OUT_BPS, API_F_RATE_OUT_BURST, "the pod receives"),
     {NULL}};
 
 static const struct api_field PORT_LIST_params[] = {
@@ -172,6 +188,19 @@ static const struct api_field QUEUE_BALANCE_params[] = {
     {API_F_RUN, API_T_BOOL, false, "true: check now, whatever the interval"},
     {NULL}};
 
+static const struct api_field POLICER_SET_params[] = {
+    STR(API_F_PORT, true, "the name of an existing port", API_NAME_MAX),
+    {API_F_DIRECTION, API_T_STRING, false,
+     "\"ingress\" (what the pod sends), \"egress\" (what it receives) or \"both\" (default)"},
+    RATE_PARAMS(API_F_PPS, API_F_BPS, API_F_BURST, "through the port"),
+    {NULL}};
+
+static const struct api_field POLICER_DEL_params[] = {
+    STR(API_F_PORT, true, "the name of an existing port", API_NAME_MAX),
+    {API_F_DIRECTION, API_T_STRING, false, "\"ingress\", \"egress\" or \"both\" (default)"},
+    {NULL}};
+
+#undef RATE_PARAMS
 static const struct api_field MIRROR_CREATE_params[] = {
     STR(API_F_NAME, true, "the mirror's name: characters of [A-Za-z0-9._-]", API_NAME_MAX),
     STR(API_F_PORTS, true,
@@ -378,6 +407,12 @@ static const struct api_field port_results[] = {
     OPT(API_T_STRING, API_F_IO, "veth: the I/O asked for, packet or xdp"),
     OPT(API_T_BOOL, API_F_OFFLOADS,
 	"false: the port offers no offloads (port.create \"offloads\")"),
+    OPT(API_T_INT, API_F_RATE_IN_PPS, "rate limit of what the pod sends, frames/s"),
+    OPT(API_T_INT, API_F_RATE_IN_BPS, "rate limit of what the pod sends, bits/s"),
+    OPT(API_T_INT, API_F_RATE_IN_BURST, "and its burst, frames or bytes"),
+    OPT(API_T_INT, API_F_RATE_OUT_PPS, "rate limit of what the pod receives, frames/s"),
+    OPT(API_T_INT, API_F_RATE_OUT_BPS, "rate limit of what the pod receives, bits/s"),
+    OPT(API_T_INT, API_F_RATE_OUT_BURST, "and its burst, frames or bytes"),
     S(API_F_LINK, "up, down, or failed: podwired could not make it at start-up (see reason)"),
     OPT(API_T_STRING, API_R_REASON,
 	"failed ports: why, and the fix; podwired tries again at its next start, `port del` "
@@ -391,6 +426,8 @@ static const struct api_field port_results[] = {
     {NULL}};
 #define PORT_CREATE_results port_results
 #define PORT_GET_results    port_results
+#define POLICER_SET_results port_results
+#define POLICER_DEL_results port_results
 
 static const struct api_field PORT_LIST_results[] = {A(API_R_PORTS, "the ports", port_results),
 						     {NULL}};

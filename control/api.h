@@ -64,6 +64,11 @@
 #define API_CAPTURE_COUNT_MAX	 1000000000
 #define API_CAPTURE_DURATION_MAX 31536000 /* a year, in seconds */
 #define API_TRACE_MAX		 1000	  /* frames one trace add records */
+/* Rate limits (policer/): frames/s or bits/s, and a burst of frames or
+ * bytes. The burst's bound keeps the policer's integer bucket in range. */
+#define API_RATE_PPS_MAX   1000000000L	  /* 1 Gframe/s */
+#define API_RATE_BPS_MAX   1000000000000L /* 1 Tbit/s */
+#define API_RATE_BURST_MAX 100000000L
 
 /* Stable error codes. The JSON-RPC ones keep their standard meaning. */
 enum api_error {
@@ -108,6 +113,8 @@ enum api_error {
 	X(QUEUE_PIN, "queue.pin", "poll an rx queue on a given worker, kept there")                \
 	X(QUEUE_UNPIN, "queue.unpin", "give a pinned rx queue back to the balancer")               \
 	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")  \
+	X(POLICER_SET, "policer.set", "rate-limit a port's traffic: frames/s or bits/s, a burst")  \
+	X(POLICER_DEL, "policer.del", "remove a port's rate limit")                                \
 	X(MIRROR_CREATE, "mirror.create", "copy ports' frames to a destination port")              \
 	X(MIRROR_DEL, "mirror.del", "stop and delete a mirror")                                    \
 	X(MIRROR_LIST, "mirror.list", "mirrors and their copies and drops")
@@ -156,6 +163,18 @@ enum api_method {
 #define API_F_DURATION	"duration"  /* seconds a capture runs, 0: until stopped */
 #define API_F_SNAPLEN	"snaplen"   /* bytes kept of each frame */
 #define API_F_FILTER	"filter"    /* a libpcap (tcpdump) expression */
+/* Rate limits (API 1.8): port.create's flat fields, policer.set's. */
+#define API_F_RATE_IN_PPS    "rate_in_pps"    /* frames/s the pod may send */
+#define API_F_RATE_IN_BPS    "rate_in_bps"    /* or bits/s */
+#define API_F_RATE_IN_BURST  "rate_in_burst"  /* frames (pps) or bytes (bps) */
+#define API_F_RATE_OUT_PPS   "rate_out_pps"   /* frames/s the pod may receive */
+#define API_F_RATE_OUT_BPS   "rate_out_bps"   /* or bits/s */
+#define API_F_RATE_OUT_BURST "rate_out_burst" /* frames (pps) or bytes (bps) */
+#define API_F_PPS	     "pps"
+#define API_F_BPS	     "bps"
+#define API_F_BURST	     "burst"
+#define API_DIR_INGRESS	     "ingress" /* what the port's pod sends */
+#define API_DIR_EGRESS	     "egress"  /* what podwired sends to the port */
 
 /* Result fields: what handlers return and clients read, by these names
  * only (besides the API_F_ names above). Each method's results are
@@ -303,13 +322,11 @@ enum api_method {
 #define API_R_REMAINING	    "remaining"
 
 /* Port mirroring (API 1.8): mirror.create takes name, ports,
- * direction (API_DIR_INGRESS/EGRESS/BOTH) and to. */
-#define API_F_TO	"to" /* the port a mirror's copies go to */
-#define API_R_MIRRORS	"mirrors"
-#define API_R_COPIES	"copies"  /* copies the destination took */
-#define API_R_DROPPED	"dropped" /* frames not copied: no mbuf, destination full */
-#define API_DIR_INGRESS "ingress"
-#define API_DIR_EGRESS	"egress"
+ * direction (API_DIR_INGRESS, API_DIR_EGRESS or API_DIR_BOTH) and to. */
+#define API_F_TO      "to" /* the port a mirror's copies go to */
+#define API_R_MIRRORS "mirrors"
+#define API_R_COPIES  "copies"	/* copies the destination took */
+#define API_R_DROPPED "dropped" /* frames not copied: no mbuf, destination full */
 
 /* Values of the enumerated fields. */
 #define API_DIR_RX	   "rx"

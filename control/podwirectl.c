@@ -20,6 +20,7 @@
 #include "api.h"
 #include "client.h"
 #include "files.h"
+#include "validate.h"
 #include "ctl.h"
 #include "ctl_table.h"
 
@@ -143,6 +144,8 @@ enum opt_kind {
 	OPT_ONOFF,    /* on|off: a JSON bool */
 	OPT_FLAG_OFF, /* a flag that sets the field false: --no-port-security */
 	OPT_FLAG_ON,  /* a flag that sets the field true: --run */
+	OPT_NUM,      /* a number with an optional k, m or g: --bps 100m */
+	OPT_RATE,     /* pps=N[,burst=N] | bps=N[,burst=N] into field's _pps, _bps, _burst */
 };
 
 struct opt {
@@ -221,6 +224,8 @@ static void print_port_list(const struct reply *r)
 static const struct column port_queue_fields[] = {
     {"QUEUES", API_F_QUEUES, COL_INT}, {"RXQ-PINS", API_F_RXQ_PINS, COL_STR}, {NULL}};
 
+static void print_rates(const cJSON *port);
+
 static void print_port(const struct reply *r)
 {
 	const cJSON *stats = ctl_member(r->result, API_R_STATS);
@@ -238,6 +243,7 @@ static void print_port(const struct reply *r)
 		ctl_print_fields(ctl_member(r->result, API_R_VHOST), vhost_fields);
 	}
 	ctl_print_fields(r->result, guard_fields);
+	print_rates(r->result);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */
 		ctl_print_fields(stats, stats_cols + 1);
@@ -573,6 +579,50 @@ static void print_mirror_list(const struct reply *r)
 	ctl_print_table(all, mirror_cols);
 }
 
+/* ---- rate limits (API 1.8) ------------------------------------------------- */
+
+/* "10000 frames/s, burst 100 frames" or "none", for one direction. */
+static void format_rate(char *buf, size_t len, const cJSON *port, const char *dir)
+{
+	char pps[32], bps[32], burst[32];
+	const cJSON *v;
+
+	snprintf(pps, sizeof(pps), "rate_%s_pps", dir);
+	snprintf(bps, sizeof(bps), "rate_%s_bps", dir);
+	snprintf(burst, sizeof(burst), "rate_%s_burst", dir);
+	v = ctl_member(port, pps);
+	if (v == NULL)
+		v = ctl_member(port, bps);
+	if (!cJSON_IsNumber(v)) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	snprintf(buf, len, "%.0f %s, burst %.0f %s", v->valuedouble,
+		 v == ctl_member(port, pps) ? "frames/s" : "bits/s",
+		 cJSON_IsNumber(ctl_member(port, burst)) ? ctl_member(port, burst)->valuedouble : 0,
+		 v == ctl_member(port, pps) ? "frames" : "bytes");
+}
+
+static void print_rates(const cJSON *port)
+{
+	char buf[128];
+
+	format_rate(buf, sizeof(buf), port, "in");
+	printf("%-13s %s\n", "rate in:", buf);
+	format_rate(buf, sizeof(buf), port, "out");
+	printf("%-13s %s\n", "rate out:", buf);
+}
+
+static void print_policer(const struct reply *r)
+{
+	char in[128], out[128];
+
+	format_rate(in, sizeof(in), r->result, "in");
+	format_rate(out, sizeof(out), r->result, "out");
+	printf("port \"%s\": ingress (what its pod sends) %s; egress (what it receives) %s\n",
+	       ctl_str(r->result, API_F_NAME), in, out);
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
@@ -602,7 +652,17 @@ static const struct opt port_add_opts[] = {
     {"--rxq-pins", "Q:CORE,...", OPT_STR, API_F_RXQ_PINS},
     {"--io", "packet|xdp", OPT_STR, API_F_IO},
     {"--offloads", "on|off", OPT_ONOFF, API_F_OFFLOADS},
+    {"--rate-in", "pps=N|bps=N[,burst=N]", OPT_RATE, "rate_in"},
+    {"--rate-out", "pps=N|bps=N[,burst=N]", OPT_RATE, "rate_out"},
     {NULL}};
+
+static const struct opt policer_set_opts[] = {{"--pps", "N", OPT_NUM, API_F_PPS},
+					      {"--bps", "N", OPT_NUM, API_F_BPS},
+					      {"--burst", "N", OPT_NUM, API_F_BURST},
+					      {"--direction", "D", OPT_STR, API_F_DIRECTION},
+					      {NULL}};
+static const struct opt policer_del_opts[] = {{"--direction", "D", OPT_STR, API_F_DIRECTION},
+					      {NULL}};
 
 static const struct opt vf_list_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET}, {NULL}};
 static const struct opt vf_alloc_opts[] = {{"--physnet", "P", OPT_STR, API_F_PHYSNET, true},
@@ -646,6 +706,7 @@ static const struct command commands[] = {
      "           [--socket PATH] [--server|--client] [--secret S] [--iface IFNAME] [--pci BDF]\n"
      "           [--no-port-security] [--allowed-macs MAC,...] [--mac-limit N]\n"
      "           [--flood-limit N] [--tx-retries N] [--queues N] [--rxq-pins Q:CORE,...]\n"
+     "           [--rate-in pps=N|bps=N[,burst=N]] [--rate-out pps=N|bps=N[,burst=N]]\n"
      "           (`kinds` lists the kinds podwired offers and which options each takes)",
      API_M_PORT_CREATE, API_F_NAME, true, port_add_opts, print_port_created},
     {"port del", "NAME", API_M_PORT_DELETE, API_F_NAME, true, no_opts, print_deleted},
@@ -680,6 +741,12 @@ static const struct command commands[] = {
      queue_pin_pos},
     {"queue unpin", "PORT QUEUE", API_M_QUEUE_UNPIN, API_F_PORT, true, no_opts, print_queue_pin,
      NULL, NULL, NULL, queue_unpin_pos},
+    {"policer set", "PORT (--pps N | --bps N) [--burst N] [--direction ingress|egress|both]",
+     API_M_POLICER_SET, API_F_PORT, true, policer_set_opts, print_policer, NULL, NULL,
+     "rate-limit what PORT's pod sends (ingress) and/or receives (egress): frames/s or\n"
+     "      bits/s (k, m, g: thousands, millions, billions); --burst: frames or bytes"},
+    {"policer del", "PORT [--direction ingress|egress|both]", API_M_POLICER_DEL, API_F_PORT, true,
+     policer_del_opts, print_policer},
     {"queue balance", "[--on|--off] [--interval S] [--threshold PCT] [--improvement PCT] [--run]",
      API_M_QUEUE_BALANCE, NULL, false, queue_balance_opts, print_queue_balance, NULL, NULL,
      "the rx queue balancer: change its settings; --run: check now; none: show them"},
@@ -757,6 +824,32 @@ static const struct opt *find_opt(const struct opt *opts, const char *arg)
 	return NULL;
 }
 
+/* --bps 100m (a field), --rate-in pps=N,burst=N (field is the prefix of
+ * port.create's rate_in_pps, _bps and _burst). */
+static int add_number_option(const struct opt *o, const char *val, cJSON *params)
+{
+	char msg[256], name[64];
+	long v[3];
+
+	if (o->kind == OPT_NUM) {
+		if (validate_si_number(o->name, "value", val, &v[0], msg, sizeof(msg)) != 0)
+			return usage_error("%s", msg);
+		cJSON_AddNumberToObject(params, o->field, (double)v[0]);
+		return 0;
+	}
+	if (validate_rate_spec(o->name, val, &v[0], &v[1], &v[2], msg, sizeof(msg)) != 0)
+		return usage_error("%s", msg);
+	for (int k = 0; k < 3; k++) {
+		static const char *const suffix[] = {"_pps", "_bps", "_burst"};
+
+		snprintf(name, sizeof(name), "%s%s", o->field, suffix[k]);
+		cJSON_DeleteItemFromObjectCaseSensitive(params, name);
+		if (v[k] >= 0)
+			cJSON_AddNumberToObject(params, name, (double)v[k]);
+	}
+	return 0;
+}
+
 /* Adds the option at argv[*i] ("--opt VALUE" or "--opt=VALUE") to params and
  * moves *i past its value. where ("port add", "global") is for messages.
  * Returns 0 or EXIT_USAGE. */
@@ -807,6 +900,8 @@ static int add_option(const struct opt *opts, const char *where, int argc, char 
 		cJSON_AddBoolToObject(params, o->field, on);
 		return 0;
 	}
+	if (o->kind == OPT_NUM || o->kind == OPT_RATE)
+		return add_number_option(o, val, params);
 	if (o->kind != OPT_INT) {
 		cJSON_AddStringToObject(params, o->field, val);
 		return 0;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -216,4 +218,106 @@ int validate_pci_addr(const char *obj, const char *text, char *out, char *msg, s
 		 "such as 0000:01:10.2 (see \"lspci -D\")",
 		 obj, text);
 	return -EINVAL;
+}
+
+int validate_si_number(const char *obj, const char *what, const char *text, long *out, char *msg,
+		       size_t len)
+{
+	long mult = 1, v;
+	char *end;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (end == text || isspace((unsigned char)text[0]) || text[0] == '+') {
+		snprintf(msg, len, "%s: %s \"%s\" is not a number; give e.g. 10000 or 100m", obj,
+			 what, text);
+		return -EINVAL;
+	}
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mult = 1000;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1000000;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1000000000;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end != '\0') {
+		snprintf(msg, len,
+			 "%s: %s \"%s\" is not a number; give digits with an optional k, m or g "
+			 "(thousands, millions, billions), e.g. 100m",
+			 obj, what, text);
+		return -EINVAL;
+	}
+	if (errno == ERANGE || __builtin_mul_overflow(v, mult, out)) {
+		snprintf(msg, len, "%s: %s \"%s\" is out of range", obj, what, text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int validate_rate_spec(const char *obj, const char *spec, long *pps, long *bps, long *burst,
+		       char *msg, size_t len)
+{
+	char buf[128], *save = NULL, *tok;
+
+	*pps = *bps = *burst = -1;
+	if (strlen(spec) >= sizeof(buf) || spec[0] == '\0') {
+		snprintf(msg, len,
+			 "%s: rate \"%.64s\" is not pps=N[,burst=N] or bps=N[,burst=N]; e.g. "
+			 "pps=10000,burst=100 or bps=100m",
+			 obj, spec);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		long *dst;
+
+		if (eq == NULL) {
+			snprintf(msg, len,
+				 "%s: rate \"%s\": \"%s\" is not KEY=VALUE; use pps=N or bps=N, "
+				 "and burst=N",
+				 obj, spec, tok);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		if (strcmp(tok, "pps") == 0) {
+			dst = pps;
+		} else if (strcmp(tok, "bps") == 0) {
+			dst = bps;
+		} else if (strcmp(tok, "burst") == 0) {
+			dst = burst;
+		} else {
+			snprintf(
+			    msg, len,
+			    "%s: rate \"%s\": unknown key \"%s\"; the keys are pps (frames/s), "
+			    "bps (bits/s) and burst (frames or bytes)",
+			    obj, spec, tok);
+			return -EINVAL;
+		}
+		if (*dst != -1) {
+			snprintf(msg, len, "%s: rate \"%s\" gives %s twice; give it once", obj,
+				 spec, tok);
+			return -EINVAL;
+		}
+		if (validate_si_number(obj, tok, eq + 1, dst, msg, len) != 0)
+			return -EINVAL;
+		if (*dst < 0) {
+			snprintf(msg, len, "%s: rate \"%s\": %s is %ld; give 0 or more", obj, spec,
+				 tok, *dst);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }

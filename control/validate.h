@@ -35,6 +35,19 @@ int validate_ifname(const char *obj, const char *name, char *msg, size_t len);
  * full lower-case form into out (at least 13 bytes). */
 int validate_pci_addr(const char *obj, const char *text, char *out, char *msg, size_t len);
 
+/* A count with an optional SI suffix: "100m" is 100000000 (k, m, g:
+ * thousands, millions, billions; either case). 0, or -EINVAL with msg
+ * "<obj>: <what> "<text>" is not ..." naming the fix. */
+int validate_si_number(const char *obj, const char *what, const char *text, long *out, char *msg,
+		       size_t len);
+
+/* A rate limit as the Docker option podwire.rate and podwirectl's
+ * --rate-in/--rate-out give it: "pps=N[,burst=N]" or "bps=N[,burst=N]",
+ * N with validate_si_number's suffixes. What is absent is -1; the
+ * daemon checks the values (ranges, pps with bps, burst without rate). */
+int validate_rate_spec(const char *obj, const char *spec, long *pps, long *bps, long *burst,
+		       char *msg, size_t len);
+
 /* Formats a MAC as "aa:bb:cc:dd:ee:ff" into buf (at least 18 bytes). */
 void format_mac(const uint8_t mac[6], char *buf);
 

@@ -43,6 +43,8 @@ extern struct dk_config dk_cfg;
 
 enum dk_iftype { DK_IF_KERNEL, DK_IF_VHOST, DK_IF_MEMIF };
 
+#define DK_RATE_MAX 64 /* a podwire.rate value, e.g. "pps=10000,burst=100" */
+
 struct dk_network {
 	char id[DK_ID_MAX + 1];
 	char pw_network[API_NAME_MAX + 1]; /* the podwired network */
@@ -57,6 +59,7 @@ struct dk_network {
 	 * negated so that a zeroed record, and one written before the option,
 	 * has them on, as podwired's ports do by default. */
 	bool no_offloads;
+	char rate[2][DK_RATE_MAX];  /* podwire.rate*: ingress, egress; "" none */
 	char gateway4[DK_ADDR_MAX]; /* as IPAM gave it, without the prefix length */
 	char gateway6[DK_ADDR_MAX];
 };
@@ -67,6 +70,9 @@ struct dk_endpoint {
 	char port[API_NAME_MAX + 1]; /* the podwired port */
 	enum dk_iftype iftype;
 	unsigned int queues; /* queue pairs of its port (podwire.queues), 1 by default */
+	/* Its port's rate limits (podwire.rate*: its own, else its network's),
+	 * for the port's creation; podwired keeps them. */
+	char rate[2][DK_RATE_MAX];
 	char mac[18];
 	char addr4[DK_ADDR_MAX];
 	char addr6[DK_ADDR_MAX];
@@ -168,6 +174,25 @@ const char *dpdk_socket_name(enum dk_iftype t);
  * option. A decimal 1-API_QUEUES_MAX, else 0 (the caller refuses it). */
 #define DK_OPT_QUEUES "podwire.queues"
 unsigned int dk_queues_parse(const char *v);
+
+/* Rate limits of a container's port (podwired's policers), as network
+ * options (every endpoint's) or an endpoint's driver options (its own):
+ * podwire.rate both directions, podwire.rate.ingress what the container
+ * sends, podwire.rate.egress what it receives; the value
+ * "pps=N[,burst=N]" or "bps=N[,burst=N]", N with an optional k, m or g
+ * (validate_rate_spec). dk_rate_parse checks one against port.create's
+ * ranges: 0, or -1 with err naming the option (what: "option" or
+ * "endpoint option") and the fix. */
+#define DK_OPT_RATE	"podwire.rate"
+#define DK_OPT_RATE_IN	"podwire.rate.ingress"
+#define DK_OPT_RATE_OUT "podwire.rate.egress"
+int dk_rate_parse(const char *what, const char *opt, const char *v, struct dk_err *err);
+/* Which directions option k sets (bit 0 ingress, bit 1 egress); 0 when k
+ * is no rate option. */
+unsigned int dk_rate_dirs(const char *k);
+/* Adds the port.create fields of the specs rate[] (ingress, egress; ""
+ * none) to p. */
+void dk_rate_params(cJSON *p, const char rate[2][DK_RATE_MAX]);
 
 /* Removes the endpoint everywhere (port, interfaces, files, record) and
  * saves; used by DeleteEndpoint and the garbage collector. 0 or -1 with

@@ -15,6 +15,8 @@
  * of CreateEndpoint's Options, beside dockerd's own:
  *   podwire.queues=N   queue pairs (1-16) of this DPDK container's port,
  *                      instead of its network's podwire.queues
+ *   podwire.rate, podwire.rate.ingress, podwire.rate.egress  its port's
+ *                      rate limits, instead of its network's (network.c)
  * Any other podwire.* endpoint option is refused.
  */
 #include <errno.h>
@@ -127,23 +129,33 @@ static int parse_options(const cJSON *opts, const struct dk_network *n, struct d
 	const cJSON *it;
 
 	e->queues = n->queues != 0 ? n->queues : 1;
+	memcpy(e->rate, n->rate, sizeof(e->rate));
 	cJSON_ArrayForEach (it, opts) {
 		const char *k = it->string, *v = cJSON_GetStringValue(it);
 
 		if (strncmp(k, "podwire.", 8) != 0)
 			continue; /* dockerd's own (port mappings, sysctls, ...) */
-		if (strcmp(k, DK_OPT_QUEUES) != 0) {
+		if (strcmp(k, DK_OPT_QUEUES) != 0 && dk_rate_dirs(k) == 0) {
 			dk_fail(
 			    err, 500,
 			    "unknown endpoint option %s; podwire takes %s (docker run --network "
-			    "name=NET,driver-opt=%s=N); network options go to docker network "
-			    "create -o",
-			    k, DK_OPT_QUEUES, DK_OPT_QUEUES);
+			    "name=NET,driver-opt=%s=N), %s, %s and %s; network options go to "
+			    "docker network create -o",
+			    k, DK_OPT_QUEUES, DK_OPT_QUEUES, DK_OPT_RATE, DK_OPT_RATE_IN,
+			    DK_OPT_RATE_OUT);
 			return -1;
 		}
 		if (v == NULL) {
 			dk_fail(err, 400, "endpoint option %s must be a string", k);
 			return -1;
+		}
+		if (dk_rate_dirs(k) != 0) {
+			if (dk_rate_parse("endpoint option", k, v, err) != 0)
+				return -1;
+			for (int d = 0; d < 2; d++)
+				if (dk_rate_dirs(k) & 1u << d)
+					snprintf(e->rate[d], sizeof(e->rate[d]), "%s", v);
+			continue;
 		}
 		e->queues = dk_queues_parse(v);
 		if (e->queues == 0) {
@@ -190,6 +202,7 @@ static cJSON *port_params(const struct dk_network *n, const struct dk_endpoint *
 		if (e->iftype == DK_IF_VHOST && n->no_offloads)
 			cJSON_AddFalseToObject(p, API_F_OFFLOADS);
 	}
+	dk_rate_params(p, e->rate);
 	return p;
 }
 

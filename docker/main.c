@@ -75,9 +75,13 @@ static void usage(FILE *f)
 	    "  podwire.queues=N         queue pairs of DPDK containers' ports, 1-16 (default 1)\n"
 	    "  podwire.offloads=on|off  vhost-user: checksum and TSO offloads offered to the\n"
 	    "                           containers (default on)\n"
+	    "  podwire.rate=pps=N[,burst=N] | bps=N[,burst=N]  rate limit of each container's\n"
+	    "                           port, both ways (N: digits and an optional k, m, g);\n"
+	    "                           podwire.rate.ingress: what it sends, .egress: receives\n"
 	    "  com.docker.network.driver.mtu=N\n"
 	    "Endpoint options (docker run --network name=NET,driver-opt=KEY=VALUE):\n"
-	    "  podwire.queues=N         this container's queue pairs (default: the network's)\n",
+	    "  podwire.queues=N         this container's queue pairs (default: the network's)\n"
+	    "  podwire.rate, podwire.rate.ingress, podwire.rate.egress  its own rate limits\n",
 	    dk_cfg.plugin_socket, dk_cfg.podwired_socket, dk_cfg.state_dir, dk_cfg.socket_dir,
 	    dk_cfg.podwired_timeout_ms, dk_cfg.gc_interval_sec, dk_cfg.gc_grace_sec);
 }

@@ -13,6 +13,11 @@
  *   podwire.queues=N       queue pairs (1-16) of each DPDK container's port
  *                          (vhost-user: virtio-user queues=N; memif: up to N
  *                          rings); an endpoint's own podwire.queues wins
+ *   podwire.rate=pps=N[,burst=N] | bps=N[,burst=N]  rate limits of each
+ *                          container's port, both directions (N: digits,
+ *                          optionally k, m, g); podwire.rate.ingress (what
+ *                          the container sends), podwire.rate.egress (what
+ *                          it receives) set one; an endpoint's own win
  *   podwire.offloads=on|off  vhost-user only: off, its ports offer the
  *                          containers no checksum or TSO offload
  *   com.docker.network.driver.mtu=N
@@ -42,6 +47,7 @@ struct net_opts {
 	long mtu;
 	unsigned int queues; /* 0: not given */
 	int offloads;	     /* -1: not given, else 0 (off) or 1 (on) */
+	const char *rate[2]; /* podwire.rate*: ingress, egress; NULL: not given */
 };
 
 /* A decimal number in [lo, hi], or -1 for anything else. */
@@ -138,6 +144,12 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 					k, v);
 				return -1;
 			}
+		} else if (dk_rate_dirs(k) != 0) {
+			if (dk_rate_parse("option", k, v, err) != 0)
+				return -1;
+			for (int d = 0; d < 2; d++)
+				if (dk_rate_dirs(k) & 1u << d)
+					o->rate[d] = v;
 		} else if (strcmp(k, OPT_MTU) == 0) {
 			o->mtu = number(v, API_MTU_MIN, API_MTU_MAX);
 			if (o->mtu < 0) {
@@ -146,11 +158,12 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 				return -1;
 			}
 		} else {
-			dk_fail(err, 500,
-				"unknown option %s; podwire takes %s, %s, %s, %s, %s, %s and %s "
-				"(see podwire-docker --help)",
-				k, OPT_NETWORK, OPT_VLAN, OPT_MODE, OPT_IFTYPE, DK_OPT_QUEUES,
-				OPT_OFFLOADS, OPT_MTU);
+			dk_fail(
+			    err, 500,
+			    "unknown option %s; podwire takes %s, %s, %s, %s, %s, %s, %s, %s, %s "
+			    "and %s (see podwire-docker --help)",
+			    k, OPT_NETWORK, OPT_VLAN, OPT_MODE, OPT_IFTYPE, DK_OPT_QUEUES,
+			    OPT_OFFLOADS, DK_OPT_RATE, DK_OPT_RATE_IN, DK_OPT_RATE_OUT, OPT_MTU);
 			return -1;
 		}
 	}
@@ -176,6 +189,78 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 		return -1;
 	}
 	return 0;
+}
+
+unsigned int dk_rate_dirs(const char *k)
+{
+	if (strcmp(k, DK_OPT_RATE) == 0)
+		return 3;
+	if (strcmp(k, DK_OPT_RATE_IN) == 0)
+		return 1;
+	return strcmp(k, DK_OPT_RATE_OUT) == 0 ? 2 : 0;
+}
+
+int dk_rate_parse(const char *what, const char *opt, const char *v, struct dk_err *err)
+{
+	static const char *const api[3] = {API_F_RATE_IN_PPS, API_F_RATE_IN_BPS,
+					   API_F_RATE_IN_BURST};
+	static const char *const key[3] = {"pps", "bps", "burst"};
+	char msg[512], name[96];
+	long n[3];
+
+	if (strlen(v) >= DK_RATE_MAX) {
+		dk_fail(err, 500, "%s %s: \"%.64s...\" is too long; give e.g. pps=10000,burst=100",
+			what, opt, v);
+		return -1;
+	}
+	if (validate_rate_spec(opt, v, &n[0], &n[1], &n[2], msg, sizeof(msg)) != 0) {
+		dk_fail(err, 500, "%s %s", what, msg);
+		return -1;
+	}
+	if (n[0] >= 0 && n[1] >= 0) {
+		dk_fail(err, 500,
+			"%s %s: \"%s\" gives both pps and bps; a limit counts frames or bits, "
+			"give one of them",
+			what, opt, v);
+		return -1;
+	}
+	if (n[0] < 0 && n[1] < 0) {
+		dk_fail(err, 500,
+			"%s %s: \"%s\" gives no rate; give pps=N (frames/s) or bps=N "
+			"(bits/s), e.g. pps=10000,burst=100 or bps=100m",
+			what, opt, v);
+		return -1;
+	}
+	for (int k = 0; k < 3; k++) {
+		const struct api_field *f = api_param_find(API_M_PORT_CREATE, api[k]);
+
+		snprintf(name, sizeof(name), "%s", key[k]);
+		if (n[k] >= 0 && f != NULL &&
+		    api_field_check_int(f, name, n[k], msg, sizeof(msg)) != 0) {
+			dk_fail(err, 500, "%s %s: \"%s\": %s", what, opt, v, msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void dk_rate_params(cJSON *p, const char rate[2][DK_RATE_MAX])
+{
+	static const char *const api[2][3] = {
+	    {API_F_RATE_IN_PPS, API_F_RATE_IN_BPS, API_F_RATE_IN_BURST},
+	    {API_F_RATE_OUT_PPS, API_F_RATE_OUT_BPS, API_F_RATE_OUT_BURST}};
+	char msg[512];
+	long n[3];
+
+	for (int d = 0; d < 2; d++) {
+		/* Checked by dk_rate_parse when the option was given. */
+		if (rate[d][0] == '\0' ||
+		    validate_rate_spec("rate", rate[d], &n[0], &n[1], &n[2], msg, sizeof(msg)) != 0)
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (n[k] >= 0)
+				cJSON_AddNumberToObject(p, api[d][k], (double)n[k]);
+	}
 }
 
 unsigned int dk_queues_parse(const char *v)
@@ -296,6 +381,8 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 	n.mtu = (int)o.mtu;
 	n.queues = o.queues != 0 ? o.queues : 1;
 	n.no_offloads = o.offloads == 0;
+	for (int d = 0; d < 2; d++)
+		snprintf(n.rate[d], sizeof(n.rate[d]), "%s", o.rate[d] != NULL ? o.rate[d] : "");
 	if (pw_network(&o, n.pw_network, &n.created, err) != 0)
 		return NULL;
 	if (store_network_add(&n) == NULL || store_save(msg, sizeof(msg)) != 0) {

@@ -162,6 +162,8 @@ static cJSON *network_json(const struct dk_network *n)
 	cJSON_AddNumberToObject(o, "mtu", n->mtu);
 	cJSON_AddNumberToObject(o, "queues", n->queues);
 	cJSON_AddBoolToObject(o, "offloads", !n->no_offloads);
+	cJSON_AddStringToObject(o, "rate_in", n->rate[0]);
+	cJSON_AddStringToObject(o, "rate_out", n->rate[1]);
 	cJSON_AddStringToObject(o, "gateway4", n->gateway4);
 	cJSON_AddStringToObject(o, "gateway6", n->gateway6);
 	return o;
@@ -235,6 +237,9 @@ static int network_parse(const cJSON *o, struct dk_network *n)
 	n->queues = (unsigned int)api_get_int(o, "queues", 1);
 	/* Records from before podwire.offloads: offloads on. */
 	n->no_offloads = !api_get_bool(o, "offloads", true);
+	/* Records from before podwire.rate: no limits. */
+	snprintf(n->rate[0], sizeof(n->rate[0]), "%s", api_get_str(o, "rate_in", ""));
+	snprintf(n->rate[1], sizeof(n->rate[1]), "%s", api_get_str(o, "rate_out", ""));
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 struct dp_port;
 struct dp_frame;
 struct dp_capture;
+struct policer;
 struct port_counters;
 struct mirror_port;
 
@@ -116,6 +117,10 @@ struct dp_port {
 	 * clears them; capture_if is the port's interface in it. */
 	struct dp_capture *volatile capture;
 	uint16_t capture_if;
+	/* Rate limits (policer/): [0] what the port's pod sends, [1] what
+	 * is sent to it; NULL: none. Replaced by the control thread, the old
+	 * one freed after view_wait. */
+	struct policer *volatile pol[2];
 	/* Port mirroring (mirror/tap.h): the mirrors copying this port's
 	 * frames, or that it is a mirror's destination; NULL when neither.
 	 * Set by the control thread, freed a grace period after it changes.

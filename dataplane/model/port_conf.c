@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,77 @@ static int parse_guards(const cJSON *obj, const struct port_ops *kind, bool mac_
 	return 0;
 }
 
+const struct port_rate_names port_rate_fields[PORT_DIRS] = {
+    [PORT_DIR_IN] = {API_F_RATE_IN_PPS, API_F_RATE_IN_BPS, API_F_RATE_IN_BURST},
+    [PORT_DIR_OUT] = {API_F_RATE_OUT_PPS, API_F_RATE_OUT_BPS, API_F_RATE_OUT_BURST},
+};
+
+int port_rate_parse(const cJSON *obj, const struct port_rate_names *names, uint16_t mtu,
+		    const char *what, struct port_rate *r, bool *given, char *msg, size_t len,
+		    const char **field)
+{
+	const cJSON *pps = cJSON_GetObjectItemCaseSensitive(obj, names->pps);
+	const cJSON *bps = cJSON_GetObjectItemCaseSensitive(obj, names->bps);
+	const cJSON *burst = cJSON_GetObjectItemCaseSensitive(obj, names->burst);
+	/* A tagged frame of the MTU: a byte burst below it passes no such
+	 * frame ever. */
+	uint64_t frame = (uint64_t)mtu + 18, rate;
+
+	memset(r, 0, sizeof(*r));
+	*given = pps != NULL || bps != NULL || burst != NULL;
+	if (pps != NULL && bps != NULL) {
+		snprintf(msg, len,
+			 "%s: \"%s\" and \"%s\" are both given; a limit counts frames or bits, "
+			 "give one of them",
+			 what, names->pps, names->bps);
+		return field_error(field, names->bps, API_ERR_INVALID_PARAMS);
+	}
+	if (pps == NULL && bps == NULL) {
+		if (burst == NULL)
+			return 0;
+		snprintf(msg, len,
+			 "%s: \"%s\" is given without a rate; give \"%s\" (frames/s) or \"%s\" "
+			 "(bits/s) too",
+			 what, names->burst, names->pps, names->bps);
+		return field_error(field, names->burst, API_ERR_INVALID_PARAMS);
+	}
+	r->bits = bps != NULL;
+	rate = (uint64_t)api_number_to_long((r->bits ? bps : pps)->valuedouble);
+	if (rate == 0) {
+		if (burst == NULL)
+			return 0; /* no limit */
+		snprintf(msg, len,
+			 "%s: \"%s\" is 0, which means no limit, yet \"%s\" is given; give a "
+			 "rate above 0, or leave \"%s\" out",
+			 what, r->bits ? names->bps : names->pps, names->burst, names->burst);
+		return field_error(field, names->burst, API_ERR_INVALID_PARAMS);
+	}
+	r->rate = rate;
+	if (burst != NULL) {
+		r->burst = (uint64_t)api_number_to_long(burst->valuedouble);
+		if (r->bits && r->burst < frame) {
+			snprintf(msg, len,
+				 "%s: \"%s\" is %" PRIu64 " bytes, less than the port's largest "
+				 "frame (%" PRIu64 " bytes: MTU %u, Ethernet header and VLAN tag), "
+				 "which could then never pass; give at least %" PRIu64,
+				 what, names->burst, r->burst, frame, mtu, frame);
+			return field_error(field, names->burst, API_ERR_INVALID_PARAMS);
+		}
+		return 0;
+	}
+	/* 100 ms of the rate: a pod is a process the kernel schedules, and
+	 * one that shares its core sends in clumps some milliseconds apart;
+	 * a smaller bucket would overflow in the gaps and hold it well below
+	 * its rate. (OVS's default, 8 Mbit, is 80 ms at 100 Mbit/s.) At
+	 * least a burst of frames, or two of the largest. */
+	if (r->bits)
+		r->burst = RTE_MAX(rate / 80, 2 * frame);
+	else
+		r->burst = RTE_MAX(rate / 10, (uint64_t)32);
+	r->burst = RTE_MIN(r->burst, (uint64_t)API_RATE_BURST_MAX);
+	return 0;
+}
+
 int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char *msg, size_t len,
 		    const char **field)
 {
@@ -344,6 +416,14 @@ int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char
 	}
 
 	c->mtu = (uint16_t)mtu; /* in range: api_check_params */
+	for (int d = 0; d < PORT_DIRS; d++) {
+		bool given;
+
+		rc = port_rate_parse(obj, &port_rate_fields[d], c->mtu, what, &c->rate[d], &given,
+				     msg, len, field);
+		if (rc != 0)
+			return rc;
+	}
 
 	if (secret != NULL) {
 		if (!(kind->fields & PORT_FIELD_SECRET)) {
@@ -409,6 +489,15 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 		cJSON_AddNumberToObject(o, API_F_QUEUES, c->queues);
 	if (c->no_offloads)
 		cJSON_AddFalseToObject(o, API_F_OFFLOADS);
+	for (int d = 0; d < PORT_DIRS; d++) {
+		const struct port_rate *r = &c->rate[d];
+		const struct port_rate_names *f = &port_rate_fields[d];
+
+		if (r->rate == 0)
+			continue;
+		cJSON_AddNumberToObject(o, r->bits ? f->bps : f->pps, (double)r->rate);
+		cJSON_AddNumberToObject(o, f->burst, (double)r->burst);
+	}
 	{
 		char pins[API_RXQ_PINS_LEN + 1] = "";
 		size_t off = 0;

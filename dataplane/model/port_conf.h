@@ -31,6 +31,16 @@ enum port_field {
 	PORT_FIELD_OL = 1 << 6,	    /* offloads: on (default) or off */
 };
 
+/* Rate limits (policer/), per direction: what the port's pod sends
+ * (in) and what podwired sends it (out). */
+enum port_dir { PORT_DIR_IN, PORT_DIR_OUT, PORT_DIRS };
+
+struct port_rate {
+	uint64_t rate;	/* frames/s, or bits/s with bits; 0: no limit */
+	uint64_t burst; /* frames, or bytes with bits */
+	bool bits;
+};
+
 struct port_conf {
 	char name[API_NAME_MAX + 1];
 	char network[API_NAME_MAX + 1];
@@ -57,6 +67,7 @@ struct port_conf {
 	/* "offloads": false (kinds with PORT_FIELD_OL): the port offers none,
 	 * as before they existed. */
 	bool no_offloads;
+	struct port_rate rate[PORT_DIRS];
 };
 
 /*
@@ -67,6 +78,25 @@ struct port_conf {
  * Returns 0, or an API error code with msg and *field set.
  */
 int port_conf_parse(const cJSON *obj, bool check_dirs, struct port_conf *c, char *msg, size_t len,
+		    const char **field);
+
+/* A rate limit's fields as named in a request: port.create's
+ * rate_in_pps..., policer.set's pps, bps, burst. */
+struct port_rate_names {
+	const char *pps, *bps, *burst;
+};
+extern const struct port_rate_names port_rate_fields[PORT_DIRS];
+
+/*
+ * Reads the rate limit of direction d from obj (fields named by names;
+ * absent ones are absent) into r, for a port of MTU mtu (a burst of bytes
+ * holds its largest frame). *given: whether obj has any of them. A rate
+ * of 0 is no limit. Ranges were checked by api_check_params. Returns 0,
+ * or API_ERR_INVALID_PARAMS with msg (naming what, the field and the fix)
+ * and *field set.
+ */
+int port_rate_parse(const cJSON *obj, const struct port_rate_names *names, uint16_t mtu,
+		    const char *what, struct port_rate *r, bool *given, char *msg, size_t len,
 		    const char **field);
 
 /* The persistent fields of c as a JSON object (secret included or not). */

@@ -70,6 +70,7 @@ expect_eq "network created on demand" cninet "$(ctlj pw network list | jq -r '.n
 # ---- ADD pod B: memif, podwired creates the socket, CNI 0.4.0 -----------------
 cni_conf '.cniVersion = "0.4.0" | .iftype = "memif" | .mtu = 9000
 	| .portSecurity = false | .macLimit = 300 | .floodLimit = 0 | .queues = 2
+	| .rateLimit = {ingress: {pps: 20000, burst: 300}, egress: {bps: 100000000}}
 	| .runtimeConfig = {CNIDeviceInfoFile: "'"$DEVINFO"'/podb-net1-device.json",
 	                    mac: "02:00:00:77:00:0b"}' >"$T/b.json"
 cni ADD podb net1 "$T/b.json"
@@ -99,6 +100,9 @@ expect_eq "podwired port's secret" "$SECRET_B" \
 expect_eq "memif port mtu" 9000 "$(ctlj pw port show "$PORT_B" | jq -r .mtu)"
 expect_eq "memif port guards (portSecurity, macLimit, floodLimit)" "false 300 0" \
 	"$(ctlj pw port show "$PORT_B" | jq -r '[.port_security, .mac_limit, .flood_limit] | join(" ")')"
+# "rateLimit" reaches podwired's port (the egress burst its default: 100 ms).
+expect_eq "memif port rate limits (rateLimit)" "20000 300 100000000 1250000" \
+	"$(ctlj pw port show "$PORT_B" | jq -r '[.rate_in_pps, .rate_in_burst, .rate_out_bps, .rate_out_burst] | join(" ")')"
 # "queues": 2 reaches podwired's port (its state keeps it; a memif port
 # takes up to 8 rings, as many as the pod asks for), the device-info file
 # and podwire.json.

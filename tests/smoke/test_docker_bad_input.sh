@@ -98,6 +98,11 @@ bad 500 'option podwire.offloads: "true" is neither on nor off' NetworkDriver.Cr
 bad 400 "option podwire.offloads must be a string" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.iftype\":\"vhost-user\",\"podwire.offloads\":false}}}"
 bad 500 "option podwire.offloads applies to vhost-user networks (podwire.iftype vhost-user), whose ports negotiate offloads with the container; this network's iftype is kernel" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.offloads\":\"off\"}}}"
 bad 500 "option podwire.offloads applies to vhost-user networks (podwire.iftype vhost-user), whose ports negotiate offloads with the container; this network's iftype is memif" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.offloads\":\"on\",\"podwire.iftype\":\"memif\"}}}"
+bad 500 'option podwire.rate: rate "pps=10k,size=5": unknown key "size"' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.rate\":\"pps=10k,size=5\"}}}"
+bad 500 'option podwire.rate.ingress: "pps=5,bps=5" gives both pps and bps' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.rate.ingress\":\"pps=5,bps=5\"}}}"
+bad 500 'option podwire.rate.egress: "burst=5" gives no rate' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.rate.egress\":\"burst=5\"}}}"
+bad 500 'option podwire.rate: "pps=2g": pps is 2000000000, it must be 0-1000000000 (frames/s)' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.rate\":\"pps=2g\"}}}"
+bad 500 'option podwire.rate: rate "pps=-5": pps is -5; give 0 or more' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.rate\":\"pps=-5\"}}}"
 bad 400 "Options.com.docker.network.generic must be an object" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G\"x\"}}"
 bad 400 "Options must be an object" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",\"Options\":[]}"
 bad 400 "IPv4Data must be an array" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",\"IPv4Data\":{}}"
@@ -122,6 +127,7 @@ bad 500 'endpoint option podwire.queues: "0" is not a number of queue pairs; giv
 bad 500 'endpoint option podwire.queues: "99" is not a number' NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":\"99\"}}"
 bad 400 "endpoint option podwire.queues must be a string" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":2}}"
 bad 500 "endpoint option podwire.queues applies to DPDK containers, and network aaaaaaaaaaaa gives kernel interfaces" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":\"2\"}}"
+bad 500 'endpoint option podwire.rate: rate "fast": "fast" is not KEY=VALUE' NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.rate\":\"fast\"}}"
 bad 500 "unknown endpoint option podwire.nope; podwire takes podwire.queues" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.nope\":\"1\"}}"
 # Join: the sandbox key.
 bad 400 "SandboxKey is missing" NetworkDriver.Join "{$N,$E}"
@@ -185,3 +191,23 @@ expect_eq "after a restart on a record without \"offloads\" (on: no field)" null
 call_ok NetworkDriver.DeleteNetwork "{\"NetworkID\":\"$OFF\"}" >/dev/null
 expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
 ok "podwire.offloads=off kept across driver restarts; records without it read as on"
+
+# ---- podwire.rate: the network's limits on every endpoint's port, an -----------
+# endpoint's own instead, kept across driver restarts.
+RATE=$(id64 e)
+ep_rates() { # ENDPOINT-ID [OPTIONS-JSON]: its port's limits
+	call_ok NetworkDriver.CreateEndpoint "{\"NetworkID\":\"$RATE\",\"EndpointID\":\"$1\",\"Options\":${2:-{\}}}" >/dev/null
+	ctlj pw port show "docker-${1:0:12}" |
+		jq -r '[.rate_in_pps, .rate_in_burst, .rate_out_pps, .rate_out_bps, .rate_out_burst] | map(tostring) | join(" ")'
+	call_ok NetworkDriver.DeleteEndpoint "{\"NetworkID\":\"$RATE\",\"EndpointID\":\"$1\"}" >/dev/null
+}
+call_ok NetworkDriver.CreateNetwork "{\"NetworkID\":\"$RATE\",$G{\"podwire.rate\":\"pps=10k,burst=100\"}}}" >/dev/null
+expect_eq "port of an endpoint on a podwire.rate=pps=10k,burst=100 network" "10000 100 10000 null 100" "$(ep_rates "$(id64 4)")"
+expect_eq "and one with podwire.rate.egress=bps=100m of its own" "10000 100 null 100000000 1250000" \
+	"$(ep_rates "$(id64 5)" '{"podwire.rate.egress":"bps=100m"}')"
+driver_kill
+driver_start
+expect_eq "the network's limits after a driver restart" "10000 100 10000 null 100" "$(ep_rates "$(id64 6)")"
+call_ok NetworkDriver.DeleteNetwork "{\"NetworkID\":\"$RATE\"}" >/dev/null
+expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
+ok "podwire.rate on networks and endpoints"

@@ -41,7 +41,8 @@ daemon_alive pw || fail "podwired died when a second one failed to start"
 ctl pw network add net1
 ctl pw port add pod-a --network net1 --type vhost-user --socket "$T/a.sock" --mac $A
 ctl pw port add pod-b --network net1 --type vhost-user --socket "$T/b.sock" --mac $B --mtu 1000
-ctl pw port add idle --network net1 --type null --mac 02:00:00:00:01:01
+ctl pw port add idle --network net1 --type null --mac 02:00:00:00:01:01 --rate-in pps=1000 \
+	--rate-out bps=10m
 pod_up pw pod-a a "$(vdev_virtio "$T/a.sock" $A)" --eth-peer=0,$B
 pod_up pw pod-b b "$(vdev_virtio "$T/b.sock" $B)" --eth-peer=0,$A
 pod_send b 2
@@ -63,6 +64,11 @@ grep -q "^podwire_build_info{version=\"[0-9.]*\",api_version=\"1.[0-9]*\"} 1$" "
 	fail "no build info: $(grep build_info "$T/m.txt")"
 grep -q '^podwire_port_link_up{port="pod-a",network="net1",kind="vhost-user"} 1$' "$T/m.txt" ||
 	fail "pod-a's link: $(grep link_up "$T/m.txt")"
+grep -q '^podwire_port_rate_limit{port="idle",network="net1",kind="null",direction="ingress",unit="pps"} 1000$' "$T/m.txt" &&
+	grep -q '^podwire_port_rate_limit_burst{port="idle",network="net1",kind="null",direction="egress",unit="bytes"} 125000$' "$T/m.txt" ||
+	fail "idle's rate limits: $(grep rate_limit "$T/m.txt")"
+grep -q '^podwire_port_drops_total{port="idle",network="net1",kind="null",reason="policed"} 0$' "$T/m.txt" ||
+	fail "no policed drop series for idle"
 grep -q '^podwire_network_mac_entries{network="net1",mode="bridge"} 2$' "$T/m.txt" ||
 	fail "net1's MAC entries: $(grep mac_entries "$T/m.txt")"
 grep -q '^podwire_worker_busy_cycles_total{worker="0",lcore="'"$WORKER_CPU"'"} [1-9]' "$T/m.txt" ||

@@ -329,6 +329,51 @@ static void test_kernel(void)
 }
 
 /* portSecurity, allowedMacs, macLimit, floodLimit. */
+/* rateLimit: per direction pps or bps and a burst, checked against
+ * port.create's ranges; nothing given is -1. */
+static void test_rate_limit(void)
+{
+	struct cni_error err;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env_add, &c, &err), 0);
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 3; k++)
+			ASSERT_INT_EQ(c.rate[d][k], -1);
+	netconf_free(&c);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"rateLimit\":{\"ingress\":"
+			    "{\"pps\":10000,\"burst\":100},\"egress\":{\"bps\":100000000}}}",
+			    &env_add, &c, &err),
+		      0);
+	ASSERT_INT_EQ(c.rate[0][0], 10000);
+	ASSERT_INT_EQ(c.rate[0][1], -1);
+	ASSERT_INT_EQ(c.rate[0][2], 100);
+	ASSERT_INT_EQ(c.rate[1][0], -1);
+	ASSERT_INT_EQ(c.rate[1][1], 100000000);
+	ASSERT_INT_EQ(c.rate[1][2], -1);
+	netconf_free(&c);
+#define R(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"rateLimit\":" extra "}"
+	expect_bad(R("5"), CNI_ERR_CONFIG, "\"rateLimit\" must be an object");
+	expect_bad(R("{\"inbound\":{\"pps\":5}}"), CNI_ERR_CONFIG,
+		   "\"rateLimit\": unknown direction \"inbound\"");
+	expect_bad(R("{\"ingress\":{\"pps\":-5}}"), CNI_ERR_CONFIG,
+		   "\"rateLimit.ingress\": \"pps\" is -5, it must be 0-1000000000 (frames/s)");
+	expect_bad(R("{\"egress\":{\"bps\":2000000000000}}"), CNI_ERR_CONFIG,
+		   "\"rateLimit.egress\": \"bps\" is 2000000000000, it must be");
+	expect_bad(R("{\"ingress\":{\"pps\":5,\"bps\":5}}"), CNI_ERR_CONFIG,
+		   "\"rateLimit.ingress\" gives both \"pps\" and \"bps\"");
+	expect_bad(R("{\"ingress\":{\"burst\":5}}"), CNI_ERR_CONFIG,
+		   "\"rateLimit.ingress\" gives no rate");
+	expect_bad(R("{\"ingress\":{\"pps\":5,\"size\":5}}"), CNI_ERR_CONFIG,
+		   "unknown key \"size\"");
+	expect_bad(R("{\"ingress\":{\"pps\":\"5\"}}"), CNI_ERR_CONFIG,
+		   "\"pps\" must be an integer");
+#undef R
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"pci\",\"physnet\":\"p\","
+		   "\"rateLimit\":{\"ingress\":{\"pps\":5}}}",
+		   CNI_ERR_FIELD, "\"rateLimit\"");
+}
+
 static void test_guards(void)
 {
 	struct cni_error err;
@@ -606,6 +651,7 @@ int main(void)
 	    {"config: iftype pci", test_pci},
 	    {"config: iftype pci, bad and misplaced fields", test_pci_bad},
 	    {"config: port security and limits", test_guards},
+	    {"config: rateLimit", test_rate_limit},
 	    {"config: iftype kernel, and fields that do not apply", test_kernel},
 	    {"config: bad JSON and versions", test_json_and_version},
 	    {"config: bad fields name the field and the fix", test_bad_fields},
