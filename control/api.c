@@ -201,6 +201,23 @@ static const struct api_field POLICER_DEL_params[] = {
     {NULL}};
 
 #undef RATE_PARAMS
+static const struct api_field MIRROR_CREATE_params[] = {
+    STR(API_F_NAME, true, "the mirror's name: characters of [A-Za-z0-9._-]", API_NAME_MAX),
+    STR(API_F_PORTS, true,
+	"1-16 names of existing ports whose frames are copied, comma separated, e.g. "
+	"\"pod-a,pod-b\"",
+	16 * (API_NAME_MAX + 1)),
+    {API_F_DIRECTION, API_T_STRING, false,
+     "\"ingress\" (what the ports send), \"egress\" (what they receive) or \"both\" "
+     "(default)"},
+    STR(API_F_TO, true,
+	"the port the copies go to (a pod's port, or an uplink); it receives nothing else while "
+	"it is one",
+	API_NAME_MAX),
+    {NULL}};
+#define MIRROR_DEL_params  name_only_params
+#define MIRROR_LIST_params no_params
+
 #undef INT
 #undef STR
 
@@ -644,6 +661,24 @@ static const struct api_field QUEUE_BALANCE_results[] = {
     S(API_R_LAST, "what the last check decided, and why"),
     OPT(API_T_BOOL, API_R_MOVED, "run: whether this check moved queues"),
     {NULL}};
+
+static const struct api_field MIRROR_CREATE_results[] = {
+    S(API_F_NAME, "the mirror"),
+    A(API_F_PORTS, "the ports it copies", NULL),
+    S(API_F_DIRECTION, "ingress, egress or both"),
+    S(API_F_TO, "the port the copies go to"),
+    {NULL}};
+#define MIRROR_DEL_results no_results
+static const struct api_field mirror_results[] = {
+    S(API_F_NAME, "the mirror"),
+    A(API_F_PORTS, "the ports it copies", NULL),
+    S(API_F_DIRECTION, "ingress, egress or both"),
+    S(API_F_TO, "the port the copies go to"),
+    N(API_R_COPIES, "copies the destination took"),
+    N(API_R_DROPPED, "frames not copied there: its ring full or down, or no mbuf"),
+    {NULL}};
+static const struct api_field MIRROR_LIST_results[] = {
+    A(API_R_MIRRORS, "the mirrors", mirror_results), {NULL}};
 
 #undef S
 #undef I

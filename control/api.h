@@ -114,7 +114,10 @@ enum api_error {
 	X(QUEUE_UNPIN, "queue.unpin", "give a pinned rx queue back to the balancer")               \
 	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")  \
 	X(POLICER_SET, "policer.set", "rate-limit a port's traffic: frames/s or bits/s, a burst")  \
-	X(POLICER_DEL, "policer.del", "remove a port's rate limit")
+	X(POLICER_DEL, "policer.del", "remove a port's rate limit")                                \
+	X(MIRROR_CREATE, "mirror.create", "copy ports' frames to a destination port")              \
+	X(MIRROR_DEL, "mirror.del", "stop and delete a mirror")                                    \
+	X(MIRROR_LIST, "mirror.list", "mirrors and their copies and drops")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -317,6 +320,13 @@ enum api_method {
 #define API_R_RESULT	    "result"
 #define API_R_DROP	    "drop"
 #define API_R_REMAINING	    "remaining"
+
+/* Port mirroring (API 1.8): mirror.create takes name, ports,
+ * direction (API_DIR_INGRESS, API_DIR_EGRESS or API_DIR_BOTH) and to. */
+#define API_F_TO      "to" /* the port a mirror's copies go to */
+#define API_R_MIRRORS "mirrors"
+#define API_R_COPIES  "copies"	/* copies the destination took */
+#define API_R_DROPPED "dropped" /* frames not copied: no mbuf, destination full */
 
 /* Values of the enumerated fields. */
 #define API_DIR_RX	   "rx"

@@ -546,6 +546,39 @@ static void print_queue_balance(const struct reply *r)
 	ctl_print_queue_balance(r->result);
 }
 
+/* ---- port mirroring (API 1.8) ------------------------------------------------ */
+
+static const struct column mirror_cols[] = {{"NAME", API_F_NAME, COL_STR},
+					    {"PORTS", API_F_PORTS, COL_LIST},
+					    {"DIRECTION", API_F_DIRECTION, COL_STR},
+					    {"TO", API_F_TO, COL_STR},
+					    {"COPIES", API_R_COPIES, COL_U64},
+					    {"DROPPED", API_R_DROPPED, COL_U64},
+					    {NULL}};
+
+static void print_mirror_created(const struct reply *r)
+{
+	char ports[1200];
+	const struct column col = {"", API_F_PORTS, COL_LIST};
+
+	ctl_format_cell(ports, sizeof(ports), r->result, &col);
+	printf("mirror \"%s\" created: %s of %s copied to port \"%s\", which receives nothing "
+	       "else\n",
+	       ctl_str(r->result, API_F_NAME), ctl_str(r->result, API_F_DIRECTION), ports,
+	       ctl_str(r->result, API_F_TO));
+}
+
+static void print_mirror_list(const struct reply *r)
+{
+	const cJSON *all = ctl_member(r->result, API_R_MIRRORS);
+
+	if (cJSON_GetArraySize(all) == 0) {
+		printf("no mirror\n");
+		return;
+	}
+	ctl_print_table(all, mirror_cols);
+}
+
 /* ---- rate limits (API 1.8) ------------------------------------------------- */
 
 /* "10000 frames/s, burst 100 frames" or "none", for one direction. */
@@ -653,6 +686,11 @@ static const struct opt queue_balance_opts[] = {
     {"--improvement", "PCT", OPT_INT, API_F_IMPROVEMENT},
     {"--run", "", OPT_FLAG_ON, API_F_RUN},
     {NULL}};
+static const struct opt mirror_create_opts[] = {
+    {"--ports", "PORT,...", OPT_STR, API_F_PORTS, true},
+    {"--to", "PORT", OPT_STR, API_F_TO, true},
+    {"--direction", "ingress|egress|both", OPT_STR, API_F_DIRECTION},
+    {NULL}};
 static const char *const queue_pin_pos[] = {API_F_QUEUE, API_F_WORKER, NULL};
 static const char *const queue_unpin_pos[] = {API_F_QUEUE, NULL};
 
@@ -712,6 +750,12 @@ static const struct command commands[] = {
     {"queue balance", "[--on|--off] [--interval S] [--threshold PCT] [--improvement PCT] [--run]",
      API_M_QUEUE_BALANCE, NULL, false, queue_balance_opts, print_queue_balance, NULL, NULL,
      "the rx queue balancer: change its settings; --run: check now; none: show them"},
+    {"mirror create", "NAME --ports PORT,... --to PORT [--direction ingress|egress|both]",
+     API_M_MIRROR_CREATE, API_F_NAME, true, mirror_create_opts, print_mirror_created, NULL, NULL,
+     "copy what the pods of PORTs send (ingress), are sent (egress) or both to port TO, "
+     "which then receives nothing else"},
+    {"mirror del", "NAME", API_M_MIRROR_DEL, API_F_NAME, true, no_opts, print_deleted},
+    {"mirror list", "", API_M_MIRROR_LIST, NULL, false, no_opts, print_mirror_list},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -21,6 +21,9 @@
 #            each (podwire-bench --queues), one worker (core 1) or two
 #            (cores 0 and 1, the first beside the generator): cells
 #            queues:WORKERSw:QUEUESq, compared with queues:1w:1q
+#   mirror   podwired bridge, vhost-user and memif, 64 B, 2 pods, with no
+#            mirror and with p0 mirrored (both directions) to a null port:
+#            what a mirror costs per mirrored frame
 # Parts run in that order. Within a part the cells that are compared with
 # each other are measured in interleaved rounds (round 1 of each, then
 # round 2 of each, ...), so that ratios pair runs made under the same
@@ -34,6 +37,7 @@
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
 #                 scale:PODS, latency:PCT, ovs:SIZE, retries:N, capture:off|on,
+#                 mirror:IFACE:off|on,
 #                 queues:1w:1q|1w:2q|2w:1q|2w:2q
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
 #   --rounds N    measure each cell N times (default 5, --quick 1) and keep
@@ -227,6 +231,14 @@ dut_start() {
 			2>"$T/capture.log" &
 		CAP_PID=$!
 		wait_for 10 eval "[ \"\$(${ctl[*]} --json capture list | jq '.captures | length')\" = 1 ]"
+	fi
+	# MIRROR (the mirror part): off, a null port pm beside the pods; on,
+	# and a mirror of p0, both directions, to pm: every frame of the two
+	# pods is copied once. Both have pm: a port more to poll changes the
+	# worker's loop (fuller bursts), which is not the mirror's doing.
+	if [ -n "${MIRROR:-}" ]; then
+		"${ctl[@]}" port add pm --network bench --type null >/dev/null
+		[ "$MIRROR" != on ] || "${ctl[@]}" mirror create bench --ports p0 --to pm >/dev/null
 	fi
 }
 
@@ -471,9 +483,10 @@ one_try() {
 # WORKER_CORES: podwired's --worker-cores (default: DUT_CPU); PINS: the
 # ports' rxq_pins, one word per port (p0 first), "-" for none.
 declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS C_CAPTURE C_QUEUES C_WORKERS C_PINS
+declare -A C_MIRROR
 define() {
 	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
-	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-}
+	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-} C_MIRROR[$1]=${MIRROR:-}
 	C_QUEUES[$1]=${QUEUES:-1} C_WORKERS[$1]=${WORKER_CORES:-$DUT_CPU} C_PINS[$1]=${PINS:-}
 }
 measure() {
@@ -484,7 +497,7 @@ measure() {
 			echo "suite: $name (round $r of $ROUNDS)" >&2
 			# shellcheck disable=SC2086
 			RING=${C_RING[$name]} PORT_OPTS=${C_PORT_OPTS[$name]} \
-				CAPTURE=${C_CAPTURE[$name]} QUEUES=${C_QUEUES[$name]} \
+				CAPTURE=${C_CAPTURE[$name]} MIRROR=${C_MIRROR[$name]} QUEUES=${C_QUEUES[$name]} \
 				WORKER_CORES=${C_WORKERS[$name]} PINS=${C_PINS[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
 				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
 		done
@@ -682,6 +695,26 @@ if [ ${#group[@]} -gt 0 ]; then
 	done
 fi
 
+# ---- 8. mirror -----------------------------------------------------------------
+# The same two pods and a null port, without a mirror and with p0 mirrored
+# (both directions) to the null port: every frame is copied once (an mbuf copy on
+# vhost-user, an mbuf made from the frame on memif), so the difference in
+# cycles per frame is the mirror's cost per mirrored frame.
+for ifc in vhost memif; do
+	group=()
+	for c in off on; do
+		want "mirror:$ifc:$c" || continue
+		MIRROR=$c define "mirror:$ifc:$c" bridge $ifc 2 --size 64
+		group+=("mirror:$ifc:$c")
+	done
+	if [ ${#group[@]} -gt 0 ]; then
+		measure "${group[@]}"
+		for name in "${group[@]}"; do
+			record mirror "{\"iface\":\"$ifc\",\"mirror\":\"${name##*:}\"}" "$name"
+		done
+	fi
+done
+
 # ---- summary ----------------------------------------------------------------
 # Ratios pair rounds: the median over rounds of this cell's figure over the
 # other cell's figure in the same round (throughput: Mpps; efficiency:
@@ -714,6 +747,13 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	   capture: ([.[] | select(.part == "capture") | del(.part)] as $cp
 		| ([$cp[] | select(.capture == "off")] | first) as $off
 		| [$cp[] | . + {ratio_to_off: speed(.; $off), efficiency_to_off: eff(.; $off)}]),
+	   mirror: ([.[] | select(.part == "mirror") | del(.part)] as $mi
+		| [$mi[] | . as $r | ([$mi[] | select(.iface == $r.iface and .mirror == "off")]
+			| first) as $off | . + {ratio_to_off: speed(.; $off),
+			efficiency_to_off: eff(.; $off), cycles_per_mirrored_frame:
+			(if $off == null or .dut_cycles_per_frame == null
+				or $off.dut_cycles_per_frame == null then null
+			 else .dut_cycles_per_frame - $off.dut_cycles_per_frame end)}]),
 	   queues: ([.[] | select(.part == "queues") | del(.part)] as $qs
 		| ([$qs[] | select(.workers == 1 and .queues == 1)] | first) as $one
 		| [$qs[] | . + {ratio_to_1w_1q: speed(.; $one), efficiency_to_1w_1q: eff(.; $one)}]),
@@ -802,6 +842,16 @@ if jq -e '.capture | length > 0' "$OUT/summary.json" >/dev/null; then
 		(.ratio_to_off // "-"), (.efficiency_to_off // "-")] | @tsv' "$OUT/summary.json" |
 		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
 		{ printf "%8s %8.3f %8.5f %7.0f %6s %6s\n", $1, $2, $3, $4, f($5, 2), f($6, 2) }'
+fi
+if jq -e '.mirror | length > 0' "$OUT/summary.json" >/dev/null; then
+	printf '\nmirror (podwired bridge, 64 B, 2 pods; on: p0 mirrored, both directions, to a null port)\n%6s %6s %8s %8s %7s %6s %6s %8s\n' \
+		IFACE MIRROR MPPS LOSS CYC/FR RATIO EFF +CYC/FR
+	jq -r '.mirror[] | [.iface, .mirror, (.mpps // 0), (.loss // 0), (.dut_cycles_per_frame // 0),
+		(.ratio_to_off // "-"), (.efficiency_to_off // "-"),
+		(.cycles_per_mirrored_frame // "-")] | @tsv' "$OUT/summary.json" |
+		awk -F'\t' 'function f(v, p) { return v ~ /^-?[0-9]/ ? sprintf("%." p "f", v) : v }
+		{ printf "%6s %6s %8.3f %8.5f %7.0f %6s %6s %8s\n", $1, $2, $3, $4, $5, f($6, 2),
+			f($7, 2), f($8, 0) }'
 fi
 if jq -e '.queues | length > 0' "$OUT/summary.json" >/dev/null; then
 	printf '\nqueues (podwired bridge, memif, 64 B, 2 pods; against 1 worker, 1 queue)\n%8s %7s %8s %8s %7s %5s %6s %6s\n' \

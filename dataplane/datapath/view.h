@@ -30,6 +30,7 @@ struct dp_frame;
 struct dp_capture;
 struct policer;
 struct port_counters;
+struct mirror_port;
 
 /* A port kind's burst functions. Called only by workers, only on ports of
  * the published view, and only while the port's link is up. A port has
@@ -120,6 +121,13 @@ struct dp_port {
 	 * is sent to it; NULL: none. Replaced by the control thread, the old
 	 * one freed after view_wait. */
 	struct policer *volatile pol[2];
+	/* Port mirroring (mirror/tap.h): the mirrors copying this port's
+	 * frames, or that it is a mirror's destination; NULL when neither.
+	 * Set by the control thread, freed a grace period after it changes.
+	 * mirror_dst: a mirror's destination, kept out of its network's
+	 * forwarding by the view (model/publish.c). */
+	struct mirror_port *volatile mirror;
+	bool mirror_dst;
 } __rte_cache_aligned;
 
 enum dp_net_mode { DP_NET_BRIDGE, DP_NET_XCONNECT };

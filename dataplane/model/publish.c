@@ -35,7 +35,21 @@ struct view *model_view_build(const struct port *skip)
 
 			if (p == skip)
 				continue;
-			ports[k++] = &p->dp;
+			/* A mirror's destination (mirror/) receives the copies
+			 * and nothing else: it is a network of its own, so no
+			 * flood reaches it and no MAC learned on it is found
+			 * (the bridge looks only at ports of the frame's own
+			 * network); it is still polled, and the mirror stage
+			 * drops and counts what it sends. */
+			if (unlikely(p->dp.mirror_dst)) {
+				struct dp_port *alone = &p->dp;
+
+				if (view_add_net(v, (enum dp_net_mode)net->mode, net->vlan,
+						 net->mac_limit, &alone, 1) != 0)
+					goto fail;
+			} else {
+				ports[k++] = &p->dp;
+			}
 			p->rxq_published = on;
 			/* Only the queues the peer enabled are polled. */
 			for (uint16_t q = 0; q < p->dp.n_rxq; q++)

@@ -25,6 +25,7 @@
 #include "datapath/forward.h"
 #include "datapath/stats.h"
 #include "datapath/worker.h"
+#include "mirror/mirror.h"
 #include "model/network.h"
 #include "model/port_stats.h"
 #include "model/queue.h"
@@ -422,6 +423,31 @@ static void write_vfs(struct page *pg)
 	}
 }
 
+/* Port mirroring: per mirror, copies the destination took and frames not
+ * copied there. */
+static void write_mirrors(struct page *pg)
+{
+	static const char *const names[] = {"podwire_mirror_copies_total",
+					    "podwire_mirror_dropped_total"};
+	static const char *const help[] = {
+	    "Frames a mirror copied to its destination port.",
+	    "Frames a mirror did not copy: its destination was full or down, or no mbuf."};
+	const struct mirror *m;
+	char a[160], b[160];
+
+	for (int k = 0; k < 2; k++) {
+		head(pg, names[k], "counter", help[k]);
+		TAILQ_FOREACH (m, &mirror_all, next) {
+			struct mirror_counters c;
+
+			mirror_counts(m, &c);
+			out(pg, "%s{mirror=\"%s\",to=\"%s\"} %llu\n", names[k],
+			    esc(a, sizeof(a), m->name), esc(b, sizeof(b), m->to->conf.name),
+			    (unsigned long long)(k == 0 ? c.copies : c.dropped));
+		}
+	}
+}
+
 /* The whole page, malloc'd; NULL when memory is short. */
 static char *metrics_page(size_t *len)
 {
@@ -441,6 +467,7 @@ static char *metrics_page(size_t *len)
 	write_networks(&pg);
 	write_workers(&pg);
 	write_vfs(&pg);
+	write_mirrors(&pg);
 	pthread_mutex_unlock(&ctl_lock);
 	if (pg.oom) {
 		free(pg.buf);
