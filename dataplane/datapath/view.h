@@ -29,6 +29,7 @@ struct dp_port;
 struct dp_frame;
 struct dp_capture;
 struct port_counters;
+struct acl_port;
 
 /* A port kind's burst functions. Called only by workers, only on ports of
  * the published view, and only while the port's link is up. A port has
@@ -115,6 +116,9 @@ struct dp_port {
 	 * clears them; capture_if is the port's interface in it. */
 	struct dp_capture *volatile capture;
 	uint16_t capture_if;
+	/* Its access lists (acl/acl.h), NULL when none applies: replaced
+	 * whole by the control thread, freed a grace period after. */
+	struct acl_port *volatile acl;
 } __rte_cache_aligned;
 
 enum dp_net_mode { DP_NET_BRIDGE, DP_NET_XCONNECT };
