@@ -35,7 +35,7 @@
  * to hold the control thread. */
 #define ACL_RULES_MAX 16384
 /* Lists of at most this many rules are scanned rule by rule: measured
- * cheaper than the trie's walk of the 56-byte key (see acl/classify.c). */
+ * cheaper than the trie's walk of the 60-byte key (see acl/classify.c). */
 #define ACL_LINEAR_MAX 4
 #define ACL_LISTS_MAX  1024
 
@@ -49,22 +49,23 @@ enum acl_l3 {
 };
 
 /*
- * One frame's fields, as rules match them: laid out for librte_acl in
- * groups of 4 bytes, multi-byte fields in network order (rules hold host
+ * One frame's fields, as rules match them: laid out for librte_acl (its
+ * first field one byte alone, then groups of 4 bytes each filled), multi-byte fields in network order (rules hold host
  * order, as librte_acl wants). IPv4 addresses sit in src[0]/dst[0], the
  * other words 0. A field absent from the frame is 0.
  */
 struct acl_key {
-	uint8_t proto;	   /* IP protocol (IPv6: after extension headers) */
+	uint8_t proto; /* IP protocol (IPv6: after extension headers) */
+	uint8_t pad0[3];
 	uint8_t l3;	   /* enum acl_l3 bits */
 	uint8_t tcp_flags; /* TCP: FIN 0x01 .. CWR 0x80 */
-	uint8_t pad;
-	uint16_t ethertype; /* after one 802.1Q tag */
-	uint16_t vlan;	    /* 0: untagged; else the tag's VID + 1 */
+	uint16_t vlan;	   /* 0: untagged; else the tag's VID + 1 */
 	uint16_t sport, dport;
-	uint8_t smac_hi[4], smac_lo[2], dmac_lo[2], dmac_hi[4];
+	uint16_t ethertype; /* after one 802.1Q tag */
+	uint8_t smac_lo[2], smac_hi[4], dmac_hi[4], dmac_lo[2];
+	uint16_t pad1;
 	uint32_t src[4], dst[4];
-} __attribute__((aligned(8)));
+} __attribute__((aligned(4)));
 
 /* A rule as checked: each field with its "given" bit. */
 struct acl_rule {

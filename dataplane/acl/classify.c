@@ -26,17 +26,18 @@ enum {
 	F_PROTO,
 	F_L3,
 	F_FLAGS,
-	F_ETHERTYPE,
 	F_VLAN,
 	F_SPORT,
 	F_DPORT,
-	F_SMAC_HI,
+	F_ETHERTYPE,
 	F_SMAC_LO,
-	F_DMAC_LO,
+	F_SMAC_HI,
 	F_DMAC_HI,
+	F_DMAC_LO,
+	F_PAD,
 	F_SRC,	    /* 4 words */
-	F_DST = 15, /* 4 words */
-	F_NUM = 19
+	F_DST = 16, /* 4 words */
+	F_NUM = 20
 };
 
 RTE_ACL_RULE_DEF(acl_trie_rule, F_NUM);
@@ -47,29 +48,33 @@ RTE_ACL_RULE_DEF(acl_trie_rule, F_NUM);
 		.offset = off                                                                      \
 	}
 
-/* librte_acl wants the first field one byte long, and reads the key 4
- * bytes per input index: the fields of one index share 4 bytes. */
+/* librte_acl reads the first field as one byte, then the key 4 bytes per
+ * input index: the fields of one index fill its 4 bytes (a pad field
+ * where they would not). */
 static const struct rte_acl_field_def key_defs[F_NUM] = {
     DEF(BITMASK, 1, F_PROTO, 0, offsetof(struct acl_key, proto)),
-    DEF(BITMASK, 1, F_L3, 0, offsetof(struct acl_key, l3)),
-    DEF(BITMASK, 1, F_FLAGS, 0, offsetof(struct acl_key, tcp_flags)),
-    DEF(RANGE, 2, F_ETHERTYPE, 1, offsetof(struct acl_key, ethertype)),
+    DEF(BITMASK, 1, F_L3, 1, offsetof(struct acl_key, l3)),
+    DEF(BITMASK, 1, F_FLAGS, 1, offsetof(struct acl_key, tcp_flags)),
     DEF(RANGE, 2, F_VLAN, 1, offsetof(struct acl_key, vlan)),
     DEF(RANGE, 2, F_SPORT, 2, offsetof(struct acl_key, sport)),
     DEF(RANGE, 2, F_DPORT, 2, offsetof(struct acl_key, dport)),
-    DEF(BITMASK, 4, F_SMAC_HI, 3, offsetof(struct acl_key, smac_hi)),
-    DEF(BITMASK, 2, F_SMAC_LO, 4, offsetof(struct acl_key, smac_lo)),
-    DEF(BITMASK, 2, F_DMAC_LO, 4, offsetof(struct acl_key, dmac_lo)),
+    DEF(RANGE, 2, F_ETHERTYPE, 3, offsetof(struct acl_key, ethertype)),
+    DEF(BITMASK, 2, F_SMAC_LO, 3, offsetof(struct acl_key, smac_lo)),
+    DEF(BITMASK, 4, F_SMAC_HI, 4, offsetof(struct acl_key, smac_hi)),
     DEF(BITMASK, 4, F_DMAC_HI, 5, offsetof(struct acl_key, dmac_hi)),
-    DEF(MASK, 4, F_SRC + 0, 6, offsetof(struct acl_key, src) + 0),
-    DEF(MASK, 4, F_SRC + 1, 7, offsetof(struct acl_key, src) + 4),
-    DEF(MASK, 4, F_SRC + 2, 8, offsetof(struct acl_key, src) + 8),
-    DEF(MASK, 4, F_SRC + 3, 9, offsetof(struct acl_key, src) + 12),
-    DEF(MASK, 4, F_DST + 0, 10, offsetof(struct acl_key, dst) + 0),
-    DEF(MASK, 4, F_DST + 1, 11, offsetof(struct acl_key, dst) + 4),
-    DEF(MASK, 4, F_DST + 2, 12, offsetof(struct acl_key, dst) + 8),
-    DEF(MASK, 4, F_DST + 3, 13, offsetof(struct acl_key, dst) + 12),
+    DEF(BITMASK, 2, F_DMAC_LO, 6, offsetof(struct acl_key, dmac_lo)),
+    DEF(BITMASK, 2, F_PAD, 6, offsetof(struct acl_key, pad1)),
+    DEF(MASK, 4, F_SRC + 0, 7, offsetof(struct acl_key, src) + 0),
+    DEF(MASK, 4, F_SRC + 1, 8, offsetof(struct acl_key, src) + 4),
+    DEF(MASK, 4, F_SRC + 2, 9, offsetof(struct acl_key, src) + 8),
+    DEF(MASK, 4, F_SRC + 3, 10, offsetof(struct acl_key, src) + 12),
+    DEF(MASK, 4, F_DST + 0, 11, offsetof(struct acl_key, dst) + 0),
+    DEF(MASK, 4, F_DST + 1, 12, offsetof(struct acl_key, dst) + 4),
+    DEF(MASK, 4, F_DST + 2, 13, offsetof(struct acl_key, dst) + 8),
+    DEF(MASK, 4, F_DST + 3, 14, offsetof(struct acl_key, dst) + 12),
 };
+
+_Static_assert(sizeof(struct acl_key) == 60, "the key's layout is the trie's");
 
 static uint32_t be32(const uint8_t *p)
 {

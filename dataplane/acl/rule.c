@@ -494,6 +494,20 @@ static int parse_rule(struct ctx *c, const cJSON *o, struct acl_rule *r)
 	return 0;
 }
 
+/* The field's name as a string that outlives the request (c.field may
+ * point into it); "rules" for a name that is no rule field. */
+static const char *field_name(const char *f)
+{
+	static const char *const names[] = {"action", "src_mac", "dst_mac", "ethertype",
+					    "vlan",   "src",	 "dst",	    "proto",
+					    "sport",  "dport",	 "tcp_flags"};
+
+	for (size_t i = 0; f != NULL && i < RTE_DIM(names); i++)
+		if (strcmp(f, names[i]) == 0)
+			return names[i];
+	return "rules";
+}
+
 int acl_rules_parse(const cJSON *arr, struct acl_rule *rules, uint32_t *n, char *msg, size_t len,
 		    const char **field)
 {
@@ -517,7 +531,7 @@ int acl_rules_parse(const cJSON *arr, struct acl_rule *rules, uint32_t *n, char 
 	cJSON_ArrayForEach (o, arr) {
 		c.idx = *n;
 		if (parse_rule(&c, o, &rules[*n]) != 0) {
-			*field = c.field;
+			*field = field_name(c.field);
 			return -EINVAL;
 		}
 		(*n)++;
