@@ -543,11 +543,10 @@ static void add_range(cJSON *o, const char *name, const uint16_t *r)
 {
 	char buf[16];
 
-	if (r[0] == r[1]) {
-		cJSON_AddNumberToObject(o, name, r[0]);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%u-%u", r[0], r[1]);
+	if (r[0] == r[1])
+		snprintf(buf, sizeof(buf), "%u", r[0]);
+	else
+		snprintf(buf, sizeof(buf), "%u-%u", r[0], r[1]);
 	cJSON_AddStringToObject(o, name, buf);
 }
 
@@ -584,9 +583,10 @@ cJSON *acl_rule_to_json(const struct acl_rule *r)
 	}
 	if (r->has_vlan) {
 		if (r->vlan == 0)
-			cJSON_AddStringToObject(o, "vlan", "untagged");
+			snprintf(buf, sizeof(buf), "untagged");
 		else
-			cJSON_AddNumberToObject(o, "vlan", r->vlan - 1);
+			snprintf(buf, sizeof(buf), "%u", r->vlan - 1u);
+		cJSON_AddStringToObject(o, "vlan", buf);
 	}
 	if (r->has_src)
 		add_prefix(o, "src", r->src, r->src_len, r->v6);
@@ -598,10 +598,11 @@ cJSON *acl_rule_to_json(const struct acl_rule *r)
 		for (size_t i = 0; i < RTE_DIM(protos); i++)
 			if (protos[i].num == r->proto)
 				name = protos[i].name;
-		if (name != NULL)
-			cJSON_AddStringToObject(o, "proto", name);
-		else
-			cJSON_AddNumberToObject(o, "proto", r->proto);
+		if (name == NULL) {
+			snprintf(buf, sizeof(buf), "%u", r->proto);
+			name = buf;
+		}
+		cJSON_AddStringToObject(o, "proto", name);
 	}
 	if (r->has_sport)
 		add_range(o, "sport", r->sport);
