@@ -33,7 +33,8 @@ _acl_cleanup() {
 on_exit _acl_cleanup
 
 log "seed $SEED (ACL_SEED=$SEED repeats this run)"
-daemon_start pw
+MPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+daemon_start pw --metrics "127.0.0.1:$MPORT"
 
 # port NAME NET NS: a veth port whose container end is eth0 in NS, up,
 # without addresses (the kernel there sends nothing of its own).
@@ -97,12 +98,28 @@ run() {
 	for l in b_in b_net_out x_net_in x_in x_out; do
 		ctlj pw acl show "$l" >"$T/$l.show.json"
 	done
-	$MODEL check "$name" "$T/$name.frames" "$T/$name.recv" "$T" "$vlan" ||
-		fail "$name: podwired and the model disagree (seed $SEED)"
-	ok "$name: podwired's verdicts and counters are the model's"
+	$MODEL check "$name" "$T/$name.frames" "$T/$name.recv" "$T" "$vlan" >"$T/$name.check" ||
+		fail "$name: podwired and the model disagree (seed $SEED): $(cat "$T/$name.check")"
+	ok "podwired's verdicts and counters are the model's: $(tail -n 1 "$T/$name.check")"
 }
 run bridge k1 an1 an2 100 none,none,100,200
 run xconnect x1 an3 an4 0 none,100,200
+
+# ---- Prometheus: per-list per-rule hits, promtool clean ---------------------
+curl -sf "http://127.0.0.1:$MPORT/metrics" >"$T/m.txt" || fail "cannot read /metrics"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T/m.txt" >"$T/promtool.out" 2>&1 ||
+		fail "promtool check metrics: $(cat "$T/promtool.out")"
+	ok "promtool check metrics: clean"
+fi
+for l in b_in x_out; do
+	for r in 0 5 default; do
+		if [ $r = default ]; then want=$(jq .default_hits "$T/$l.show.json"); else
+			want=$(jq ".rules[$r].hits" "$T/$l.show.json"); fi
+		expect_eq "podwire_acl_rule_hits_total $l rule $r" "$want" \
+			"$(awk -v k="podwire_acl_rule_hits_total{list=\"$l\",rule=\"$r\"}" '$1 == k {print $2}' "$T/m.txt")"
+	done
+done
 
 # ---- trace names the list and rule ----------------------------------------
 ctl pw trace add 1 --port k1 >/dev/null
