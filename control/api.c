@@ -178,9 +178,12 @@ static const struct api_field ACL_SET_params[] = {
      "\"permit\" or \"deny\" (default): what a frame no rule matches gets"},
     {API_F_RULES, API_T_ARRAY, true,
      "up to " XSTR(API_ACL_RULES_MAX) " rule objects, first match wins: {\"action\": "
-     "\"permit\"|\"deny\"|\"permit+reflect\", and any of src_mac, dst_mac, ethertype, vlan "
-     "(0-4095 or \"untagged\"), src, dst (prefixes), proto (number or tcp, udp, icmp, ...), "
-     "sport, dport (N or \"A-B\"), tcp_flags (\"SYN,!ACK\" or \"0x02/0x12\")}"},
+				      "\"permit\"|\"deny\"|\"permit+reflect\", and any of src_mac, "
+				      "dst_mac, ethertype, vlan "
+				      "(0-4095 or \"untagged\"), src, dst (prefixes), proto "
+				      "(number or tcp, udp, icmp, ...), "
+				      "sport, dport (N or \"A-B\"), tcp_flags (\"SYN,!ACK\" or "
+				      "\"0x02/0x12\")}"},
     {NULL}};
 #define ACL_DEL_params	name_only_params
 #define ACL_SHOW_params name_only_params

@@ -107,7 +107,7 @@ enum api_error {
 	X(QUEUE_LIST, "queue.list", "every rx queue: its worker, state and load")                  \
 	X(QUEUE_PIN, "queue.pin", "poll an rx queue on a given worker, kept there")                \
 	X(QUEUE_UNPIN, "queue.unpin", "give a pinned rx queue back to the balancer")               \
-	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")   \
+	X(QUEUE_BALANCE, "queue.balance", "the rx queue balancer: settings, last check, run now")  \
 	X(ACL_SET, "acl.set", "create or replace (atomically) an access list")                     \
 	X(ACL_DEL, "acl.del", "delete an access list that is attached nowhere")                    \
 	X(ACL_LIST, "acl.list", "access lists and where they are attached")                        \
@@ -161,31 +161,31 @@ enum api_method {
 #define API_F_FILTER	"filter"    /* a libpcap (tcpdump) expression */
 
 /* Access lists (API 1.8). */
-#define API_F_DEFAULT	 "default" /* acl.set: the action when no rule matches */
-#define API_F_RULES	 "rules"   /* acl.set: the rules, in order; results: their count */
-#define API_F_ACTION	 "action"  /* a rule's: permit, deny, permit+reflect */
-#define API_F_SRC_MAC	 "src_mac"
-#define API_F_DST_MAC	 "dst_mac"
-#define API_F_ETHERTYPE	 "ethertype"
-#define API_F_SRC	 "src" /* a rule's prefix */
-#define API_F_DST	 "dst"
-#define API_F_PROTO	 "proto"
-#define API_F_SPORT	 "sport"
-#define API_F_DPORT	 "dport"
-#define API_F_TCP_FLAGS	 "tcp_flags"
-#define API_R_LISTS	 "lists"
-#define API_R_ATTACHMENTS "attachments"
-#define API_R_INDEX	 "index"
-#define API_R_HITS	 "hits"
-#define API_R_DEFAULT_HITS "default_hits"
-#define API_R_SESSION_HITS "session_hits"
+#define API_F_DEFAULT	    "default" /* acl.set: the action when no rule matches */
+#define API_F_RULES	    "rules"   /* acl.set: the rules, in order; results: their count */
+#define API_F_ACTION	    "action"  /* a rule's: permit, deny, permit+reflect */
+#define API_F_SRC_MAC	    "src_mac"
+#define API_F_DST_MAC	    "dst_mac"
+#define API_F_ETHERTYPE	    "ethertype"
+#define API_F_SRC	    "src" /* a rule's prefix */
+#define API_F_DST	    "dst"
+#define API_F_PROTO	    "proto"
+#define API_F_SPORT	    "sport"
+#define API_F_DPORT	    "dport"
+#define API_F_TCP_FLAGS	    "tcp_flags"
+#define API_R_LISTS	    "lists"
+#define API_R_ATTACHMENTS   "attachments"
+#define API_R_INDEX	    "index"
+#define API_R_HITS	    "hits"
+#define API_R_DEFAULT_HITS  "default_hits"
+#define API_R_SESSION_HITS  "session_hits"
 #define API_R_REPLACED_HITS "replaced_hits"
-#define API_R_REPLACES	 "replaces"
-#define API_R_REPLACED	 "replaced"
-#define API_R_ACL	 "acl" /* trace: which list and rule decided */
-#define API_DIR_INGRESS	 "ingress"
-#define API_DIR_EGRESS	 "egress"
-#define API_ACL_RULES_MAX 16384
+#define API_R_REPLACES	    "replaces"
+#define API_R_REPLACED	    "replaced"
+#define API_R_ACL	    "acl" /* trace: which list and rule decided */
+#define API_DIR_INGRESS	    "ingress"
+#define API_DIR_EGRESS	    "egress"
+#define API_ACL_RULES_MAX   16384
 
 /* Result fields: what handlers return and clients read, by these names
  * only (besides the API_F_ names above). Each method's results are

@@ -37,7 +37,8 @@ static int read_rules_file(const char *path, cJSON *params)
 	if (cJSON_IsObject(doc)) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(doc, API_F_DEFAULT);
 
-		if (cJSON_IsString(d) && cJSON_GetObjectItemCaseSensitive(params, API_F_DEFAULT) == NULL)
+		if (cJSON_IsString(d) &&
+		    cJSON_GetObjectItemCaseSensitive(params, API_F_DEFAULT) == NULL)
 			cJSON_AddStringToObject(params, API_F_DEFAULT, d->valuestring);
 		rules = cJSON_DetachItemFromObjectCaseSensitive(doc, API_F_RULES);
 	} else {
@@ -81,9 +82,10 @@ int ctl_acl_set(const char *sock, int timeout_ms, bool json, int argc, char **ar
 
 			if (!cJSON_IsObject(r)) {
 				cJSON_Delete(r);
-				ret = set_usage("--rule %s is not a JSON object such as "
-						"'{\"action\":\"deny\",\"proto\":\"tcp\",\"dport\":22}'",
-						argv[i]);
+				ret = set_usage(
+				    "--rule %s is not a JSON object such as "
+				    "'{\"action\":\"deny\",\"proto\":\"tcp\",\"dport\":22}'",
+				    argv[i]);
 				break;
 			}
 			if (rules == NULL)
@@ -174,10 +176,9 @@ void ctl_print_acl_list(const cJSON *result)
 /* The rule's fields but its action, index and hits: "proto=tcp dport=22". */
 static void rule_text(const cJSON *r, char *buf, size_t len)
 {
-	static const char *const fields[] = {API_F_SRC_MAC, API_F_DST_MAC, API_F_ETHERTYPE,
-					     API_F_VLAN,    API_F_SRC,	   API_F_DST,
-					     API_F_PROTO,   API_F_SPORT,   API_F_DPORT,
-					     API_F_TCP_FLAGS};
+	static const char *const fields[] = {
+	    API_F_SRC_MAC, API_F_DST_MAC, API_F_ETHERTYPE, API_F_VLAN,	API_F_SRC,
+	    API_F_DST,	   API_F_PROTO,	  API_F_SPORT,	   API_F_DPORT, API_F_TCP_FLAGS};
 	size_t off = 0;
 
 	buf[0] = '\0';
@@ -217,6 +218,5 @@ void ctl_print_acl_attach(const cJSON *result, bool attach)
 
 	printf("list \"%s\" %s %s \"%s\" %s\n", ctl_str(result, API_F_NAME),
 	       attach ? "attached to" : "detached from", net ? "network" : "port",
-	       ctl_str(result, net ? API_F_NETWORK : API_F_PORT),
-	       ctl_str(result, API_F_DIRECTION));
+	       ctl_str(result, net ? API_F_NETWORK : API_F_PORT), ctl_str(result, API_F_DIRECTION));
 }

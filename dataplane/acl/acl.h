@@ -50,8 +50,8 @@ enum acl_l3 {
 
 /*
  * One frame's fields, as rules match them: laid out for librte_acl (its
- * first field one byte alone, then groups of 4 bytes each filled), multi-byte fields in network order (rules hold host
- * order, as librte_acl wants). IPv4 addresses sit in src[0]/dst[0], the
+ * first field one byte alone, then groups of 4 bytes each filled), multi-byte fields in network
+ * order (rules hold host order, as librte_acl wants). IPv4 addresses sit in src[0]/dst[0], the
  * other words 0. A field absent from the frame is 0.
  */
 struct acl_key {
@@ -76,7 +76,7 @@ struct acl_rule {
 	uint8_t proto;
 	uint8_t smac[6], dmac[6];
 	uint16_t ethertype;
-	uint16_t vlan;	     /* 0: untagged; else VID + 1 (as the key) */
+	uint16_t vlan; /* 0: untagged; else VID + 1 (as the key) */
 	uint8_t src_len, dst_len;
 	uint8_t flags, flags_mask;
 	uint16_t sport[2], dport[2]; /* ranges, inclusive */
@@ -114,9 +114,9 @@ int acl_action_parse(const char *s, enum acl_action *a);
 struct acl_list {
 	struct rte_acl_ctx *ctx; /* NULL: a linear scan of rules[] */
 	uint32_t n_rules;
-	uint16_t id;   /* the named list's id (trace) */
-	uint8_t dflt;  /* enum acl_action of the default */
-	bool reflect;  /* some rule is permit+reflect */
+	uint16_t id;  /* the named list's id (trace) */
+	uint8_t dflt; /* enum acl_action of the default */
+	bool reflect; /* some rule is permit+reflect */
 	struct acl_rule *rules;
 	uint64_t *hits[PW_MAX_WORKERS];
 };

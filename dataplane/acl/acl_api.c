@@ -59,8 +59,8 @@ static cJSON *h_acl_set(const cJSON *params, struct api_err *err)
 				name, dflt_s);
 	if (acl_rules_parse(cJSON_GetObjectItemCaseSensitive(params, API_F_RULES), rules, &n, msg,
 			    sizeof(msg), &field) != 0)
-		return api_fail(err, API_ERR_INVALID_PARAMS, field, "list \"%s\": %s; nothing changed",
-				name, msg);
+		return api_fail(err, API_ERR_INVALID_PARAMS, field,
+				"list \"%s\": %s; nothing changed", name, msg);
 	rc = acl_set(name, dflt, rules, n, &replaced, msg, sizeof(msg));
 	if (rc != 0)
 		return api_fail(err, code_of(rc), API_F_RULES, "list \"%s\": %s", name, msg);
@@ -98,9 +98,9 @@ static cJSON *h_acl_show(const cJSON *params, struct api_err *err)
 	const struct acl_named *a = acl_find(name);
 
 	if (a == NULL)
-		return api_fail(err, API_ERR_NOT_FOUND, API_F_NAME,
-				"list \"%.64s\" does not exist; `podwirectl acl list` shows the lists",
-				name);
+		return api_fail(
+		    err, API_ERR_NOT_FOUND, API_F_NAME,
+		    "list \"%.64s\" does not exist; `podwirectl acl list` shows the lists", name);
 	return acl_show_json(a);
 }
 
@@ -163,7 +163,7 @@ static cJSON *h_acl_detach(const cJSON *params, struct api_err *err)
 	if (rc != 0)
 		return api_refuse(err, code_of(rc), API_F_NAME);
 	save();
-	return attach_result(params, d < 0	  ? API_DIR_BOTH
+	return attach_result(params, d < 0	   ? API_DIR_BOTH
 				     : d == ACL_IN ? API_DIR_INGRESS
 						   : API_DIR_EGRESS);
 }

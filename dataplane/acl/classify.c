@@ -188,8 +188,9 @@ static struct rte_acl_ctx *trie_build(const struct acl_rule *rules, uint32_t n, 
 		rc = rte_acl_build(ctx, &cfg);
 	if (rc != 0) {
 		rte_acl_free(ctx);
-		snprintf(msg, len, "librte_acl cannot build a classifier of %u rules (%s); use fewer "
-				   "rules or merge them into prefixes and port ranges",
+		snprintf(msg, len,
+			 "librte_acl cannot build a classifier of %u rules (%s); use fewer "
+			 "rules or merge them into prefixes and port ranges",
 			 n, strerror(-rc));
 		return NULL;
 	}
@@ -213,7 +214,8 @@ struct acl_list *acl_list_build(const struct acl_rule *rules, uint32_t n, enum a
 	for (uint32_t i = 0; i < n; i++)
 		l->reflect |= rules[i].action == ACL_REFLECT;
 	for (unsigned int w = 0; w < n_workers && w < PW_MAX_WORKERS; w++) {
-		l->hits[w] = rte_zmalloc("acl_hits", (n + 2) * sizeof(uint64_t), RTE_CACHE_LINE_SIZE);
+		l->hits[w] =
+		    rte_zmalloc("acl_hits", (n + 2) * sizeof(uint64_t), RTE_CACHE_LINE_SIZE);
 		if (l->hits[w] == NULL)
 			goto nomem;
 	}

@@ -32,8 +32,8 @@
 
 PW_LOG_TYPE("acl");
 
-#define ACL_FILE	"acl.json"
-#define ACL_FILE_VER	1
+#define ACL_FILE       "acl.json"
+#define ACL_FILE_VER   1
 #define ACL_ATTACH_MAX 4096
 /* Sessions a worker may hold (permit+reflect). */
 #define ACL_SESSIONS_PER_WORKER 131072
@@ -42,8 +42,8 @@ struct acl_named {
 	char name[API_NAME_MAX + 1];
 	uint16_t id;
 	struct acl_list *cur;
-	uint64_t replaced_hits;	 /* rule and default hits of the versions replaced */
-	uint64_t replaced_sess;	 /* their session hits */
+	uint64_t replaced_hits; /* rule and default hits of the versions replaced */
+	uint64_t replaced_sess; /* their session hits */
 	uint64_t replaces;
 	TAILQ_ENTRY(acl_named) next;
 };
@@ -165,8 +165,9 @@ static void apply(const struct port *skip, struct acl_named *a, struct acl_list 
 		} else {
 			use = malloc(sizeof(*use));
 			if (use == NULL) {
-				LOG(ERR, "port \"%s\": no memory for its access lists; they stay as "
-					 "they were",
+				LOG(ERR,
+				    "port \"%s\": no memory for its access lists; they stay as "
+				    "they were",
 				    p->conf.name);
 				use = cur;
 			} else {
@@ -210,8 +211,9 @@ int acl_set(const char *name, enum acl_action dflt, const struct acl_rule *rules
 	*replaced = a != NULL;
 	if (a == NULL) {
 		if (n_lists >= ACL_LISTS_MAX) {
-			snprintf(msg, len, "list \"%s\": there are %u lists already, the limit; delete "
-					   "one first",
+			snprintf(msg, len,
+				 "list \"%s\": there are %u lists already, the limit; delete "
+				 "one first",
 				 name, n_lists);
 			return -ENOSPC;
 		}
@@ -259,13 +261,14 @@ int acl_del(const char *name, char *msg, size_t len)
 	char w[160];
 
 	if (a == NULL) {
-		snprintf(msg, len, "list \"%s\" does not exist; `podwirectl acl list` shows the lists",
-			 name);
+		snprintf(msg, len,
+			 "list \"%s\" does not exist; `podwirectl acl list` shows the lists", name);
 		return -ENOENT;
 	}
 	if (where(a, w, sizeof(w))) {
-		snprintf(msg, len, "list \"%s\" is attached to %s; detach it first (`podwirectl acl "
-				   "detach %s ...`)",
+		snprintf(msg, len,
+			 "list \"%s\" is attached to %s; detach it first (`podwirectl acl "
+			 "detach %s ...`)",
 			 name, w, name);
 		return -EBUSY;
 	}
@@ -284,13 +287,15 @@ static int place(const char *port, const char *net, char *msg, size_t len)
 		return -EINVAL;
 	}
 	if (port != NULL && port_find(port) == NULL) {
-		snprintf(msg, len, "port \"%s\" does not exist; `podwirectl port list` shows the ports",
+		snprintf(msg, len,
+			 "port \"%s\" does not exist; `podwirectl port list` shows the ports",
 			 port);
 		return -ENOENT;
 	}
 	if (net != NULL && network_find(net) == NULL) {
 		snprintf(msg, len,
-			 "network \"%s\" does not exist; `podwirectl network list` shows them", net);
+			 "network \"%s\" does not exist; `podwirectl network list` shows them",
+			 net);
 		return -ENOENT;
 	}
 	return 0;
@@ -304,8 +309,9 @@ int acl_attach(const char *name, const char *port, const char *net, enum acl_dir
 	int rc;
 
 	if (a == NULL) {
-		snprintf(msg, len, "list \"%s\" does not exist; make it first with `podwirectl acl set "
-				   "%s ...`",
+		snprintf(msg, len,
+			 "list \"%s\" does not exist; make it first with `podwirectl acl set "
+			 "%s ...`",
 			 name, name);
 		return -ENOENT;
 	}
@@ -354,8 +360,9 @@ int acl_detach(const char *name, const char *port, const char *net, int d, char 
 	}
 	n_att = k;
 	if (gone == 0) {
-		snprintf(msg, len, "list \"%s\" is not attached to %s \"%s\"%s%s; `podwirectl acl list` "
-				   "shows where lists are",
+		snprintf(msg, len,
+			 "list \"%s\" is not attached to %s \"%s\"%s%s; `podwirectl acl list` "
+			 "shows where lists are",
 			 name, net != NULL ? "network" : "port", target, d < 0 ? "" : " ",
 			 d < 0 ? "" : dir_names[d]);
 		return -ENOENT;
@@ -536,11 +543,11 @@ static int restore(void)
 			    pw_cfg.state_dir, ACL_FILE);
 			continue;
 		}
-		if (acl_rules_parse(cJSON_GetObjectItemCaseSensitive(o, API_F_RULES), rules, &n, msg,
-				    sizeof(msg), &field) != 0 ||
+		if (acl_rules_parse(cJSON_GetObjectItemCaseSensitive(o, API_F_RULES), rules, &n,
+				    msg, sizeof(msg), &field) != 0 ||
 		    acl_set(name, dflt, rules, n, &rep, msg, sizeof(msg)) != 0)
-			LOG(ERR, "%s/%s: list \"%s\" left out: %s", pw_cfg.state_dir, ACL_FILE, name,
-			    msg);
+			LOG(ERR, "%s/%s: list \"%s\" left out: %s", pw_cfg.state_dir, ACL_FILE,
+			    name, msg);
 	}
 	cJSON_ArrayForEach (o, cJSON_GetObjectItemCaseSensitive(doc, "attachments")) {
 		struct acl_named *a = acl_find(api_get_str(o, API_F_NAME, ""));
@@ -552,7 +559,8 @@ static int restore(void)
 		if (a == NULL || (port == NULL) == (net == NULL) || n_att == ACL_ATTACH_MAX ||
 		    strlen(target) > API_NAME_MAX ||
 		    (strcmp(dir, dir_names[0]) != 0 && strcmp(dir, dir_names[1]) != 0)) {
-			LOG(ERR, "%s/%s: an attachment naming no list, place or direction is left out",
+			LOG(ERR,
+			    "%s/%s: an attachment naming no list, place or direction is left out",
 			    pw_cfg.state_dir, ACL_FILE);
 			continue;
 		}

@@ -167,8 +167,8 @@ bool acl_rule_match(const struct acl_rule *r, const struct acl_key *k)
 static const struct {
 	const char *name;
 	uint8_t num;
-} protos[] = {{"icmp", 1}, {"igmp", 2},	   {"tcp", 6},	   {"udp", 17},	 {"gre", 47},
-	      {"esp", 50}, {"ah", 51},	   {"icmpv6", 58}, {"ospf", 89}, {"sctp", 132}};
+} protos[] = {{"icmp", 1}, {"igmp", 2}, {"tcp", 6},	{"udp", 17},  {"gre", 47},
+	      {"esp", 50}, {"ah", 51},	{"icmpv6", 58}, {"ospf", 89}, {"sctp", 132}};
 
 static const char *const flag_names[8] = {"FIN", "SYN", "RST", "PSH", "ACK", "URG", "ECE", "CWR"};
 
@@ -328,9 +328,11 @@ static int parse_proto(struct ctx *c, const cJSON *v, uint8_t *proto)
 				return 0;
 			}
 	if (parse_num(v, &n) != 0 || n < 0 || n > 255)
-		return bad(c, "%s%s%s is not a protocol; give a number 0-255 or one of tcp, udp, "
-			      "icmp, icmpv6, sctp, gre, esp, ah, igmp, ospf",
-			   cJSON_IsString(v) ? "\"" : "", cJSON_IsString(v) ? v->valuestring : "a value",
+		return bad(c,
+			   "%s%s%s is not a protocol; give a number 0-255 or one of tcp, udp, "
+			   "icmp, icmpv6, sctp, gre, esp, ah, igmp, ospf",
+			   cJSON_IsString(v) ? "\"" : "",
+			   cJSON_IsString(v) ? v->valuestring : "a value",
 			   cJSON_IsString(v) ? "\"" : "");
 	*proto = (uint8_t)n;
 	return 0;
@@ -373,8 +375,9 @@ static int parse_flags(struct ctx *c, const cJSON *v, uint8_t *val, uint8_t *mas
 			if (strcasecmp(tok + neg, flag_names[f]) == 0)
 				break;
 		if (f == 8)
-			return bad(c, "%s is not a TCP flag; use FIN, SYN, RST, PSH, ACK, URG, ECE, "
-				      "CWR, each with ! for \"not set\", comma separated",
+			return bad(c,
+				   "%s is not a TCP flag; use FIN, SYN, RST, PSH, ACK, URG, ECE, "
+				   "CWR, each with ! for \"not set\", comma separated",
 				   tok);
 		*mask |= (uint8_t)(1 << f);
 		if (!neg)
@@ -395,8 +398,8 @@ static int parse_rule(struct ctx *c, const cJSON *o, struct acl_rule *r)
 	memset(r, 0, sizeof(*r));
 	c->field = "action";
 	if (!cJSON_IsObject(o)) {
-		snprintf(c->msg, c->len, "rule %u must be an object such as {\"action\": \"permit\"}",
-			 c->idx);
+		snprintf(c->msg, c->len,
+			 "rule %u must be an object such as {\"action\": \"permit\"}", c->idx);
 		return -EINVAL;
 	}
 	cJSON_ArrayForEach (f, o) {
@@ -481,14 +484,16 @@ static int parse_rule(struct ctx *c, const cJSON *o, struct acl_rule *r)
 	if (r->has_ethertype && (r->has_src || r->has_dst || r->has_proto) &&
 	    r->ethertype != 0x0800 && r->ethertype != 0x86dd) {
 		c->field = "ethertype";
-		return bad(c, "0x%04x is not IP, but the rule matches IP fields; drop \"ethertype\" "
-			      "or use 0x0800/0x86dd",
+		return bad(c,
+			   "0x%04x is not IP, but the rule matches IP fields; drop \"ethertype\" "
+			   "or use 0x0800/0x86dd",
 			   r->ethertype);
 	}
 	if (r->has_ethertype && (r->has_src || r->has_dst) &&
 	    r->ethertype != (v6 ? 0x86dd : 0x0800)) {
 		c->field = "ethertype";
-		return bad(c, "0x%04x does not carry the IPv%d addresses the rule gives; use 0x%04x",
+		return bad(c,
+			   "0x%04x does not carry the IPv%d addresses the rule gives; use 0x%04x",
 			   r->ethertype, v6 ? 6 : 4, v6 ? 0x86dd : 0x0800);
 	}
 	return 0;
@@ -498,8 +503,8 @@ static int parse_rule(struct ctx *c, const cJSON *o, struct acl_rule *r)
  * point into it); "rules" for a name that is no rule field. */
 static const char *field_name(const char *f)
 {
-	static const char *const names[] = {"action", "src_mac", "dst_mac", "ethertype",
-					    "vlan",   "src",	 "dst",	    "proto",
+	static const char *const names[] = {"action", "src_mac", "dst_mac",  "ethertype",
+					    "vlan",   "src",	 "dst",	     "proto",
 					    "sport",  "dport",	 "tcp_flags"};
 
 	for (size_t i = 0; f != NULL && i < RTE_DIM(names); i++)
@@ -522,8 +527,9 @@ int acl_rules_parse(const cJSON *arr, struct acl_rule *rules, uint32_t *n, char 
 	}
 	size = cJSON_GetArraySize(arr);
 	if (size > ACL_RULES_MAX) {
-		snprintf(msg, len, "\"rules\" has %d rules, the limit is %d; split the list or "
-				   "merge rules into prefixes and port ranges",
+		snprintf(msg, len,
+			 "\"rules\" has %d rules, the limit is %d; split the list or "
+			 "merge rules into prefixes and port ranges",
 			 size, ACL_RULES_MAX);
 		return -EINVAL;
 	}

@@ -16,7 +16,7 @@ struct acl_flow {
 	uint8_t v6, proto;
 	uint16_t port;
 	uint8_t dir;
-	uint16_t sport, dport; /* host order */
+	uint16_t sport, dport;	  /* host order */
 	uint8_t src[16], dst[16]; /* v4: first 4 bytes, rest zero */
 };
 

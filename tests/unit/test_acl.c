@@ -47,7 +47,8 @@ static void test_parse_refusals(void)
 		"rule 0: \"dport\" 200-100 is upside down; use \"100-200\"");
 	refused("[{\"action\":\"deny\",\"proto\":\"tcpp\"}]", "proto", "is not a protocol");
 	refused("[{\"action\":\"deny\",\"proto\":300}]", "proto", "is not a protocol");
-	refused("[{\"action\":\"deny\",\"dport\":22}]", "dport", "needs \"proto\" tcp, udp or sctp");
+	refused("[{\"action\":\"deny\",\"dport\":22}]", "dport",
+		"needs \"proto\" tcp, udp or sctp");
 	refused("[{\"action\":\"deny\",\"proto\":\"icmp\",\"sport\":22}]", "sport",
 		"needs \"proto\"");
 	refused("[{\"action\":\"deny\",\"proto\":\"udp\",\"tcp_flags\":\"SYN\"}]", "tcp_flags",
@@ -98,7 +99,8 @@ static void test_parse_round_trip(void)
 	const char *text =
 	    "[{\"action\":\"permit+reflect\",\"src_mac\":\"02:00:00:00:00:0a\","
 	    "\"dst_mac\":\"02:00:00:00:00:0B\",\"ethertype\":\"0x0800\",\"vlan\":7,"
-	    "\"src\":\"10.1.0.0/16\",\"dst\":\"10.2.3.4\",\"proto\":\"tcp\",\"sport\":\"1000-2000\","
+	    "\"src\":\"10.1.0.0/"
+	    "16\",\"dst\":\"10.2.3.4\",\"proto\":\"tcp\",\"sport\":\"1000-2000\","
 	    "\"dport\":22,\"tcp_flags\":\"SYN,!ACK\"},"
 	    "{\"action\":\"deny\",\"vlan\":\"untagged\",\"src\":\"fd00:1::/32\",\"proto\":58},"
 	    "{\"action\":\"permit\",\"proto\":\"udp\",\"tcp_flags\":null}]";
@@ -113,7 +115,8 @@ static void test_parse_round_trip(void)
 	ASSERT_STR_EQ(field, "tcp_flags");
 	text = "[{\"action\":\"permit+reflect\",\"src_mac\":\"02:00:00:00:00:0a\","
 	       "\"dst_mac\":\"02:00:00:00:00:0B\",\"ethertype\":\"0x0800\",\"vlan\":7,"
-	       "\"src\":\"10.1.0.0/16\",\"dst\":\"10.2.3.4\",\"proto\":\"tcp\",\"sport\":\"1000-2000\","
+	       "\"src\":\"10.1.0.0/"
+	       "16\",\"dst\":\"10.2.3.4\",\"proto\":\"tcp\",\"sport\":\"1000-2000\","
 	       "\"dport\":22,\"tcp_flags\":\"SYN,!ACK\"},"
 	       "{\"action\":\"deny\",\"vlan\":\"untagged\",\"src\":\"fd00:1::/32\",\"proto\":58},"
 	       "{\"action\":\"permit\",\"proto\":\"udp\",\"sport\":\"53\"}]";
@@ -249,8 +252,8 @@ static uint32_t rnd_frame(uint8_t *b)
 		d[i] = (uint8_t)(i < 2 ? 10 : rnd() % 4);
 	}
 	len = ip_frame(b, rnd() % 3 == 0 ? (int)(rnd() % 4) : -1, v6, protos[rnd() % 5],
-		       (uint16_t)(rnd() % 8 * 1000), (uint16_t)(rnd() % 8 * 1000), (uint8_t)rnd(), s,
-		       d);
+		       (uint16_t)(rnd() % 8 * 1000), (uint16_t)(rnd() % 8 * 1000), (uint8_t)rnd(),
+		       s, d);
 	b[11] = (uint8_t)(rnd() % 3);
 	b[5] = (uint8_t)(rnd() % 3);
 	if (rnd() % 8 == 0) {
@@ -291,14 +294,14 @@ static void rnd_rule(struct acl_rule *r)
 		r->src_len = (uint8_t)(rnd() % (r->v6 ? 129 : 33));
 		memcpy(r->src, k.src, 16);
 		for (unsigned int bit = r->src_len; bit < 128; bit++)
-			r->src[bit / 8] &= (uint8_t)~(0x80 >> (bit % 8));
+			r->src[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
 	}
 	if (rnd() % 2) {
 		r->has_dst = 1;
 		r->dst_len = (uint8_t)(rnd() % (r->v6 ? 129 : 33));
 		memcpy(r->dst, k.dst, 16);
 		for (unsigned int bit = r->dst_len; bit < 128; bit++)
-			r->dst[bit / 8] &= (uint8_t)~(0x80 >> (bit % 8));
+			r->dst[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
 	}
 	if (rnd() % 2) {
 		r->has_proto = 1;
@@ -390,9 +393,10 @@ static void set_list(const char *name, const char *text, enum acl_action dflt)
 static uint64_t show_num(const char *name, const char *field, int rule)
 {
 	cJSON *o = acl_show_json(acl_find(name));
-	const cJSON *v = rule < 0 ? cJSON_GetObjectItem(o, field)
-				  : cJSON_GetObjectItem(
-					cJSON_GetArrayItem(cJSON_GetObjectItem(o, "rules"), rule), field);
+	const cJSON *v =
+	    rule < 0 ? cJSON_GetObjectItem(o, field)
+		     : cJSON_GetObjectItem(
+			   cJSON_GetArrayItem(cJSON_GetObjectItem(o, "rules"), rule), field);
 	uint64_t x = cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : UINT64_MAX;
 
 	cJSON_Delete(o);
@@ -410,8 +414,9 @@ static void test_bridge(void)
 
 	/* b learned */
 	send1(b, dp_frame(BCAST, B, 0, 60, 0));
-	set_list("in", "[{\"action\":\"deny\",\"proto\":\"tcp\",\"dport\":22},"
-		       "{\"action\":\"permit\",\"proto\":\"tcp\"}]",
+	set_list("in",
+		 "[{\"action\":\"deny\",\"proto\":\"tcp\",\"dport\":22},"
+		 "{\"action\":\"permit\",\"proto\":\"tcp\"}]",
 		 ACL_DENY);
 	ASSERT_INT_EQ(acl_attach("in", "acla", NULL, ACL_IN, msg, sizeof(msg)), 0);
 	CU_ASSERT(a->dp.acl != NULL && b->dp.acl == NULL);
@@ -494,7 +499,8 @@ static void test_cost(void)
 		uint8_t b[128];
 		static const uint8_t s4[4] = {10, 0, 0, 1}, d4[4] = {10, 0, 1, 2};
 
-		acl_key_make(&keys[i], b, ip_frame(b, -1, false, 17, 1000, (uint16_t)(i + 1), 0, s4, d4));
+		acl_key_make(&keys[i], b,
+			     ip_frame(b, -1, false, 17, 1000, (uint16_t)(i + 1), 0, s4, d4));
 		kp[i] = &keys[i];
 	}
 	for (unsigned int s = 0; s < RTE_DIM(sizes); s++) {
@@ -542,8 +548,7 @@ int main(void)
 	    {"acl: rules parse and print back the same", test_parse_round_trip},
 	    {"acl: keys from frames", test_keys},
 	    {"acl: the trie agrees with the rules' semantics", test_trie_agrees},
-	    {"acl: lists on a bridge: ingress, egress, network, frames, replace",
-	     test_bridge},
+	    {"acl: lists on a bridge: ingress, egress, network, frames, replace", test_bridge},
 	    {"acl: classification cost", test_cost},
 	    {NULL, NULL},
 	};

@@ -275,10 +275,10 @@ static void test_params_wrong_type(void)
 					      API_ERR_INVALID_PARAMS);
 				ASSERT_STR_EQ(field, f->name);
 				snprintf(want, sizeof(want), "field \"%s\" must be %s", f->name,
-					 f->type == API_T_STRING ? "a string"
-					 : f->type == API_T_INT	 ? "an integer"
+					 f->type == API_T_STRING  ? "a string"
+					 : f->type == API_T_INT	  ? "an integer"
 					 : f->type == API_T_ARRAY ? "an array"
-								 : "true or false");
+								  : "true or false");
 				ASSERT_CONTAINS(msg, want);
 				ASSERT_CONTAINS(msg, f->help);
 				cJSON_Delete(p);
