@@ -32,8 +32,10 @@
  * options or IPv6 with some extension headers, and the L4 ports. */
 #define KEY_BYTES 192
 
-/* Per worker: the mbufs a burst of frames became. */
-static struct rte_mbuf *conv[PW_MAX_WORKERS][PW_BURST];
+/* Per worker: the mbufs a burst of frames became (a line of its own). */
+static struct conv {
+	struct rte_mbuf *m[PW_BURST];
+} __rte_cache_aligned conv[PW_MAX_WORKERS];
 
 static int egress_bit;
 
@@ -42,7 +44,7 @@ static int egress_bit;
  * stays frames. */
 static bool to_mbufs(struct worker *w, struct dp_burst *b)
 {
-	struct rte_mbuf **m = conv[w->id];
+	struct rte_mbuf **m = conv[w->id].m;
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		m[i] = dp_frame_to_mbuf(&b->f[i], 0, w->pool);
