@@ -191,7 +191,7 @@ grep -E "^ +port add NAME --network NET --type vhost-user " <<<"$out" | grep -q 
 grep -qE "^ +port add NAME --network NET --type veth --iface IFNAME \[--io packet\|xdp\]" <<<"$out" ||
 	fail "kinds: veth's options (--iface, --io) are not listed: $out"
 ok "podwirectl kinds lists every kind with its options"
-expect_eq "system.info api_version" "1.7" "$(ctlj pw info | jq -r .api_version)"
+expect_eq "system.info api_version" "1.8" "$(ctlj pw info | jq -r .api_version)"
 # Every answer above was checked by podwired against control/api.h.
 if grep -q "does not match control/api.h" "$T/pw.log"; then
 	fail "a result does not match its declaration: $(grep 'does not match' "$T/pw.log")"
@@ -233,8 +233,8 @@ for w in "speaks API version 2.0" "understands 1.x" "upgrade the client to podwi
 	grep -qF "$w" <<<"$out" || fail "podwirectl against API 2.0: \"$w\" missing: $out"
 done
 ok "a newer major API version is refused: $out"
-fake_daemon "$T/fake1.sock" 1.7
+fake_daemon "$T/fake1.sock" 1.9
 out=$("$PODWIRECTL" --socket "$T/fake1.sock" network list) ||
-	fail "podwirectl against API 1.7 failed: $out"
+	fail "podwirectl against API 1.9 failed: $out"
 kill "$FAKE_PID"
 ok "a newer minor API version is served"
