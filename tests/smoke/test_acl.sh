@@ -176,6 +176,35 @@ expect_eq "replaces" 1000 "$(jq .replaces <<<"$show")"
 [ $((rx1 - rx0)) -gt 1000 ] || fail "the generator sent only $((rx1 - rx0)) frames"
 expect_eq "frames x1 received during the replaces = hits of all versions" $((rx1 - rx0)) "$hits"
 
+# ---- memif pods: lists decide on private copies of their frames -----------
+MA=02:00:00:00:0a:01 MB=02:00:00:00:0b:01
+ctl pw network add mn >/dev/null
+ctl pw port add ma --network mn --type memif --socket "$T/ma.sock" --mac $MA >/dev/null
+ctl pw port add mb --network mn --type memif --socket "$T/mb.sock" --mac $MB >/dev/null
+pod_up pw ma a "$(vdev_memif "$T/ma.sock" $MA)" --eth-peer=0,$MB
+pod_up pw mb b "$(vdev_memif "$T/mb.sock" $MB)" --eth-peer=0,$MA
+pod_send b 1 # b's MAC learned
+wait_for 10 "b's frames to reach a" pod_rx_ge a 32
+ctl pw acl set m --default permit --rule '{"action":"deny","proto":"udp","ethertype":"0x0800"}' >/dev/null
+ctl pw acl attach m --port ma --direction ingress >/dev/null
+b0=$(pod_rx b)
+pod_send a 4
+wait_for 10 "128 frames of a denied at ma's ingress" port_stat_ge pw ma .drops.acl_deny 128
+expect_eq "memif: ma's ingress list hits" 128 "$(ctlj pw acl show m | jq '.rules[0].hits')"
+ctl pw acl set m --rule '{"action":"permit"}' >/dev/null
+ctl pw acl set e --default permit --rule "{\"action\":\"deny\",\"src_mac\":\"$MA\"}" >/dev/null
+ctl pw acl attach e --port mb --direction egress >/dev/null
+pod_send a 4
+wait_for 10 "128 frames of a denied at mb's egress" port_stat_ge pw mb .drops.acl_deny 128
+expect_eq "memif: b received nothing of a while the lists denied" "$b0" "$(pod_rx b)"
+ctl pw acl detach e --port mb >/dev/null
+pod_send a 4
+wait_for 10 "b to receive a's frames once the lists permit" pod_rx_ge b $((b0 + 128))
+expect_eq "memif: ma's list permitted (rule 0 of its new version)" 256 \
+	"$(ctlj pw acl show m | jq '.rules[0].hits')"
+pod_stop a
+pod_stop b
+
 # ---- restart and a port's deletion -----------------------------------------
 want=$(ctlj pw acl list | jq -c '.lists')
 daemon_stop pw
