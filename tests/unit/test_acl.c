@@ -482,6 +482,63 @@ static void test_bridge(void)
 	destroy_net(n);
 }
 
+/* ---- a pod rewriting its frame after the decision ------------------------------- */
+
+/* The pod's shared buffer, and where its frame's destination port is. */
+static uint8_t pod_buf[128];
+static uint32_t pod_dport_off;
+
+/* A stage after the decision that does what a hostile memif pod may do
+ * at any moment: rewrite the frame in its shared memory. */
+static void rewrite(struct worker *w, const struct view *v, struct dp_burst *b)
+{
+	(void)w, (void)v, (void)b;
+	pod_buf[pod_dport_off] = 0;
+	pod_buf[pod_dport_off + 1] = 22;
+}
+
+static const struct dp_stage rewrite_stage = {.name = "hostile", .run = rewrite};
+
+/* The frame forwarded is the one decided on: with a list, a rewrite
+ * after the decision reaches no one; without one (no copy, as before
+ * lists), the same rewrite is what the destination gets, which is why
+ * the copy is made. */
+static void test_rewrite_after_decision(void)
+{
+	static const uint8_t s4[4] = {10, 0, 0, 1}, d4[4] = {10, 0, 0, 2};
+	struct network *n = dp_net("aclrw", NET_BRIDGE, 0);
+	struct port *a = dp_port("aclrwa", n, "sink", A), *b = dp_port("aclrwb", n, "sink", B);
+	uint32_t cuts[2] = {0, 0}, len;
+	const uint8_t *got;
+	struct dp_frame fr;
+	char msg[512];
+
+	send1(b, dp_frame(BCAST, B, 0, 60, 0));
+	CU_ASSERT_FATAL(dp_stage_register(DP_STAGE_FORWARD, &rewrite_stage) == 0);
+	set_list("rw", "[{\"action\":\"deny\",\"proto\":\"tcp\",\"dport\":22}]", ACL_PERMIT);
+	ASSERT_INT_EQ(acl_attach("rw", "aclrwa", NULL, ACL_IN, msg, sizeof(msg)), 0);
+	for (int with = 1; with >= 0; with--) {
+		sink_clear(b);
+		len = ip_frame(pod_buf, -1, false, 6, 1000, 80, 2, s4, d4);
+		pod_dport_off = 14 + 20 + 2;
+		make_frame(&fr, pod_buf, len, cuts);
+		frames_in(a, &fr, 1);
+		ASSERT_INT_EQ(sink_of(b)->n, 1);
+		if (sink_of(b)->n != 1)
+			break;
+		got = rte_pktmbuf_mtod(sink_of(b)->got[0], const uint8_t *);
+		/* with the list: port 80 as decided; without: the rewrite */
+		ASSERT_INT_EQ(got[pod_dport_off + 1], with ? 80 : 22);
+		if (with)
+			ASSERT_INT_EQ(acl_detach("rw", "aclrwa", NULL, -1, msg, sizeof(msg)), 0);
+	}
+	dp_stage_unregister(&rewrite_stage);
+	ASSERT_INT_EQ(acl_del("rw", msg, sizeof(msg)), 0);
+	sink_clear(a), sink_clear(b);
+	destroy(a), destroy(b);
+	destroy_net(n);
+}
+
 /* ---- cost ------------------------------------------------------------------------------ */
 
 /* Cycles per frame to classify bursts of 32 at 10, 1,000 and 10,000
@@ -549,6 +606,7 @@ int main(void)
 	    {"acl: keys from frames", test_keys},
 	    {"acl: the trie agrees with the rules' semantics", test_trie_agrees},
 	    {"acl: lists on a bridge: ingress, egress, network, frames, replace", test_bridge},
+	    {"acl: a pod's rewrite after the decision reaches no one", test_rewrite_after_decision},
 	    {"acl: classification cost", test_cost},
 	    {NULL, NULL},
 	};
