@@ -186,8 +186,14 @@ static const struct api_field ACL_SET_params[] = {
 				      "\"0x02/0x12\")}"},
     {NULL}};
 #define ACL_DEL_params	name_only_params
-#define ACL_SHOW_params name_only_params
 #define ACL_LIST_params no_params
+
+static const struct api_field ACL_SHOW_params[] = {
+    STR(API_F_NAME, true, "the name of an existing list", API_NAME_MAX),
+    INT(API_F_FIRST, false, "the first rule shown (default 0)", 0, API_ACL_RULES_MAX - 1, "rule"),
+    INT(API_F_COUNT, false, "rules shown at most (default " XSTR(API_ACL_SHOW_MAX) ")", 1,
+	API_ACL_SHOW_MAX, "rules"),
+    {NULL}};
 
 static const struct api_field ACL_ATTACH_params[] = {
     STR(API_F_NAME, true, "the name of an existing list", API_NAME_MAX),
@@ -685,7 +691,8 @@ static const struct api_field acl_rule_results[] = {
 static const struct api_field ACL_SHOW_results[] = {
     S(API_F_NAME, "the list"),
     S(API_F_DEFAULT, "permit or deny"),
-    A(API_F_RULES, "its rules, in order", acl_rule_results),
+    A(API_F_RULES, "its rules, in order, from \"first\"", acl_rule_results),
+    I(API_R_RULES_TOTAL, "rules in the list"),
     N(API_R_DEFAULT_HITS, "frames no rule matched"),
     N(API_R_SESSION_HITS, "frames a permit+reflect session let through without the list"),
     N(API_R_REPLACED_HITS, "frames the versions it replaced decided (rules and default)"),

@@ -186,6 +186,11 @@ enum api_method {
 #define API_DIR_INGRESS	    "ingress"
 #define API_DIR_EGRESS	    "egress"
 #define API_ACL_RULES_MAX   16384
+/* acl.show gives at most this many rules an answer (an answer is a line
+ * of at most API_MAX_LINE); "first" pages through longer lists. */
+#define API_ACL_SHOW_MAX  4096
+#define API_F_FIRST	  "first"
+#define API_R_RULES_TOTAL "rules_total"
 
 /* Result fields: what handlers return and clients read, by these names
  * only (besides the API_F_ names above). Each method's results are

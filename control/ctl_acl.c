@@ -203,6 +203,10 @@ void ctl_print_acl_show(const cJSON *result)
 		printf("%6ld %-15s %14llu  %s\n", api_get_int(r, API_R_INDEX, -1),
 		       ctl_str(r, API_F_ACTION), ctl_u64(ctl_member(r, API_R_HITS)), text);
 	}
+	if (cJSON_GetArraySize(ctl_member(result, API_F_RULES)) <
+	    api_get_int(result, API_R_RULES_TOTAL, 0))
+		printf("%6s (%ld rules in all: --first and --count show others)\n", "...",
+		       api_get_int(result, API_R_RULES_TOTAL, 0));
 	printf("%6s %-15s %14llu\n", "-", ctl_str(result, API_F_DEFAULT),
 	       ctl_u64(ctl_member(result, API_R_DEFAULT_HITS)));
 	printf("sessions let through %llu frames without the list; %llu replaces, whose "

@@ -615,6 +615,8 @@ static const struct opt acl_attach_opts[] = {
     {"--network", "NET", OPT_STR, API_F_NETWORK},
     {"--direction", "ingress|egress", OPT_STR, API_F_DIRECTION},
     {NULL}};
+static const struct opt acl_show_opts[] = {
+    {"--first", "N", OPT_INT, API_F_FIRST}, {"--count", "N", OPT_INT, API_F_COUNT}, {NULL}};
 static const char *const queue_pin_pos[] = {API_F_QUEUE, API_F_WORKER, NULL};
 static const char *const queue_unpin_pos[] = {API_F_QUEUE, NULL};
 
@@ -672,7 +674,8 @@ static const struct command commands[] = {
      "\n      \"rules\"}) in a file, or one JSON object per --rule; first match wins"},
     {"acl del", "NAME", API_M_ACL_DEL, API_F_NAME, true, no_opts, print_deleted},
     {"acl list", "", API_M_ACL_LIST, NULL, false, no_opts, print_acl_list},
-    {"acl show", "NAME", API_M_ACL_SHOW, API_F_NAME, true, no_opts, print_acl_show},
+    {"acl show", "NAME [--first N] [--count N]", API_M_ACL_SHOW, API_F_NAME, true, acl_show_opts,
+     print_acl_show},
     {"acl attach", "NAME (--port PORT | --network NET) --direction ingress|egress",
      API_M_ACL_ATTACH, API_F_NAME, true, acl_attach_opts, print_acl_attach},
     {"acl detach", "NAME (--port PORT | --network NET) [--direction ingress|egress]",

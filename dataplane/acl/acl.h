@@ -182,7 +182,7 @@ int acl_attach(const char *name, const char *port, const char *net, enum acl_dir
 int acl_detach(const char *name, const char *port, const char *net, int d, char *msg, size_t len);
 /* acl.list's and acl.show's objects. */
 cJSON *acl_list_all_json(void);
-cJSON *acl_show_json(const struct acl_named *a);
+cJSON *acl_show_json(const struct acl_named *a, uint32_t first, uint32_t count);
 /* Saves acl.json; 0 or -errno with msg. */
 int acl_state_save(char *msg, size_t len);
 /* For metrics: calls fn for each list's rules and default. */

@@ -101,7 +101,9 @@ static cJSON *h_acl_show(const cJSON *params, struct api_err *err)
 		return api_fail(
 		    err, API_ERR_NOT_FOUND, API_F_NAME,
 		    "list \"%.64s\" does not exist; `podwirectl acl list` shows the lists", name);
-	return acl_show_json(a);
+	/* first and count are in their ranges (api_check_params). */
+	return acl_show_json(a, (uint32_t)api_get_int(params, API_F_FIRST, 0),
+			     (uint32_t)api_get_int(params, API_F_COUNT, API_ACL_SHOW_MAX));
 }
 
 static cJSON *attach_result(const cJSON *params, const char *dir)

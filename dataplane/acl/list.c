@@ -408,14 +408,14 @@ cJSON *acl_list_all_json(void)
 	return arr;
 }
 
-cJSON *acl_show_json(const struct acl_named *a)
+cJSON *acl_show_json(const struct acl_named *a, uint32_t first, uint32_t count)
 {
 	const struct acl_list *l = a->cur;
 	cJSON *o = cJSON_CreateObject(), *rules = cJSON_CreateArray();
 
 	cJSON_AddStringToObject(o, API_F_NAME, a->name);
 	cJSON_AddStringToObject(o, API_F_DEFAULT, acl_action_name((enum acl_action)l->dflt));
-	for (uint32_t i = 0; i < l->n_rules; i++) {
+	for (uint32_t i = first; i < l->n_rules && i - first < count; i++) {
 		cJSON *r = acl_rule_to_json(&l->rules[i]);
 
 		cJSON_AddNumberToObject(r, API_R_INDEX, i);
@@ -423,6 +423,7 @@ cJSON *acl_show_json(const struct acl_named *a)
 		cJSON_AddItemToArray(rules, r);
 	}
 	cJSON_AddItemToObject(o, API_F_RULES, rules);
+	cJSON_AddNumberToObject(o, API_R_RULES_TOTAL, l->n_rules);
 	cJSON_AddNumberToObject(o, API_R_DEFAULT_HITS, (double)acl_list_hits(l, l->n_rules));
 	cJSON_AddNumberToObject(o, API_R_SESSION_HITS,
 				(double)(acl_list_hits(l, l->n_rules + 1) + a->replaced_sess));

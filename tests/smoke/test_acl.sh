@@ -155,6 +155,18 @@ refused 'has list "b_in" already' acl attach x_in --port k1 --direction ingress
 expect_eq "b_in after the refused requests" "$before" \
 	"$(ctlj pw acl show b_in | jq -c '[.rules[] | del(.hits)]')"
 
+# ---- a large list: set, shown a page at a time -----------------------------
+python3 -c '
+import json
+print(json.dumps([{"action": "deny", "proto": "udp", "dst": "198.51.%d.%d/32" % (i >> 8, i & 255),
+                   "dport": 9} for i in range(9999)] + [{"action": "permit"}]))' >"$T/10k.json"
+ctl pw acl set big --file "$T/10k.json" >/dev/null
+expect_eq "rules of a 10,000-rule list" "10000 4096" \
+	"$(ctlj pw acl show big | jq -r '"\(.rules_total) \(.rules | length)"')"
+expect_eq "its last rule, shown with --first" '[9999,"permit"]' \
+	"$(ctlj pw acl show big --first 9999 | jq -c '[.rules[0].index, .rules[0].action]')"
+ctl pw acl del big >/dev/null
+
 # ---- 1,000 replaces under traffic ------------------------------------------
 ctl pw acl detach x_net_in --network xn >/dev/null
 ctl pw acl detach x_in --port x1 >/dev/null

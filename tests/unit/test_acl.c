@@ -392,7 +392,7 @@ static void set_list(const char *name, const char *text, enum acl_action dflt)
 
 static uint64_t show_num(const char *name, const char *field, int rule)
 {
-	cJSON *o = acl_show_json(acl_find(name));
+	cJSON *o = acl_show_json(acl_find(name), 0, ACL_RULES_MAX);
 	const cJSON *v =
 	    rule < 0 ? cJSON_GetObjectItem(o, field)
 		     : cJSON_GetObjectItem(
