@@ -121,6 +121,7 @@ static void apply(const struct port *skip, struct acl_named *a, struct acl_list 
 	static struct acl_port *gone[PW_MAX_PORTS];
 	unsigned int n_gone = 0;
 	uint8_t bit = (uint8_t)acl_egress_bit();
+	bool changed = old != NULL;
 	struct network *n;
 	struct port *p;
 
@@ -178,11 +179,17 @@ static void apply(const struct port *skip, struct acl_named *a, struct acl_list 
 			if (cur != NULL)
 				gone[n_gone++] = cur;
 			p->dp.acl = use;
+			changed = true;
 		}
-		if (!has_out(use))
+		if (!has_out(use) && (p->dp.egress & bit)) {
 			p->dp.egress &= (uint8_t)~bit;
+			changed = true;
+		}
 	}
-	view_wait();
+	/* Nothing a worker reads changed (a port made where no list
+	 * applies): no grace period to wait for. */
+	if (changed)
+		view_wait();
 	/* Only now: every burst that may send to these ports has seen
 	 * to_mbufs (stage.c). */
 	TAILQ_FOREACH (p, &port_all, next)
@@ -607,7 +614,9 @@ static void port_deleted(const void *arg, void *ctx)
 	n_att = k;
 	mp->dp.acl = NULL;
 	mp->dp.egress &= (uint8_t)~acl_egress_bit();
-	apply(p, NULL, NULL); /* waits a grace period */
+	apply(p, NULL, NULL);
+	if (ap != NULL)
+		view_wait(); /* apply may have had nothing else to wait for */
 	free(ap);
 	acl_sessions_flush_port(p->dp.idx);
 	if (gone != 0)

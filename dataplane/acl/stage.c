@@ -179,8 +179,14 @@ static void acl_ingress(struct worker *w, const struct view *v, struct dp_burst 
 		return;
 	if (ap->list[ACL_IN][0] == NULL && ap->list[ACL_IN][1] == NULL)
 		return;
-	if (unlikely(b->frames)) /* to_mbufs is set wherever there are ingress lists */
+	if (unlikely(b->frames)) {
+		/* Cannot be: to_mbufs is set wherever there are ingress lists
+		 * (list.c). Were it not, nothing is let through undecided. */
+		for (uint16_t i = 0; i < b->n; i++)
+			if (!dp_is_drop(b->dst[i]))
+				dp_burst_drop(b, &w->ctr[b->in->idx], i, DROP_ACL_DENY);
 		return;
+	}
 	for (uint16_t i = 0; i < b->n; i++)
 		if (!dp_is_drop(b->dst[i]))
 			which[n++] = i;
