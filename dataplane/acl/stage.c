@@ -125,6 +125,10 @@ static void decide(struct worker *w, const struct acl_port *ap, uint16_t port, e
 			}
 		}
 	}
+	/* Frames a session let through skipped every list of d. */
+	for (int li = 0; li < 2 && n_sess != 0; li++)
+		if (ap->list[d][li] != NULL)
+			ap->list[d][li]->hits[w->id][ap->list[d][li]->n_rules + 1] += n_sess;
 	for (int li = 0; li < 2; li++) {
 		const struct acl_list *l = ap->list[d][li];
 		uint64_t *hits;
@@ -133,7 +137,6 @@ static void decide(struct worker *w, const struct acl_port *ap, uint16_t port, e
 		if (l == NULL)
 			continue;
 		hits = l->hits[w->id];
-		hits[l->n_rules + 1] += n_sess;
 		for (uint16_t i = 0; i < n; i++)
 			if (pass[i] && !sess[i]) {
 				idx[k] = i;
