@@ -217,6 +217,44 @@ static const struct api_field MIRROR_CREATE_params[] = {
     {NULL}};
 #define MIRROR_DEL_params  name_only_params
 #define MIRROR_LIST_params no_params
+static const struct api_field ACL_SET_params[] = {
+    STR(API_F_NAME, true, "characters of [A-Za-z0-9._-]", API_NAME_MAX),
+    {API_F_DEFAULT, API_T_STRING, false,
+     "\"permit\" or \"deny\" (default): what a frame no rule matches gets"},
+    {API_F_RULES, API_T_ARRAY, true,
+     "up to " XSTR(API_ACL_RULES_MAX) " rule objects, first match wins: {\"action\": "
+				      "\"permit\"|\"deny\"|\"permit+reflect\", and any of src_mac, "
+				      "dst_mac, ethertype, vlan "
+				      "(0-4095 or \"untagged\"), src, dst (prefixes), proto "
+				      "(number or tcp, udp, icmp, ...), "
+				      "sport, dport (N or \"A-B\"), tcp_flags (\"SYN,!ACK\" or "
+				      "\"0x02/0x12\")}"},
+    {NULL}};
+#define ACL_DEL_params	name_only_params
+#define ACL_LIST_params no_params
+
+static const struct api_field ACL_SHOW_params[] = {
+    STR(API_F_NAME, true, "the name of an existing list", API_NAME_MAX),
+    INT(API_F_FIRST, false, "the first rule shown (default 0)", 0, API_ACL_RULES_MAX - 1, "rule"),
+    INT(API_F_COUNT, false, "rules shown at most (default " XSTR(API_ACL_SHOW_MAX) ")", 1,
+	API_ACL_SHOW_MAX, "rules"),
+    {NULL}};
+
+static const struct api_field ACL_ATTACH_params[] = {
+    STR(API_F_NAME, true, "the name of an existing list", API_NAME_MAX),
+    STR(API_F_PORT, false, "a port (give a port or a network)", API_NAME_MAX),
+    STR(API_F_NETWORK, false, "a network: every port of it", API_NAME_MAX),
+    {API_F_DIRECTION, API_T_STRING, true,
+     "\"ingress\" (frames the port receives from its pod or wire) or \"egress\" (frames "
+     "sent to it)"},
+    {NULL}};
+
+static const struct api_field ACL_DETACH_params[] = {
+    STR(API_F_NAME, true, "the name of an attached list", API_NAME_MAX),
+    STR(API_F_PORT, false, "a port (give a port or a network)", API_NAME_MAX),
+    STR(API_F_NETWORK, false, "a network", API_NAME_MAX),
+    {API_F_DIRECTION, API_T_STRING, false, "\"ingress\" or \"egress\" (default: both)"},
+    {NULL}};
 
 #undef INT
 #undef STR
@@ -607,6 +645,7 @@ static const struct api_field trace_results[] = {
     A(API_R_OUTPUTS, "where it went (at most 8 listed)", trace_out_results),
     I(API_R_DESTINATIONS, "destinations in all"),
     S(API_R_DROP, "the ingress drop reason, \"\" when it was not dropped there"),
+    OPT(API_T_STRING, API_R_ACL, "the access list and rule that decided it at ingress"),
     {NULL}};
 
 static const struct api_field TRACE_SHOW_results[] = {
@@ -679,6 +718,65 @@ static const struct api_field mirror_results[] = {
     {NULL}};
 static const struct api_field MIRROR_LIST_results[] = {
     A(API_R_MIRRORS, "the mirrors", mirror_results), {NULL}};
+static const struct api_field acl_attach_results[] = {
+    OPT(API_T_STRING, API_F_PORT, "the port"),
+    OPT(API_T_STRING, API_F_NETWORK, "or the network (all its ports)"),
+    S(API_F_DIRECTION, "ingress or egress"),
+    {NULL}};
+
+static const struct api_field ACL_SET_results[] = {
+    S(API_F_NAME, "the list"),
+    S(API_F_DEFAULT, "permit or deny"),
+    I(API_F_RULES, "its rules"),
+    B(API_R_REPLACED, "true: a list of that name was replaced (its counters start again)"),
+    {NULL}};
+#define ACL_DEL_results no_results
+
+static const struct api_field acl_list_results[] = {
+    S(API_F_NAME, "the list"),
+    S(API_F_DEFAULT, "permit or deny"),
+    I(API_F_RULES, "its rules"),
+    A(API_R_ATTACHMENTS, "where it applies", acl_attach_results),
+    {NULL}};
+
+static const struct api_field ACL_LIST_results[] = {A(API_R_LISTS, "the lists", acl_list_results),
+						    {NULL}};
+
+static const struct api_field acl_rule_results[] = {
+    I(API_R_INDEX, "its place in the list, from 0"),
+    N(API_R_HITS, "frames it decided, since the list was last set"),
+    S(API_F_ACTION, "permit, deny or permit+reflect"),
+    OPT(API_T_STRING, API_F_SRC_MAC, "source MAC"),
+    OPT(API_T_STRING, API_F_DST_MAC, "destination MAC"),
+    OPT(API_T_STRING, API_F_ETHERTYPE, "EtherType after any VLAN tag, e.g. 0x0800"),
+    OPT(API_T_STRING, API_F_VLAN, "the frame's VLAN id, or untagged"),
+    OPT(API_T_STRING, API_F_SRC, "source prefix"),
+    OPT(API_T_STRING, API_F_DST, "destination prefix"),
+    OPT(API_T_STRING, API_F_PROTO, "IP protocol"),
+    OPT(API_T_STRING, API_F_SPORT, "source port or range"),
+    OPT(API_T_STRING, API_F_DPORT, "destination port or range"),
+    OPT(API_T_STRING, API_F_TCP_FLAGS, "TCP flags VALUE/MASK"),
+    {NULL}};
+
+static const struct api_field ACL_SHOW_results[] = {
+    S(API_F_NAME, "the list"),
+    S(API_F_DEFAULT, "permit or deny"),
+    A(API_F_RULES, "its rules, in order, from \"first\"", acl_rule_results),
+    I(API_R_RULES_TOTAL, "rules in the list"),
+    N(API_R_DEFAULT_HITS, "frames no rule matched"),
+    N(API_R_SESSION_HITS, "frames a permit+reflect session let through without the list"),
+    N(API_R_REPLACED_HITS, "frames the versions it replaced decided (rules and default)"),
+    N(API_R_REPLACES, "times it was replaced"),
+    A(API_R_ATTACHMENTS, "where it applies", acl_attach_results),
+    {NULL}};
+
+static const struct api_field ACL_ATTACH_results[] = {
+    S(API_F_NAME, "the list"),
+    OPT(API_T_STRING, API_F_PORT, "the port"),
+    OPT(API_T_STRING, API_F_NETWORK, "or the network"),
+    S(API_F_DIRECTION, "ingress, egress, or both (detach)"),
+    {NULL}};
+#define ACL_DETACH_results ACL_ATTACH_results
 
 #undef S
 #undef I

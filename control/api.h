@@ -117,7 +117,13 @@ enum api_error {
 	X(POLICER_DEL, "policer.del", "remove a port's rate limit")                                \
 	X(MIRROR_CREATE, "mirror.create", "copy ports' frames to a destination port")              \
 	X(MIRROR_DEL, "mirror.del", "stop and delete a mirror")                                    \
-	X(MIRROR_LIST, "mirror.list", "mirrors and their copies and drops")
+	X(MIRROR_LIST, "mirror.list", "mirrors and their copies and drops")                        \
+	X(ACL_SET, "acl.set", "create or replace (atomically) an access list")                     \
+	X(ACL_DEL, "acl.del", "delete an access list that is attached nowhere")                    \
+	X(ACL_LIST, "acl.list", "access lists and where they are attached")                        \
+	X(ACL_SHOW, "acl.show", "an access list's rules with their hit counters")                  \
+	X(ACL_ATTACH, "acl.attach", "apply a list to a port's or a network's ingress or egress")   \
+	X(ACL_DETACH, "acl.detach", "stop applying a list there")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -175,6 +181,36 @@ enum api_method {
 #define API_F_BURST	     "burst"
 #define API_DIR_INGRESS	     "ingress" /* what the port's pod sends */
 #define API_DIR_EGRESS	     "egress"  /* what podwired sends to the port */
+
+/* Access lists (API 1.8). */
+#define API_F_DEFAULT	    "default" /* acl.set: the action when no rule matches */
+#define API_F_RULES	    "rules"   /* acl.set: the rules, in order; results: their count */
+#define API_F_ACTION	    "action"  /* a rule's: permit, deny, permit+reflect */
+#define API_F_SRC_MAC	    "src_mac"
+#define API_F_DST_MAC	    "dst_mac"
+#define API_F_ETHERTYPE	    "ethertype"
+#define API_F_SRC	    "src" /* a rule's prefix */
+#define API_F_DST	    "dst"
+#define API_F_PROTO	    "proto"
+#define API_F_SPORT	    "sport"
+#define API_F_DPORT	    "dport"
+#define API_F_TCP_FLAGS	    "tcp_flags"
+#define API_R_LISTS	    "lists"
+#define API_R_ATTACHMENTS   "attachments"
+#define API_R_INDEX	    "index"
+#define API_R_HITS	    "hits"
+#define API_R_DEFAULT_HITS  "default_hits"
+#define API_R_SESSION_HITS  "session_hits"
+#define API_R_REPLACED_HITS "replaced_hits"
+#define API_R_REPLACES	    "replaces"
+#define API_R_REPLACED	    "replaced"
+#define API_R_ACL	    "acl" /* trace: which list and rule decided */
+#define API_ACL_RULES_MAX   16384
+/* acl.show gives at most this many rules an answer (an answer is a line
+ * of at most API_MAX_LINE); "first" pages through longer lists. */
+#define API_ACL_SHOW_MAX  4096
+#define API_F_FIRST	  "first"
+#define API_R_RULES_TOTAL "rules_total"
 
 /* Result fields: what handlers return and clients read, by these names
  * only (besides the API_F_ names above). Each method's results are

@@ -18,6 +18,8 @@ enum { CTL_EXIT_OK, CTL_EXIT_DAEMON, CTL_EXIT_USAGE, CTL_EXIT_TRANSPORT };
 	"PORT [PORT...] [--direction rx|tx|both] [--count N] [--duration S]\n"                     \
 	"           [--snaplen N] [--filter EXPR] [-q] -w FILE|-"
 #define CTL_TOP_ARGS "[--interval S] [--count N] [--queues]"
+#define CTL_ACL_SET_ARGS                                                                           \
+	"NAME [--default permit|deny] (--file RULES.json | --rule JSON [--rule JSON...])"
 
 /* argv: the words after "capture" / "top". Return an exit code. */
 int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv);
@@ -31,5 +33,12 @@ void ctl_print_trace(const cJSON *result);
 void ctl_print_queue_list(const cJSON *result);
 void ctl_print_queue_pin(const cJSON *params, const cJSON *result, bool pin);
 void ctl_print_queue_balance(const cJSON *result);
+
+/* acl set (rules from --file or --rule); the printers of acl list,
+ * show, attach and detach (attach false). */
+int ctl_acl_set(const char *sock, int timeout_ms, bool json, int argc, char **argv);
+void ctl_print_acl_list(const cJSON *result);
+void ctl_print_acl_show(const cJSON *result);
+void ctl_print_acl_attach(const cJSON *result, bool attach);
 
 #endif

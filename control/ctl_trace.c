@@ -40,6 +40,8 @@ void ctl_print_trace(const cJSON *result)
 		printf("  %s -> %s, type %s\n", api_get_str(t, API_R_SRC, "?"),
 		       api_get_str(t, API_R_DST, "?"), api_get_str(t, API_R_ETHERTYPE, "?"));
 		printf("%.6f: vlan\n  %s\n", ts, api_get_str(t, API_R_VLAN_ACTION, "?"));
+		if (cJSON_GetObjectItemCaseSensitive(t, API_R_ACL) != NULL)
+			printf("%.6f: acl\n  %s\n", ts, api_get_str(t, API_R_ACL, "?"));
 		if (strcmp(lookup, "none") != 0) {
 			printf("%.6f: l2-lookup\n  %s", ts, lookup_text(lookup));
 			if (strcmp(lookup, "learned") == 0 || strcmp(lookup, "xconnect") == 0)

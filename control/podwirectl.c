@@ -623,6 +623,23 @@ static void print_policer(const struct reply *r)
 	       ctl_str(r->result, API_F_NAME), in, out);
 }
 
+/* ---- access lists (API 1.8): ctl_acl.c ---------------------------------------- */
+
+static void print_acl_list(const struct reply *r)
+{
+	ctl_print_acl_list(r->result);
+}
+
+static void print_acl_show(const struct reply *r)
+{
+	ctl_print_acl_show(r->result);
+}
+
+static void print_acl_attach(const struct reply *r)
+{
+	ctl_print_acl_attach(r->result, r->cmd->method == API_M_ACL_ATTACH);
+}
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
@@ -691,6 +708,13 @@ static const struct opt mirror_create_opts[] = {
     {"--to", "PORT", OPT_STR, API_F_TO, true},
     {"--direction", "ingress|egress|both", OPT_STR, API_F_DIRECTION},
     {NULL}};
+static const struct opt acl_attach_opts[] = {
+    {"--port", "PORT", OPT_STR, API_F_PORT},
+    {"--network", "NET", OPT_STR, API_F_NETWORK},
+    {"--direction", "ingress|egress", OPT_STR, API_F_DIRECTION},
+    {NULL}};
+static const struct opt acl_show_opts[] = {
+    {"--first", "N", OPT_INT, API_F_FIRST}, {"--count", "N", OPT_INT, API_F_COUNT}, {NULL}};
 static const char *const queue_pin_pos[] = {API_F_QUEUE, API_F_WORKER, NULL};
 static const char *const queue_unpin_pos[] = {API_F_QUEUE, NULL};
 
@@ -756,6 +780,17 @@ static const struct command commands[] = {
      "which then receives nothing else"},
     {"mirror del", "NAME", API_M_MIRROR_DEL, API_F_NAME, true, no_opts, print_deleted},
     {"mirror list", "", API_M_MIRROR_LIST, NULL, false, no_opts, print_mirror_list},
+    {"acl set", CTL_ACL_SET_ARGS, API_M_ACL_SET, API_F_NAME, true, no_opts, NULL, NULL, NULL,
+     "create or replace (atomically) access list NAME: rules as a JSON array (or {\"default\","
+     "\n      \"rules\"}) in a file, or one JSON object per --rule; first match wins"},
+    {"acl del", "NAME", API_M_ACL_DEL, API_F_NAME, true, no_opts, print_deleted},
+    {"acl list", "", API_M_ACL_LIST, NULL, false, no_opts, print_acl_list},
+    {"acl show", "NAME [--first N] [--count N]", API_M_ACL_SHOW, API_F_NAME, true, acl_show_opts,
+     print_acl_show},
+    {"acl attach", "NAME (--port PORT | --network NET) --direction ingress|egress",
+     API_M_ACL_ATTACH, API_F_NAME, true, acl_attach_opts, print_acl_attach},
+    {"acl detach", "NAME (--port PORT | --network NET) [--direction ingress|egress]",
+     API_M_ACL_DETACH, API_F_NAME, true, acl_attach_opts, print_acl_attach},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -1083,6 +1118,9 @@ static bool observe_command(int argc, char **argv, const cJSON *globals, int *re
 		*ret = ctl_top(sock, timeout, argc - 1, argv + 1);
 	else if (strcmp(argv[0], "stats") == 0 && argc > 1 && strcmp(argv[1], "--watch") == 0)
 		*ret = ctl_top(sock, timeout, argc - 2, argv + 2);
+	else if (strcmp(argv[0], "acl") == 0 && argc > 1 && strcmp(argv[1], "set") == 0)
+		*ret = ctl_acl_set(sock, timeout, ctl_member(globals, "json") != NULL, argc - 2,
+				   argv + 2);
 	else
 		return false;
 	return true;

@@ -32,7 +32,7 @@
 #
 # Usage: perf/suite.sh [--quick] [--only GLOBS] [--out DIR] [--duration SEC] [--rounds N]
 #                      [--virtio packed|split] [--memif-gen own|net_memif]
-#                      [--baseline BUILD] [--placement-ns NS]
+#                      [--baseline BUILD] [--placement-ns NS] [--acl-rules N]
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
@@ -56,6 +56,11 @@
 #                 a round waits up to 60 s for the fast one before it
 #                 starts, and is measured again (up to 3 more times) when
 #                 the probe after it finds the slow one. 0: no probing
+#   --acl-rules N every podwired port (not a baseline's) gets an ingress
+#                 access list of N rules: N - 1 that no bench frame matches
+#                 (UDP to 198.51.x.y/32 port 9, deny), then a permit: what
+#                 classifying costs (one librte_acl trie lookup per frame
+#                 for N > 4; a rule-by-rule scan below)
 #   --baseline B  also run the podwired of another build directory B (say,
 #                 of the commit before a datapath change) as systems
 #                 bridge-base and xconnect-base in the main groups,
@@ -94,6 +99,7 @@ while [ $# -gt 0 ]; do
 	--memif-gen) MEMIF_GEN=$2; shift 2 ;;
 	--placement-ns) PLACEMENT_NS=$2; shift 2 ;;
 	--baseline) BASE_BUILD=$2; shift 2 ;;
+	--acl-rules) ACL_RULES=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -223,6 +229,7 @@ dut_start() {
 			--type "$([ "$iface" = vhost ] && echo vhost-user || echo memif)" ${PORT_OPTS:-} \
 			>/dev/null
 	done
+	[[ $sys == *-base ]] || acl_set "${ctl[@]}" "$n"
 	# CAPTURE: podwirectl capture options for p0 (the capture part), run
 	# on the generator's core, off the forwarder's.
 	if [ -n "${CAPTURE:-}" ]; then
@@ -240,6 +247,24 @@ dut_start() {
 		"${ctl[@]}" port add pm --network bench --type null >/dev/null
 		[ "$MIRROR" != on ] || "${ctl[@]}" mirror create bench --ports p0 --to pm >/dev/null
 	fi
+}
+
+# acl_set PODWIRECTL... NPODS: with --acl-rules N, list "bench" (N - 1
+# rules no bench frame matches, then permit) on every port's ingress.
+acl_set() {
+	local n=${!#} i
+	[ "${ACL_RULES:-0}" -gt 0 ] || return 0
+	python3 -c '
+import json, sys
+n = int(sys.argv[1])
+rules = [{"action": "deny", "proto": "udp", "dst": "198.51.%d.%d/32" % (i >> 8, i & 255),
+          "dport": 9} for i in range(n - 1)]
+print(json.dumps({"default": "deny", "rules": rules + [{"action": "permit"}]}))' \
+		"$ACL_RULES" >"$T/acl.json"
+	"${@:1:$#-1}" acl set bench --file "$T/acl.json" >/dev/null
+	for i in $(seq 0 $((n - 1))); do
+		"${@:1:$#-1}" acl attach bench --port "p$i" --direction ingress >/dev/null
+	done
 }
 
 # port_create_queues API-SOCKET NAME SOCKET MAC KIND QUEUES PINS: a port on

@@ -81,6 +81,12 @@ struct dp_burst {
 	uint32_t len[PW_BURST];	 /* as received */
 	uint16_t dst[PW_BURST];	 /* port, DP_FLOOD or DP_DROP_AS(reason) */
 	uint8_t strip[PW_BURST]; /* the network's VLAN tag comes off */
+	/* What a policy stage says decided frame i, for trace: a module's
+	 * code (acl/: acl_note_describe), 0 for none. Only stages of a
+	 * traced port (in->observe & DP_OBS_TRACE) write them, and set
+	 * noted when they do. */
+	bool noted;
+	uint32_t note[PW_BURST];
 };
 
 /* Drops frame i of b for reason, counted on the ingress port in c (the

@@ -186,6 +186,7 @@ struct trace_rec {
 	uint16_t n_dst;	 /* destinations in all (a flood may have more than recorded) */
 	uint8_t hdr[14]; /* destination, source, EtherType (after any tag) */
 	struct trace_out out[TRACE_MAX_OUT];
+	uint32_t note; /* a policy stage's code for its decision, 0: none (burst.h) */
 };
 
 struct trace_buf {

@@ -149,6 +149,7 @@ static __rte_always_inline void run_burst(struct worker *w, const struct view *v
 	b->n = n;
 	b->frames = frames;
 	b->hdr_copied = !frames; /* an mbuf's header is where it is */
+	b->noted = false;
 	chain(w, v, b);
 }
 

@@ -112,6 +112,7 @@ void trace_burst(unsigned int wid, const struct view *v, const struct dp_burst *
 			return;
 		rec_header(r, b->in, b->hdr[i], b->hlen[i], b->len[i]);
 		r->strip = b->strip[i];
+		r->note = b->noted ? b->note[i] : 0;
 		r->lookup = b->hlen[i] != 0 ? lookup_of(b, i) : TRACE_NO_LOOKUP;
 		if (dp_is_drop(dst)) {
 			r->drop = (uint8_t)dp_drop_reason(dst);

@@ -31,6 +31,7 @@ struct dp_capture;
 struct policer;
 struct port_counters;
 struct mirror_port;
+struct acl_port;
 
 /* A port kind's burst functions. Called only by workers, only on ports of
  * the published view, and only while the port's link is up. A port has
@@ -128,6 +129,9 @@ struct dp_port {
 	 * forwarding by the view (model/publish.c). */
 	struct mirror_port *volatile mirror;
 	bool mirror_dst;
+	/* Its access lists (acl/acl.h), NULL when none applies: replaced
+	 * whole by the control thread, freed a grace period after. */
+	struct acl_port *volatile acl;
 } __rte_cache_aligned;
 
 enum dp_net_mode { DP_NET_BRIDGE, DP_NET_XCONNECT };

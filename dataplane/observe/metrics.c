@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 #include <rte_cycles.h>
 
+#include "acl/acl.h"
 #include "api.h"
 #include "core/config.h"
 #include "core/loop.h"
@@ -448,6 +449,22 @@ static void write_mirrors(struct page *pg)
 	}
 }
 
+static void acl_hit(const char *list, const char *rule, uint64_t hits, void *ctx)
+{
+	char a[160];
+
+	out(ctx, "podwire_acl_rule_hits_total{list=\"%s\",rule=\"%s\"} %llu\n",
+	    esc(a, sizeof(a), list), rule, (unsigned long long)hits);
+}
+
+static void write_acls(struct page *pg)
+{
+	head(pg, "podwire_acl_rule_hits_total", "counter",
+	     "Frames an access list's rule decided (rule=\"default\": no rule matched), since the "
+	     "list was last set.");
+	acl_hits_each(acl_hit, pg);
+}
+
 /* The whole page, malloc'd; NULL when memory is short. */
 static char *metrics_page(size_t *len)
 {
@@ -468,6 +485,7 @@ static char *metrics_page(size_t *len)
 	write_workers(&pg);
 	write_vfs(&pg);
 	write_mirrors(&pg);
+	write_acls(&pg);
 	pthread_mutex_unlock(&ctl_lock);
 	if (pg.oom) {
 		free(pg.buf);

@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "acl/acl.h"
 #include "api/registry.h"
 #include "core/loop.h"
 #include "core/log.h"
@@ -216,6 +217,12 @@ static cJSON *rec_json(const struct trace_rec *r, unsigned int seq)
 	}
 	cJSON_AddNumberToObject(o, API_R_DESTINATIONS, r->n_dst);
 	cJSON_AddStringToObject(o, API_R_DROP, r->drop < DROP_MAX ? drop_names[r->drop] : "");
+	if (r->note != 0) {
+		char acl[160];
+
+		acl_note_describe(r->note, acl, sizeof(acl));
+		cJSON_AddStringToObject(o, API_R_ACL, acl);
+	}
 	return o;
 }
 

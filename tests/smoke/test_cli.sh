@@ -233,8 +233,8 @@ for w in "speaks API version 2.0" "understands 1.x" "upgrade the client to podwi
 	grep -qF "$w" <<<"$out" || fail "podwirectl against API 2.0: \"$w\" missing: $out"
 done
 ok "a newer major API version is refused: $out"
-fake_daemon "$T/fake1.sock" 1.7
+fake_daemon "$T/fake1.sock" 1.9
 out=$("$PODWIRECTL" --socket "$T/fake1.sock" network list) ||
-	fail "podwirectl against API 1.7 failed: $out"
+	fail "podwirectl against API 1.9 failed: $out"
 kill "$FAKE_PID"
 ok "a newer minor API version is served"

@@ -28,6 +28,8 @@ static cJSON *good_value(const struct api_field *f)
 		return cJSON_CreateNumber(f->unit != NULL ? (double)f->min : 100);
 	case API_T_BOOL:
 		return cJSON_CreateTrue();
+	case API_T_ARRAY: /* acl.set's rules: an empty list is a list */
+		return cJSON_CreateArray();
 	default: /* results only: no parameter has these types */
 		CU_FAIL("a parameter of a result-only type");
 	}
@@ -255,6 +257,10 @@ static void test_params_wrong_type(void)
 				wrong[nw++] = cJSON_CreateString("true");
 				wrong[nw++] = cJSON_CreateNumber(1);
 				break;
+			case API_T_ARRAY:
+				wrong[nw++] = cJSON_CreateObject();
+				wrong[nw++] = cJSON_CreateString("[]");
+				break;
 			default:
 				CU_FAIL("a parameter of a result-only type");
 			}
@@ -269,9 +275,10 @@ static void test_params_wrong_type(void)
 					      API_ERR_INVALID_PARAMS);
 				ASSERT_STR_EQ(field, f->name);
 				snprintf(want, sizeof(want), "field \"%s\" must be %s", f->name,
-					 f->type == API_T_STRING ? "a string"
-					 : f->type == API_T_INT	 ? "an integer"
-								 : "true or false");
+					 f->type == API_T_STRING  ? "a string"
+					 : f->type == API_T_INT	  ? "an integer"
+					 : f->type == API_T_ARRAY ? "an array"
+								  : "true or false");
 				ASSERT_CONTAINS(msg, want);
 				ASSERT_CONTAINS(msg, f->help);
 				cJSON_Delete(p);
@@ -394,8 +401,8 @@ static void test_ranges_declared(void)
 	}
 	/* network.create 3, port.create 5, vf.alloc 1, capture.start 3, trace.add 1,
 	 * queue.pin 2, queue.unpin 1, queue.balance 3; rate limits: port.create 6,
-	 * policer.set 3 */
-	ASSERT_INT_EQ(ints, 28);
+	 * policer.set 3, acl.show 2 */
+	ASSERT_INT_EQ(ints, 30);
 	CU_ASSERT(strings >= 10);
 
 	/* The bounds are api.h's constants, which other readers share. */
