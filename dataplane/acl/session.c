@@ -4,14 +4,31 @@
  * by its worker, read by all without locks.
  *
  * Why not rte_hash with RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF: measured
- * by podwire-sessioncost (perf/session_cost.c) at 100,000 flows, 2 MiB
- * pages, on this VM: see the numbers in the commit that added it and in
- * perf/README.md. Beyond the cycles, rte_hash cannot give what sessions
- * need: an ended session must be reused in place by its owner, while
- * rte_hash frees a key slot only through delete plus a grace period
- * (rte_rcu_qsbr), which would put an RCU reclaim on every worker's path;
- * and its key compare plus cuckoo moves make every writer step visible to
- * readers as retries.
+ * by podwire-sessioncost (perf/session_cost.c: 100,000 flows, 2 worker
+ * tables, cycles per frame, median of 679 slices, EPYC VM shared with
+ * other work; its cost without making its key):
+ *
+ *                              these tables    rte_hash LF
+ *   reply, in own table             540            291
+ *   reply, in the other table       574            555
+ *   no reply (both tables)          342            321
+ *   add (new flow)                  249            158
+ *   refresh (flow recorded)         580              -
+ *   bulk of 32, per flow        218 (both tables)  116 (one table)
+ *   bulk refresh of 32              147              -
+ *
+ * rte_hash finds a key in the caller's own table faster (its cuckoo
+ * moves keep its buckets full: half the bucket lines of these, so more
+ * of them stay in cache); where the reply is in another worker's table (the usual
+ * case: replies come in on the worker polling the other pod) or is none,
+ * the two are even, and per burst (the _bulk calls) within 2x while
+ * asking every table. What rte_hash cannot give at any price: reuse of an
+ * ended session in place by its owner (rte_hash frees a key slot through
+ * delete plus an RCU grace period, an rte_rcu_qsbr reclaim on every
+ * worker's path), a refresh stored by whichever worker saw the reply (its
+ * data is written only through its writer), the end of a port's sessions
+ * without a walk, and a keyed hash (rte_hash_crc with a random seed is
+ * linear: flows that collide under one seed collide under all).
  *
  * The table: an array of entries (64 bytes, one cache line: the key, a
  * sequence counter, the last time it was used, the port's generation)
@@ -19,11 +36,12 @@
  * entry number). A key may live in two buckets (chosen by two hashes);
  * new keys go to the emptier one; nothing ever moves, so a live session
  * stays where a reader looks for it all its life. Buckets are sized for
- * at most a quarter of their slots used at the bound, so a flow finds
- * room unless the table is full (32 bytes of buckets per session, 96
- * bytes in all). A lookup costs the hash, two bucket lines (for every
- * worker's table: replies try all, their buckets prefetched together) and
- * one entry line per signature hit.
+ * at most half their slots used at the bound, so a flow finds room unless
+ * the table is full (16 bytes of buckets per session, 80 bytes in all;
+ * at a quarter, lookups at 100,000 flows cost ~18% more). A lookup costs
+ * the hash, two bucket lines (for every worker's table: replies try all,
+ * their buckets prefetched together) and one entry line per signature
+ * hit.
  *
  * Readers and the owner: the entry's sequence counter is odd while the
  * owner writes its key (a new session, or an ended one reused in place);
@@ -48,22 +66,25 @@
  * read at each check, so a change applies at once), or of a port whose
  * generation moved on (acl_sessions_flush_port: the control thread only
  * bumps the port's generation; the owner stays the only writer). The
- * owner reuses an ended entry it meets in the new flow's two buckets; when
- * its entries run out it sweeps the next 256 (from a cursor going round)
- * to free ended ones, and after a sweep that finds none it does not sweep
- * again for ~1 ms, so a flood of new flows against a full table of live
- * sessions costs two bucket reads per frame, not a scan. So `full` counts
- * a flow refused while ended sessions remain beyond that window, in a
- * table whose entries are all taken; the flow's next frame tries again
- * (the next window).
+ * owner takes free entries while there are any (a recorded flow's next
+ * frame reads only the entry its signature names); when they run out it
+ * reuses an ended entry it finds in the new flow's two buckets, else
+ * sweeps the next 256 (from a cursor going round) to free ended ones, and
+ * after a sweep that finds none it does neither for ~1 ms, so a flood of
+ * new flows against a full table of live sessions costs two bucket reads
+ * per frame, not a scan. So `full` may count a flow refused while ended
+ * sessions remain beyond that window, in a table whose entries are all
+ * taken; the flow's next frame tries again (the next window).
  *
  * Hostile flows: any 40 bytes of key are a key. The bucket hashes are
  * Dietzfelbinger's vector multiply-shift with random 64-bit multipliers
  * drawn at init from the kernel: two distinct keys share a bucket with
  * probability about 2/buckets whatever they are, so nobody can aim flows
- * at one bucket without the multipliers. (A CRC with a random seed would
- * not do: CRC is linear, so two keys that collide under one seed collide
- * under all.) Probes are bounded: 2 buckets of 8 slots.
+ * at one bucket without the multipliers; the sums are then mixed (a
+ * bijection: no new collisions) so that flows in a row do not fill buckets
+ * in step. (A CRC with a random seed would not do: CRC is linear, so two
+ * keys that collide under one seed collide under all.) Probes are
+ * bounded: 2 buckets of 8 slots.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -177,6 +198,17 @@ static inline void key_make(union sess_key *k, const struct acl_flow *f, bool re
 	k->flags = (uint8_t)((f->v6 ? KEY_V6 : 0) | ((egress != reverse) ? KEY_EGRESS : 0));
 }
 
+/* MurmurHash3's 64-bit finaliser: every input bit reaches every output
+ * bit. */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
 static inline void key_hash(const union sess_key *k, struct sess_hash *h)
 {
 	uint64_t s0 = S.mul[0][HASH_WORDS], s1 = S.mul[1][HASH_WORDS];
@@ -188,6 +220,13 @@ static inline void key_hash(const union sess_key *k, struct sess_hash *h)
 		s0 += S.mul[0][i] * k->w[i];
 		s1 += S.mul[1][i] * k->w[i];
 	}
+	/* Then mixed: the sums of flows that differ in one field (a port
+	 * scan, consecutive addresses) step through an arithmetic
+	 * progression, whose top bits fill two buckets in step; with some
+	 * multipliers, choices of two then overflowed at a third of the
+	 * slots used. A bijection keeps distinct sums distinct. */
+	s0 = mix64(s0);
+	s1 = mix64(s1);
 	h->b[0] = (uint32_t)(s0 >> (64 - S.bits));
 	h->b[1] = (uint32_t)(s1 >> (64 - S.bits));
 	if (h->b[1] == h->b[0])
@@ -286,70 +325,135 @@ static uint32_t entry_alloc(struct sess_table *t, uint64_t now)
 	return i;
 }
 
-int acl_session_add(unsigned int w, const struct acl_flow *f, uint64_t now)
+/* An ended session's entry in the two buckets of h, or NULL. */
+static struct sess_entry *victim_find(struct sess_table *t, const struct sess_hash *h, uint64_t now)
 {
-	struct sess_table *t = &S.t[w];
-	struct sess_entry *victim = NULL;
+	for (unsigned int j = 0; j < 2; j++) {
+		const struct sess_bucket *b = &t->b[h->b[j]];
+
+		for (unsigned int s = 0; s < SLOTS; s++) {
+			struct sess_entry *e = &t->e[b->idx[s]];
+
+			if (b->sig[s] != 0 && ended(&e->key, e->gen, e->last, now))
+				return e;
+		}
+	}
+	return NULL;
+}
+
+static int add_hashed(struct sess_table *t, const union sess_key *k, const struct sess_hash *h,
+		      uint64_t now)
+{
 	uint32_t empty[2] = {UINT32_MAX, UINT32_MAX}, used[2] = {0, 0};
-	struct sess_hash h;
-	union sess_key k;
+	struct sess_entry *victim;
 	uint32_t gen, i, slot;
 
-	if (unlikely(w >= S.n))
-		return -ENOSPC;
-	key_make(&k, f, false);
-	key_hash(&k, &h);
-	gen = __atomic_load_n(&S.port_gen[k.port], __ATOMIC_RELAXED);
+	gen = __atomic_load_n(&S.port_gen[k->port], __ATOMIC_RELAXED);
+	/* The flow itself: entries are read only where the signature says
+	 * (a recorded flow's next frame, the common case, reads one). */
 	for (unsigned int j = 0; j < 2; j++) {
-		const struct sess_bucket *b = &t->b[h.b[j]];
+		const struct sess_bucket *b = &t->b[h->b[j]];
 
 		for (unsigned int s = 0; s < SLOTS; s++) {
 			struct sess_entry *e;
 
 			if (b->sig[s] == 0) {
 				if (empty[j] == UINT32_MAX)
-					empty[j] = h.b[j] * SLOTS + s;
+					empty[j] = h->b[j] * SLOTS + s;
 				continue;
 			}
 			used[j]++;
+			if (b->sig[s] != h->sig)
+				continue;
 			e = &t->e[b->idx[s]];
-			if (b->sig[s] == h.sig && key_eq(&e->key, &k)) {
-				if (!ended(&e->key, e->gen, e->last, now)) {
-					refresh(e, e->last, now);
-					return 0;
-				}
-				victim = e; /* the same flow again, after it ended */
-				goto reuse;
+			if (!key_eq(&e->key, k))
+				continue;
+			if (!ended(&e->key, e->gen, e->last, now)) {
+				refresh(e, e->last, now);
+				return 0;
 			}
-			if (victim == NULL && ended(&e->key, e->gen, e->last, now))
-				victim = e;
+			victim = e; /* the same flow again, after it ended */
+			goto reuse;
 		}
 	}
-	/* An ended session where this flow may live: reused in place. */
+	/* A new flow: a free entry in the emptier bucket (two choices keep
+	 * the fullest bucket near the mean); where entries or slots run out,
+	 * an ended session in the flow's buckets is reused in place. */
+	slot = used[1] < used[0] || empty[0] == UINT32_MAX ? empty[1] : empty[0];
+	if (slot != UINT32_MAX && (t->free != UINT32_MAX || t->top < S.max)) {
+		i = entry_alloc(t, now);
+		goto fresh;
+	}
+	/* Not while the last sweep found the table full of live sessions: a
+	 * flood of new flows then costs their buckets, not their entries. */
+	victim = (int64_t)(now - t->sweep_after) < 0 ? NULL : victim_find(t, h, now);
 	if (victim != NULL) {
 	reuse:
-		entry_set(victim, &k, gen, now);
-		__atomic_store_n(&t->b[victim->slot / SLOTS].sig[victim->slot % SLOTS], h.sig,
+		entry_set(victim, k, gen, now);
+		__atomic_store_n(&t->b[victim->slot / SLOTS].sig[victim->slot % SLOTS], h->sig,
 				 __ATOMIC_RELEASE);
 		t->expired++;
 		t->created++;
 		return 0;
 	}
-	/* The emptier bucket (two choices keep the fullest bucket near the
-	 * mean), then an entry. */
-	slot = used[1] < used[0] || empty[0] == UINT32_MAX ? empty[1] : empty[0];
 	if (slot == UINT32_MAX || (i = entry_alloc(t, now)) == UINT32_MAX) {
 		t->full++;
 		return -ENOSPC;
 	}
-	entry_set(&t->e[i], &k, gen, now);
+fresh:
+	entry_set(&t->e[i], k, gen, now);
 	t->e[i].slot = slot;
 	/* The entry first, then its slot: a reader that finds the slot finds
 	 * the key (and checks it anyway). */
 	__atomic_store_n(&t->b[slot / SLOTS].idx[slot % SLOTS], i, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->b[slot / SLOTS].sig[slot % SLOTS], h.sig, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->b[slot / SLOTS].sig[slot % SLOTS], h->sig, __ATOMIC_RELEASE);
 	t->created++;
 	return 0;
+}
+
+int acl_session_add(unsigned int w, const struct acl_flow *f, uint64_t now)
+{
+	struct sess_hash h;
+	union sess_key k;
+
+	if (unlikely(w >= S.n))
+		return -ENOSPC;
+	key_make(&k, f, false);
+	key_hash(&k, &h);
+	return add_hashed(&S.t[w], &k, &h, now);
+}
+
+uint64_t acl_session_add_bulk(unsigned int w, const struct acl_flow *const f[], unsigned int n,
+			      uint64_t now)
+{
+	union sess_key k[ACL_SESSION_BULK];
+	struct sess_hash h[ACL_SESSION_BULK];
+	struct sess_table *t;
+	uint64_t refused = 0;
+
+	if (unlikely(w >= S.n || n > ACL_SESSION_BULK))
+		return n >= 64 ? UINT64_MAX : (1ull << n) - 1;
+	t = &S.t[w];
+	/* As acl_session_reply_bulk: the buckets of all, their entries, then
+	 * the adds in the flows' order. */
+	for (unsigned int i = 0; i < n; i++) {
+		key_make(&k[i], f[i], false);
+		key_hash(&k[i], &h[i]);
+		rte_prefetch0(&t->b[h[i].b[0]]);
+		rte_prefetch0(&t->b[h[i].b[1]]);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		for (unsigned int j = 0; j < 2; j++) {
+			const struct sess_bucket *b = &t->b[h[i].b[j]];
+
+			for (unsigned int s = 0; s < SLOTS; s++)
+				if (b->sig[s] == h[i].sig)
+					rte_prefetch0(&t->e[b->idx[s]]);
+		}
+	for (unsigned int i = 0; i < n; i++)
+		if (add_hashed(t, &k[i], &h[i], now) != 0)
+			refused |= 1ull << i;
+	return refused;
 }
 
 /* ---- readers ------------------------------------------------------------------- */
@@ -409,6 +513,53 @@ bool acl_session_reply(unsigned int w, const struct acl_flow *f, uint64_t now)
 		return false;
 	refresh(e, last, now);
 	return true;
+}
+
+void acl_session_reply_bulk(unsigned int w, const struct acl_flow *const f[], unsigned int n,
+			    uint64_t now, uint64_t *hits)
+{
+	union sess_key k[ACL_SESSION_BULK];
+	struct sess_hash h[ACL_SESSION_BULK];
+	uint64_t last, found = 0;
+
+	if (unlikely(w >= S.n || n > ACL_SESSION_BULK)) {
+		*hits = 0;
+		return;
+	}
+	/* Three passes, so that the misses of one flow overlap those of the
+	 * others: every table's two buckets of every flow, then the entries
+	 * their signatures name, then the look-ups proper, in cache. */
+	for (unsigned int i = 0; i < n; i++) {
+		key_make(&k[i], f[i], true);
+		key_hash(&k[i], &h[i]);
+		for (unsigned int t = 0; t < S.n; t++) {
+			rte_prefetch0(&S.t[t].b[h[i].b[0]]);
+			rte_prefetch0(&S.t[t].b[h[i].b[1]]);
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		for (unsigned int t = 0; t < S.n; t++)
+			for (unsigned int j = 0; j < 2; j++) {
+				const struct sess_bucket *b = &S.t[t].b[h[i].b[j]];
+
+				for (unsigned int s = 0; s < SLOTS; s++)
+					if (__atomic_load_n(&b->sig[s], __ATOMIC_RELAXED) ==
+					    h[i].sig)
+						rte_prefetch0(&S.t[t].e[__atomic_load_n(
+						    &b->idx[s], __ATOMIC_RELAXED)]);
+			}
+	for (unsigned int i = 0; i < n; i++) {
+		struct sess_entry *e = table_find(&S.t[w], &k[i], &h[i], now, &last);
+
+		for (unsigned int t = 0; e == NULL && t < S.n; t++)
+			if (t != w)
+				e = table_find(&S.t[t], &k[i], &h[i], now, &last);
+		if (e != NULL) {
+			refresh(e, last, now);
+			found |= 1ull << i;
+		}
+	}
+	*hits = found;
 }
 
 /* ---- control thread ------------------------------------------------------------ */
@@ -485,18 +636,24 @@ static void *zmap(size_t len)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Lookups land anywhere in 12 MiB per table: 2 MiB pages where the
+	 * kernel gives them (transparent huge pages, even in "madvise"
+	 * mode), or a TLB miss per lookup. */
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
 }
 
 static uint32_t buckets_for(uint32_t max)
 {
 	uint32_t nb = 2;
 
-	/* At most a quarter of the slots used when the table is full: with
-	 * two choices the fullest of 32768 buckets then holds about 2 + 3.4
-	 * (ln ln m / ln 2) of 8; at half, 4 + 3.4 overflowed now and then
-	 * (test "structured keys spread"). */
-	while ((uint64_t)nb * SLOTS < 4ull * max)
+	/* At most half the slots used when the table is full: with two
+	 * choices the fullest of 32768 buckets then holds about 4 + 3.4
+	 * (ln ln m / ln 2) of 8 (no refusal in 700 fills of 131072 flows of
+	 * four kinds of structure). */
+	while ((uint64_t)nb * SLOTS < 2ull * max)
 		nb <<= 1;
 	return nb;
 }

@@ -21,12 +21,15 @@
 
 /* Sessions per worker unless the daemon says otherwise. */
 #define ACL_SESSIONS_DEFAULT_MAX 131072u
-/* The most acl_sessions_init takes per worker (96 bytes each). */
+/* The most acl_sessions_init takes per worker (80 bytes each). */
 #define ACL_SESSIONS_MAX (1u << 24)
 /* Idle timeouts in seconds unless acl_session_timeouts says otherwise. */
 #define ACL_SESSION_TCP_S   3600u
 #define ACL_SESSION_UDP_S   120u
 #define ACL_SESSION_OTHER_S 60u
+
+/* The most flows a bulk call takes. */
+#define ACL_SESSION_BULK 64
 
 /* acl_flow.dir: where on the port the frame was seen. */
 enum acl_session_dir {
@@ -59,12 +62,22 @@ void acl_sessions_fini(void);
  * -ENOSPC when it cannot (the table or the flow's buckets are full of live
  * sessions: counted in `full`). */
 int acl_session_add(unsigned int w, const struct acl_flow *f, uint64_t now_tsc);
+/* The same for n flows (at most ACL_SESSION_BULK), in their order, their
+ * memory fetched together; bit i of the result set when f[i] was refused.
+ * A burst's flows cost about a third of one by one (perf/session_cost.c). */
+uint64_t acl_session_add_bulk(unsigned int w, const struct acl_flow *const f[], unsigned int n,
+			      uint64_t now_tsc);
 
 /* Whether f (a frame's own flow, seen on f->port in direction f->dir) is
  * the REPLY of a recorded session (its reverse was recorded on the same
  * port in the opposite direction), in any worker's table; refreshes it.
  * Any worker (w: the caller's, whose table is tried first); lock-free. */
 bool acl_session_reply(unsigned int w, const struct acl_flow *f, uint64_t now_tsc);
+
+/* The same for n flows (at most ACL_SESSION_BULK) at once, their memory
+ * fetched together: bit i of *hits set when f[i] is a reply. */
+void acl_session_reply_bulk(unsigned int w, const struct acl_flow *const f[], unsigned int n,
+			    uint64_t now_tsc, uint64_t *hits);
 
 /* Idle timeouts in seconds (0 is taken as 1); they apply at once to every
  * session, recorded or not. Control thread, any time. */
