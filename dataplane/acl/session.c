@@ -91,6 +91,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
@@ -645,6 +646,25 @@ static void *zmap(size_t len)
 	return p;
 }
 
+/* EAL's TSC frequency; measured if EAL has none (not started yet): with 0,
+ * every session would end at once. */
+static uint64_t tsc_hz(void)
+{
+	struct timespec a, b;
+	uint64_t t0, t1, ns;
+
+	if (rte_get_tsc_hz() != 0)
+		return rte_get_tsc_hz();
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	t0 = rte_rdtsc();
+	do
+		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) < 10000000);
+	t1 = rte_rdtsc();
+	ns = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
+	return (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / ns);
+}
+
 static uint32_t buckets_for(uint32_t max)
 {
 	uint32_t nb = 2;
@@ -698,7 +718,7 @@ int acl_sessions_init(unsigned int n_workers, uint32_t max_per_worker)
 	S.tmo_s[CLASS_TCP] = ACL_SESSION_TCP_S;
 	S.tmo_s[CLASS_UDP] = ACL_SESSION_UDP_S;
 	S.tmo_s[CLASS_OTHER] = ACL_SESSION_OTHER_S;
-	acl_sessions_clock(rte_get_tsc_hz());
+	acl_sessions_clock(tsc_hz());
 	return 0;
 nomem:
 	LOG(ERR, "sessions: cannot reserve %u workers' tables of %u sessions (%zu bytes each)",

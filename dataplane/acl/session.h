@@ -101,7 +101,8 @@ void acl_sessions_stats_at(unsigned int w, uint64_t now_tsc, struct acl_session_
 void acl_sessions_flush_port(uint16_t port);
 
 /* The TSC frequency timeouts are counted in; acl_sessions_init takes
- * rte_get_tsc_hz(). Tests with a fake clock set their own. Control thread. */
+ * rte_get_tsc_hz() (or measures it without EAL). Tests with a fake clock
+ * set theirs after acl_sessions_init. Control thread. */
 void acl_sessions_clock(uint64_t tsc_hz);
 
 #endif

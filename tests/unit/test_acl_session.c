@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "acl/session.h"
 #include "unit.h"
 
@@ -483,6 +485,22 @@ static void test_bulk(void)
 	acl_sessions_fini();
 }
 
+/* Without EAL (rte_get_tsc_hz() is 0) the TSC is measured: timeouts are
+ * seconds, not ticks. */
+static void test_real_clock(void)
+{
+	struct acl_flow f = flow4(1, 17, 1, ACL_SESSION_INGRESS);
+	uint64_t t = rte_rdtsc();
+
+	ASSERT_INT_EQ(acl_sessions_init(1, 16), 0);
+	ASSERT_INT_EQ(acl_session_add(0, &f, t), 0);
+	/* 1 s later: live (120 s for UDP); 121 s later: ended. The TSC runs
+	 * at 0.1 .. 10 GHz. */
+	ASSERT_INT_EQ(reply(0, reply_of(f), t + 1000000000ull), true);
+	ASSERT_INT_EQ(reply(0, reply_of(f), t + 1000000000ull + 1300000000000ull), false);
+	acl_sessions_fini();
+}
+
 static void test_init_bounds(void)
 {
 	ASSERT_INT_EQ(acl_sessions_init(0, 10), -EINVAL);
@@ -713,6 +731,7 @@ int main(void)
 	    {"flush a port", test_flush_port},
 	    {"any bytes are a key", test_any_bytes},
 	    {"bulk calls", test_bulk},
+	    {"TSC measured without EAL", test_real_clock},
 	    {"init bounds", test_init_bounds},
 	    {"owner writes, another reads", test_concurrent},
 	    {"owner reuses, another reads", test_concurrent_small},
