@@ -77,8 +77,8 @@
  * taken; the flow's next frame tries again (the next window).
  *
  * Hostile flows: any 40 bytes of key are a key. The bucket hashes are
- * Dietzfelbinger's vector multiply-shift with random 64-bit multipliers
- * drawn at init from the kernel: two distinct keys share a bucket with
+ * Thorup's pair-multiply-shift with random 64-bit multipliers drawn at
+ * init from the kernel: two distinct keys share a bucket with
  * probability about 2/buckets whatever they are, so nobody can aim flows
  * at one bucket without the multipliers; the sums are then mixed (a
  * bijection: no new collisions) so that flows in a row do not fill buckets
@@ -214,12 +214,14 @@ static inline void key_hash(const union sess_key *k, struct sess_hash *h)
 {
 	uint64_t s0 = S.mul[0][HASH_WORDS], s1 = S.mul[1][HASH_WORDS];
 
-	/* The top bits of a + sum(m_i * w_i) mod 2^64 are a 2-universal hash
-	 * of the words w_i (Dietzfelbinger 1996; Thorup's "vector
-	 * multiply-shift"), for any key, with random odd-or-even m_i, a. */
-	for (unsigned int i = 0; i < HASH_WORDS; i++) {
-		s0 += S.mul[0][i] * k->w[i];
-		s1 += S.mul[1][i] * k->w[i];
+	/* The top bits of b + sum((a_2i + w_2i+1) * (a_2i+1 + w_2i)) mod 2^64
+	 * are a 2-universal hash of the 32-bit words w_i, for any key, with
+	 * random 64-bit a_i and b (Thorup, "High speed hashing for integers
+	 * and strings": pair-multiply-shift; half the multiplications of
+	 * Dietzfelbinger's vector multiply-shift). */
+	for (unsigned int i = 0; i < HASH_WORDS; i += 2) {
+		s0 += (S.mul[0][i] + k->w[i + 1]) * (S.mul[0][i + 1] + k->w[i]);
+		s1 += (S.mul[1][i] + k->w[i + 1]) * (S.mul[1][i + 1] + k->w[i]);
 	}
 	/* Then mixed: the sums of flows that differ in one field (a port
 	 * scan, consecutive addresses) step through an arithmetic
