@@ -255,6 +255,12 @@ static inline bool ended(const union sess_key *k, uint32_t gen, uint64_t last, u
 	       (int64_t)(now - last) > (int64_t)tmo;
 }
 
+/* Any worker may store it (a reply's refresh): read it as such. */
+static inline uint64_t last_of(const struct sess_entry *e)
+{
+	return __atomic_load_n(&e->last, __ATOMIC_RELAXED);
+}
+
 static inline void refresh(struct sess_entry *e, uint64_t last, uint64_t now)
 {
 	if ((int64_t)(now - last) > (int64_t)S.gran)
@@ -298,8 +304,7 @@ static void sweep(struct sess_table *t, uint64_t now)
 		struct sess_entry *e = &t->e[i];
 
 		t->cursor = i + 1 == t->top ? 0 : i + 1;
-		if (e->key.flags & KEY_FREE ||
-		    !ended(&e->key, e->gen, __atomic_load_n(&e->last, __ATOMIC_RELAXED), now))
+		if (e->key.flags & KEY_FREE || !ended(&e->key, e->gen, last_of(e), now))
 			continue;
 		__atomic_store_n(&t->b[e->slot / SLOTS].sig[e->slot % SLOTS], 0, __ATOMIC_RELAXED);
 		write_begin(e);
@@ -337,7 +342,7 @@ static struct sess_entry *victim_find(struct sess_table *t, const struct sess_ha
 		for (unsigned int s = 0; s < SLOTS; s++) {
 			struct sess_entry *e = &t->e[b->idx[s]];
 
-			if (b->sig[s] != 0 && ended(&e->key, e->gen, e->last, now))
+			if (b->sig[s] != 0 && ended(&e->key, e->gen, last_of(e), now))
 				return e;
 		}
 	}
@@ -371,8 +376,8 @@ static int add_hashed(struct sess_table *t, const union sess_key *k, const struc
 			e = &t->e[b->idx[s]];
 			if (!key_eq(&e->key, k))
 				continue;
-			if (!ended(&e->key, e->gen, e->last, now)) {
-				refresh(e, e->last, now);
+			if (!ended(&e->key, e->gen, last_of(e), now)) {
+				refresh(e, last_of(e), now);
 				return 0;
 			}
 			victim = e; /* the same flow again, after it ended */
@@ -618,7 +623,7 @@ void acl_sessions_stats_at(unsigned int w, uint64_t now, struct acl_session_stat
 
 		if (k.flags & KEY_FREE)
 			continue;
-		if (ended(&k, e->gen, __atomic_load_n(&e->last, __ATOMIC_RELAXED), now))
+		if (ended(&k, e->gen, last_of(e), now))
 			ended_now++;
 		else
 			live++;
