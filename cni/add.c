@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ADD: record, directory, port (iftype pci: a VF lent by podwired), IP,
+ * ADD: record, directory, port (iftype pci: a VF lent by podwired) and its
+ * access lists, IP,
  * podwire.json, device-info, in that order, each undone in reverse when a
  * later one fails. The record comes first so that a crash at any point
  * leaves something DEL and GC can find.
@@ -167,6 +168,10 @@ int cmd_add(const struct cni_call *call, cJSON **result, struct cni_error *err)
 		   podwired_port_create(pw, c, &a, mac, err) != 0) {
 		goto rollback;
 	}
+	/* The pod's lists before anything reaches the pod: a bad rule fails
+	 * the ADD before IPAM, and rollback deletes port and lists. */
+	if (c->iftype != IFTYPE_PCI && podwired_acl_apply(pw, c, &a, err) != 0)
+		goto rollback;
 	if (c->iftype == IFTYPE_KERNEL) {
 		if (veth_peer(pw, &a, peer, err) != 0)
 			goto rollback;

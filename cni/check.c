@@ -168,7 +168,7 @@ static int check_pieces(struct pw_client *pw, const struct netconf *c, const str
 	if (a->iftype == IFTYPE_PCI) {
 		if (check_vf(pw, a, err) != 0)
 			return -1;
-	} else if (check_port(pw, c, a, mac, err) != 0) {
+	} else if (check_port(pw, c, a, mac, err) != 0 || podwired_acl_check(pw, c, a, err) != 0) {
 		return -1;
 	}
 	if (check_file(a->dir, "attachment directory", false, err) != 0 ||

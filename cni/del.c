@@ -33,6 +33,14 @@ int attach_teardown(const struct cni_call *call, struct attach *a, struct pw_cli
 		rc = pw == NULL
 			 ? -1
 			 : podwired_port_delete(pw, a->port, a->socket, a->host_iface, &perr);
+	/* The pod's own lists ("acl") go with its port; a record written
+	 * before "acl" existed, or without one, made none. When the port
+	 * stays (pending), so do its lists, until GC. */
+	if (rc == 0 && a->iftype != IFTYPE_PCI &&
+	    (a->conf == NULL || cJSON_GetObjectItemCaseSensitive(a->conf, "acl") != NULL) &&
+	    podwired_acl_remove(pw, a->port, &perr) != 0)
+		fprintf(stderr, "podwire: the access lists of port %s stay in podwired: %s\n",
+			a->port, perr.msg);
 	if (rc != 0) {
 		/* Not fatal: the pod is gone and podwired drops the port (or
 		 * takes the VF back) later. */

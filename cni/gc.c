@@ -222,6 +222,50 @@ static void gc_dirs(struct gc *g)
 	closedir(d);
 }
 
+/*
+ * The pods' own access lists ("acl": "<port>-in", "<port>-out") whose port
+ * is gone and that are attached nowhere: left by a DEL that could not
+ * reach podwired. Lists are made after their port and deleted after it,
+ * so an ADD or DEL under way never has lists without a port; whatever the
+ * network, such a list is nobody's.
+ */
+static void gc_acls(struct gc *g)
+{
+	struct cni_error err;
+	cJSON *res = NULL;
+	const cJSON *l;
+
+	/* A podwired without access lists (before API 1.8) has none. */
+	if (podwired_call(g->pw, API_NAME(ACL_LIST), NULL, &res, NULL, &err) != 0)
+		return;
+	cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(res, API_R_LISTS)) {
+		const char *name = api_get_str(l, API_F_NAME, "");
+		char port[API_NAME_MAX + 1], want[PW_ACL_NAME_MAX];
+		size_t n = strlen(name);
+		cJSON *p = NULL, *params;
+		int d = n > 3 && strcmp(name + n - 3, "-in") == 0    ? 0
+			: n > 4 && strcmp(name + n - 4, "-out") == 0 ? 1
+								     : -1;
+
+		if (d < 0 || n - (d == 0 ? 3 : 4) > API_NAME_MAX)
+			continue;
+		snprintf(port, sizeof(port), "%.*s", (int)(n - (d == 0 ? 3 : 4)), name);
+		podwired_acl_name(port, d, want);
+		if (port_name_slot(port) < 0 || strcmp(want, name) != 0 ||
+		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(l, API_R_ATTACHMENTS)) != 0)
+			continue;
+		if (podwired_port_get(g->pw, port, &p, &err) != 0) {
+			cJSON_Delete(p);
+			continue; /* its port is there (or podwired did not say) */
+		}
+		params = cJSON_CreateObject();
+		cJSON_AddStringToObject(params, API_F_NAME, name);
+		if (podwired_call(g->pw, API_NAME(ACL_DEL), params, NULL, NULL, &err) != 0)
+			gc_failed(g, &err);
+	}
+	cJSON_Delete(res);
+}
+
 int cmd_gc(const struct cni_call *call, struct cni_error *err)
 {
 	const struct netconf *c = call->conf;
@@ -238,6 +282,7 @@ int cmd_gc(const struct cni_call *call, struct cni_error *err)
 			gc_vfs(&g);
 		else
 			gc_ports(&g);
+		gc_acls(&g);
 		gc_dirs(&g);
 	}
 	if (c->ipam != NULL && ipam_supports(c->ipam_type, call->env->path, "1.1.0")) {

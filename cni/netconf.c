@@ -458,6 +458,69 @@ static int parse_rate_limit(const cJSON *root, struct netconf *c, struct cni_err
 	return 0;
 }
 
+/* "acl": the pod's own lists. The shape is checked here; the rules are
+ * acl.set's and podwired checks them at ADD (its error names the rule and
+ * field), so that the plugin and podwired cannot disagree on them. */
+static int parse_acl(const cJSON *root, struct netconf *c, struct cni_error *err)
+{
+	const cJSON *acl = field(root, "acl"), *item, *v;
+
+	c->acl[0] = c->acl[1] = NULL;
+	if (acl == NULL || cJSON_IsNull(acl))
+		return 0;
+	if (!cJSON_IsObject(acl))
+		return cni_fail(err, CNI_ERR_CONFIG,
+				"\"acl\" must be an object such as {\"ingress\": {\"default\": "
+				"\"deny\", \"rules\": [{\"action\": \"permit\", \"proto\": "
+				"\"tcp\", \"dport\": 80}]}}");
+	cJSON_ArrayForEach (item, acl) {
+		int d = strcmp(item->string, API_DIR_INGRESS) == 0    ? 0
+			: strcmp(item->string, API_DIR_EGRESS) == 0 ? 1
+								     : -1;
+
+		if (d < 0)
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"acl\": unknown direction \"%s\"; use \"ingress\" "
+					"(what the pod sends) and/or \"egress\" (what it receives)",
+					item->string);
+		if (!cJSON_IsObject(item))
+			return cni_fail(err, CNI_ERR_CONFIG,
+					"\"acl.%s\" must be an object: {\"default\": \"deny\" or "
+					"\"permit\", \"rules\": [...]}",
+					item->string);
+		cJSON_ArrayForEach (v, item) {
+			if (strcmp(v->string, API_F_DEFAULT) == 0) {
+				const char *s = cJSON_GetStringValue(v);
+
+				if (s == NULL || (strcmp(s, "deny") != 0 && strcmp(s, "permit") != 0))
+					return cni_fail(err, CNI_ERR_CONFIG,
+							"\"acl.%s.default\" must be \"deny\" or "
+							"\"permit\"",
+							item->string);
+			} else if (strcmp(v->string, API_F_RULES) == 0) {
+				if (!cJSON_IsArray(v))
+					return cni_fail(err, CNI_ERR_CONFIG,
+							"\"acl.%s.rules\" must be an array of rules "
+							"(see `podwirectl acl set`)",
+							item->string);
+				if (cJSON_GetArraySize(v) > API_ACL_RULES_MAX)
+					return cni_fail(err, CNI_ERR_CONFIG,
+							"\"acl.%s.rules\" has %d rules, more than "
+							"%d",
+							item->string, cJSON_GetArraySize(v),
+							API_ACL_RULES_MAX);
+			} else {
+				return cni_fail(err, CNI_ERR_CONFIG,
+						"\"acl.%s\": unknown key \"%s\"; the keys are "
+						"\"default\" and \"rules\"",
+						item->string, v->string);
+			}
+		}
+		c->acl[d] = item;
+	}
+	return 0;
+}
+
 /* portSecurity, allowedMacs, macLimit, floodLimit: podwired's port
  * security and limits for the pod's port. */
 static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *err)
@@ -516,7 +579,9 @@ static int parse_guards(const cJSON *root, struct netconf *c, struct cni_error *
 	    get_api_int(root, "floodLimit", API_M_PORT_CREATE, API_F_FLOOD_LIMIT, &c->flood_limit,
 			err) < 0)
 		return -1;
-	return parse_rate_limit(root, c, err);
+	if (parse_rate_limit(root, c, err) != 0)
+		return -1;
+	return parse_acl(root, c, err);
 }
 
 /* iftype pci: the VF pool and what podwired sets on the VF through its PF. */
@@ -534,6 +599,7 @@ static int parse_pci(const cJSON *root, struct netconf *c, struct cni_error *err
 	    refuse(root, c, "macLimit", "a VF is not on a podwired bridge", err) != 0 ||
 	    refuse(root, c, "floodLimit", "a VF is not on a podwired bridge", err) != 0 ||
 	    refuse(root, c, "rateLimit", "a VF's frames do not pass through podwired", err) != 0 ||
+	    refuse(root, c, "acl", "a VF's frames do not pass through podwired", err) != 0 ||
 	    refuse(root, c, "mtu", "the pod's DPDK app sets the VF's MTU itself", err) != 0 ||
 	    refuse(root, c, "queues",
 		   "a VF's queues are the VF's own, the pod's DPDK app sets up as many as it "

@@ -80,6 +80,13 @@ struct netconf {
 	 * sends; egress: what it receives). Per direction pps, bps, burst,
 	 * -1 when not given. */
 	long rate[2][3];
+	/* "acl": {"ingress": {"default": "deny"|"permit", "rules": [...]},
+	 * "egress": {...}}: the pod's own access lists (acl.set's default and
+	 * rules, checked by podwired at ADD), kept as podwired lists named
+	 * "<port>-in" and "<port>-out" attached to the pod's port. Per
+	 * direction (ingress: what the pod sends) the object inside root, NULL
+	 * when not given. */
+	const cJSON *acl[2];
 	char socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char pod_socket_dir[CNI_SOCKET_DIR_MAX + 1];
 	char podwired_socket[API_SOCKET_PATH_MAX + 1];

@@ -221,3 +221,112 @@ int podwired_port_create(struct pw_client *c, const struct netconf *conf, const 
 	}
 	return -1;
 }
+
+/* ---- the pod's own access lists ("acl") ------------------------------------- */
+
+static const char *const acl_dirs[2] = {API_DIR_INGRESS, API_DIR_EGRESS};
+
+int podwired_acl_apply(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+		       struct cni_error *err)
+{
+	for (int d = 0; d < 2; d++) {
+		const cJSON *dflt, *rules;
+		char name[PW_ACL_NAME_MAX];
+		struct pw_error pe;
+		cJSON *p;
+
+		if (conf->acl[d] == NULL)
+			continue;
+		podwired_acl_name(a->port, d, name);
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, API_F_NAME, name);
+		dflt = cJSON_GetObjectItemCaseSensitive(conf->acl[d], API_F_DEFAULT);
+		if (cJSON_IsString(dflt))
+			cJSON_AddStringToObject(p, API_F_DEFAULT, dflt->valuestring);
+		rules = cJSON_GetObjectItemCaseSensitive(conf->acl[d], API_F_RULES);
+		cJSON_AddItemToObject(p, API_F_RULES,
+				      rules ? cJSON_Duplicate(rules, true) : cJSON_CreateArray());
+		if (podwired_call(c, API_NAME(ACL_SET), p, NULL, &pe, err) != 0) {
+			/* A bad rule is the config's: podwired's message names
+			 * the rule (from 0) and its field. */
+			if (pe.code == API_ERR_INVALID_PARAMS || pe.code == API_ERR_RESOURCE)
+				return cni_fail(err, CNI_ERR_CONFIG, "\"acl.%s\": %s", acl_dirs[d],
+						pe.message);
+			if (pe.code == API_ERR_NO_METHOD)
+				return cni_fail(err, PW_ERR_PODWIRED,
+						"\"acl\" needs podwired with access lists (API 1.8); "
+						"upgrade podwired or remove \"acl\"");
+			return -1;
+		}
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, API_F_NAME, name);
+		cJSON_AddStringToObject(p, API_F_PORT, a->port);
+		cJSON_AddStringToObject(p, API_F_DIRECTION, acl_dirs[d]);
+		if (podwired_call(c, API_NAME(ACL_ATTACH), p, NULL, &pe, err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int podwired_acl_remove(struct pw_client *c, const char *port, struct cni_error *err)
+{
+	int rc = 0;
+
+	for (int d = 0; d < 2; d++) {
+		char name[PW_ACL_NAME_MAX];
+		struct cni_error ignored;
+		struct pw_error pe;
+		cJSON *p = cJSON_CreateObject();
+
+		podwired_acl_name(port, d, name);
+		/* Deleting the port detached them; a port that stays (its
+		 * deletion pending) must not keep them either. */
+		cJSON_AddStringToObject(p, API_F_NAME, name);
+		cJSON_AddStringToObject(p, API_F_PORT, port);
+		podwired_call(c, API_NAME(ACL_DETACH), p, NULL, &pe, &ignored);
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, API_F_NAME, name);
+		if (podwired_call(c, API_NAME(ACL_DEL), p, NULL, &pe, err) != 0 &&
+		    pe.code != API_ERR_NOT_FOUND && pe.code != API_ERR_NO_METHOD)
+			rc = -1;
+	}
+	return rc;
+}
+
+int podwired_acl_check(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+		       struct cni_error *err)
+{
+	cJSON *res = NULL;
+	int rc = 0;
+
+	if (conf->acl[0] == NULL && conf->acl[1] == NULL)
+		return 0;
+	if (podwired_call(c, API_NAME(ACL_LIST), NULL, &res, NULL, err) != 0)
+		return -1;
+	for (int d = 0; d < 2 && rc == 0; d++) {
+		char name[PW_ACL_NAME_MAX];
+		const cJSON *l, *at;
+		bool found = false, attached = false;
+
+		if (conf->acl[d] == NULL)
+			continue;
+		podwired_acl_name(a->port, d, name);
+		cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(res, API_R_LISTS)) {
+			if (strcmp(api_get_str(l, API_F_NAME, ""), name) != 0)
+				continue;
+			found = true;
+			cJSON_ArrayForEach (at, cJSON_GetObjectItemCaseSensitive(l, API_R_ATTACHMENTS))
+				if (strcmp(api_get_str(at, API_F_PORT, ""), a->port) == 0 &&
+				    strcmp(api_get_str(at, API_F_DIRECTION, ""), acl_dirs[d]) == 0)
+					attached = true;
+		}
+		if (!found || !attached)
+			rc = cni_fail(err, PW_ERR_CHECK,
+				      "access list \"%s\" (\"acl.%s\") %s; re-add the pod's network",
+				      name, acl_dirs[d],
+				      !found ? "is missing from podwired"
+					     : "is not attached to the pod's port");
+	}
+	cJSON_Delete(res);
+	return rc;
+}

@@ -6,6 +6,7 @@
 #define PODWIRE_CNI_PODWIRED_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -42,5 +43,28 @@ bool podwired_port_is(const cJSON *p, const char *socket, const char *iface);
 
 /* 1 and *port when it exists, 0 when not, -1 on error. */
 int podwired_port_get(struct pw_client *c, const char *name, cJSON **port, struct cni_error *err);
+
+/* The pod's own access list of direction d (0 ingress, 1 egress) on port:
+ * "<port>-in" or "<port>-out". */
+#define PW_ACL_NAME_MAX (API_NAME_MAX + 1)
+static inline void podwired_acl_name(const char *port, int d, char out[PW_ACL_NAME_MAX])
+{
+	/* Port names are at most 27 characters (record.c): these fit. */
+	snprintf(out, PW_ACL_NAME_MAX, "%.*s-%s", API_NAME_MAX - 4, port, d == 0 ? "in" : "out");
+}
+
+/* ADD: makes the pod's lists of "acl" (acl.set) and attaches them to a's
+ * port. A list podwired refuses fails with podwired's message (the rule
+ * and field) under the config's field name; what was made stays for
+ * podwired_acl_remove. */
+int podwired_acl_apply(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+		       struct cni_error *err);
+
+/* Detaches and deletes port's lists; 0 also when they do not exist. */
+int podwired_acl_remove(struct pw_client *c, const char *port, struct cni_error *err);
+
+/* CHECK: each list "acl" asks for exists and is attached to a's port. */
+int podwired_acl_check(struct pw_client *c, const struct netconf *conf, const struct attach *a,
+		       struct cni_error *err);
 
 #endif

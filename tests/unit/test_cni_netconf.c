@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "netconf.h"
+#include "podwired_client.h"
 #include "unit.h"
 
 /* Environments of a runtime, as "K=V" lists. */
@@ -374,6 +375,49 @@ static void test_rate_limit(void)
 		   CNI_ERR_FIELD, "\"rateLimit\"");
 }
 
+/* acl: the pod's own lists; the shape is checked here, the rules by
+ * podwired at ADD. */
+static void test_acl(void)
+{
+	char name[PW_ACL_NAME_MAX];
+	struct cni_error err;
+	struct netconf c;
+
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\"}", &env_add, &c, &err), 0);
+	CU_ASSERT_PTR_NULL(c.acl[0]);
+	CU_ASSERT_PTR_NULL(c.acl[1]);
+	netconf_free(&c);
+	ASSERT_INT_EQ(parse("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"acl\":{\"egress\":"
+			    "{\"default\":\"permit\",\"rules\":[{\"action\":\"deny\",\"proto\":"
+			    "\"icmp\"}]}}}",
+			    &env_add, &c, &err),
+		      0);
+	CU_ASSERT_PTR_NULL(c.acl[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c.acl[1]);
+	CU_ASSERT_STRING_EQUAL(
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c.acl[1], "default")), "permit");
+	ASSERT_INT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c.acl[1], "rules")), 1);
+	netconf_free(&c);
+	podwired_acl_name("pw-0000002a-eth0", 0, name);
+	CU_ASSERT_STRING_EQUAL(name, "pw-0000002a-eth0-in");
+	podwired_acl_name("pw-0000002a-eth0", 1, name);
+	CU_ASSERT_STRING_EQUAL(name, "pw-0000002a-eth0-out");
+#define A(extra) "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"acl\":" extra "}"
+	expect_bad(A("[]"), CNI_ERR_CONFIG, "\"acl\" must be an object");
+	expect_bad(A("{\"inbound\":{}}"), CNI_ERR_CONFIG, "\"acl\": unknown direction \"inbound\"");
+	expect_bad(A("{\"ingress\":5}"), CNI_ERR_CONFIG, "\"acl.ingress\" must be an object");
+	expect_bad(A("{\"ingress\":{\"default\":\"drop\"}}"), CNI_ERR_CONFIG,
+		   "\"acl.ingress.default\" must be \"deny\" or \"permit\"");
+	expect_bad(A("{\"egress\":{\"rules\":{}}}"), CNI_ERR_CONFIG,
+		   "\"acl.egress.rules\" must be an array");
+	expect_bad(A("{\"egress\":{\"rule\":[]}}"), CNI_ERR_CONFIG,
+		   "\"acl.egress\": unknown key \"rule\"");
+#undef A
+	expect_bad("{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"iftype\":\"pci\",\"physnet\":\"p\","
+		   "\"acl\":{\"ingress\":{}}}",
+		   CNI_ERR_FIELD, "\"acl\"");
+}
+
 static void test_guards(void)
 {
 	struct cni_error err;
@@ -652,6 +696,7 @@ int main(void)
 	    {"config: iftype pci, bad and misplaced fields", test_pci_bad},
 	    {"config: port security and limits", test_guards},
 	    {"config: rateLimit", test_rate_limit},
+	    {"config: acl", test_acl},
 	    {"config: iftype kernel, and fields that do not apply", test_kernel},
 	    {"config: bad JSON and versions", test_json_and_version},
 	    {"config: bad fields name the field and the fix", test_bad_fields},
