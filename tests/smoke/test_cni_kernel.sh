@@ -105,6 +105,53 @@ wait_link pw "$PORT_B" up
 in_ns "$PA" ping -c 3 -W 2 "${IP_B%/*}" >/dev/null || fail "pod a cannot ping pod b (${IP_B%/*})"
 in_ns "$PB" ping -c 3 -W 2 "${IP_A%/*}" >/dev/null || fail "pod b cannot ping pod a (${IP_A%/*})"
 ok "pods a and b ping each other through podwired"
+
+# ---- "acl": the pod's own lists -------------------------------------------
+# A bad rule: podwired's error (rule index, field) under the config's
+# field, and the rollback leaves no port and no list.
+jq '.acl = {ingress: {rules: [{action: "permit"}, {action: "deny", src: "10.0.0.1/8"}]}}' \
+	"$T/k.json" >"$T/acl.json"
+cni ADD "$PC" eth0 "$T/acl.json"
+cni_err "acl with a host-bits prefix" 7 '"acl.ingress": list "pw-'
+grep -q 'rule 1: \\"src\\" 10.0.0.1/8 has host bits set' "$T/cni.out" ||
+	fail "the error does not name rule 1 and src: $(cat "$T/cni.out")"
+expect_eq "no list left by the refused ADD" "" "$(ctlj pw acl list | jq -r '.lists[].name' | paste -sd' ')"
+# Deny ICMP from pod c: its pings to pod b are dropped at its port.
+jq '.acl = {ingress: {default: "permit", rules: [{action: "deny", proto: "icmp"}]}}' \
+	"$T/k.json" >"$T/acl.json"
+cni ADD "$PC" eth0 "$T/acl.json"
+cni_ok "ADD pod c with an ingress list denying ICMP"
+PORT_C=$(ctlj pw acl list | jq -r '.lists[] | select(.name | endswith("-in")) | .attachments[0].port')
+expect_eq "list <port>-in attached to pod c's port, ingress" "$PORT_C-in ingress" \
+	"$(ctlj pw acl list | jq -r '.lists[] | "\(.name) \(.attachments[0].direction)"')"
+jq --slurpfile r "$T/cni.out" '. + {prevResult: $r[0]}' "$T/acl.json" >"$T/c-prev.json"
+cni CHECK "$PC" eth0 "$T/c-prev.json"
+cni_ok "CHECK pod c with its list"
+wait_link pw "$PORT_C" up
+! in_ns "$PC" ping -c 2 -W 1 "${IP_B%/*}" >/dev/null || fail "pod c pings pod b through a deny-ICMP list"
+[ "$(port_stat pw "$PORT_C" .drops.acl_deny)" -ge 2 ] ||
+	fail "no acl_deny drops on $PORT_C: $(ctlj pw port stats "$PORT_C")"
+ok "pod c's pings are dropped (acl_deny) by its own list"
+ctl pw acl detach "$PORT_C-in" --port "$PORT_C" >/dev/null
+cni CHECK "$PC" eth0 "$T/c-prev.json"
+cni_err "CHECK with the list detached" 103 "is not attached to the pod's port"
+cni DEL "$PC" eth0 "$T/acl.json"
+cni_ok "DEL pod c"
+expect_eq "DEL deleted the pod's list" "" "$(ctlj pw acl list | jq -r '.lists[].name' | paste -sd' ')"
+# Default deny with ARP and ICMP permitted: pings pass.
+jq '.acl = {ingress: {default: "deny", rules: [{action: "permit", ethertype: "0x0806"},
+	{action: "permit", proto: "icmp"}]}}' "$T/k.json" >"$T/acl.json"
+cni ADD "$PC" eth0 "$T/acl.json"
+cni_ok "ADD pod c with a default-deny list permitting ARP and ICMP"
+PORT_C=$(ctlj pw acl list | jq -r '.lists[0].attachments[0].port')
+wait_link pw "$PORT_C" up
+in_ns "$PC" ping -c 2 -W 2 "${IP_B%/*}" >/dev/null || fail "pod c cannot ping pod b through a permit-ICMP list"
+ok "pod c pings pod b through its permit rules"
+cni DEL "$PC" eth0 "$T/acl.json"
+cni_ok "DEL pod c"
+cni DEL "$PC" eth0 "$T/acl.json"
+cni_ok "DEL pod c again (its lists are gone already)"
+expect_eq "no list left" "" "$(ctlj pw acl list | jq -r '.lists[].name' | paste -sd' ')"
 expect_eq "podwired counted pod a's frames" true \
 	"$([ "$(port_stat pw "$PORT_A" .rx_packets)" -ge 6 ] && echo true || echo false)"
 
