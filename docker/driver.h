@@ -60,6 +60,9 @@ struct dk_network {
 	 * has them on, as podwired's ports do by default. */
 	bool no_offloads;
 	char rate[2][DK_RATE_MAX];  /* podwire.rate*: ingress, egress; "" none */
+	/* podwire.acl*: the operator's lists the driver attached to the
+	 * podwired network (ingress, egress; "" none), detached at delete. */
+	char acl[2][API_NAME_MAX + 1];
 	char gateway4[DK_ADDR_MAX]; /* as IPAM gave it, without the prefix length */
 	char gateway6[DK_ADDR_MAX];
 };
@@ -73,6 +76,9 @@ struct dk_endpoint {
 	/* Its port's rate limits (podwire.rate*: its own, else its network's),
 	 * for the port's creation; podwired keeps them. */
 	char rate[2][DK_RATE_MAX];
+	/* podwire.acl* endpoint options: the operator's lists attached to its
+	 * port (ingress, egress; "" none). */
+	char acl[2][API_NAME_MAX + 1];
 	char mac[18];
 	char addr4[DK_ADDR_MAX];
 	char addr6[DK_ADDR_MAX];
@@ -193,6 +199,28 @@ unsigned int dk_rate_dirs(const char *k);
 /* Adds the port.create fields of the specs rate[] (ingress, egress; ""
  * none) to p. */
 void dk_rate_params(cJSON *p, const char rate[2][DK_RATE_MAX]);
+
+/* Access lists (podwired's, made by the operator with podwirectl acl set)
+ * attached to the containers' podwired network (network options) or to one
+ * container's port (endpoint options): podwire.acl and podwire.acl.ingress
+ * what the containers send, podwire.acl.egress what they receive; the
+ * value a list's name. */
+#define DK_OPT_ACL     "podwire.acl"
+#define DK_OPT_ACL_IN  "podwire.acl.ingress"
+#define DK_OPT_ACL_OUT "podwire.acl.egress"
+/* Which direction option k sets: 0 ingress, 1 egress, -1 not an ACL
+ * option. */
+int dk_acl_dir(const char *k);
+/* Checks a list name given as option opt; 0, or -1 with err. */
+int dk_acl_name_check(const char *what, const char *opt, const char *v, struct dk_err *err);
+/* Attaches the lists acl[] (ingress, egress; "" none) to a port or a
+ * network (exactly one non-NULL); all or nothing: on failure what was
+ * attached is detached, and err says which list and why (it does not
+ * exist: make it with podwirectl acl set). */
+int dk_acl_attach(const char acl[2][API_NAME_MAX + 1], const char *port, const char *network,
+		  const char *what, struct dk_err *err);
+/* Detaches them; a list no longer attached is fine. */
+void dk_acl_detach(const char acl[2][API_NAME_MAX + 1], const char *port, const char *network);
 
 /* Removes the endpoint everywhere (port, interfaces, files, record) and
  * saves; used by DeleteEndpoint and the garbage collector. 0 or -1 with

@@ -17,6 +17,9 @@
  *                      instead of its network's podwire.queues
  *   podwire.rate, podwire.rate.ingress, podwire.rate.egress  its port's
  *                      rate limits, instead of its network's (network.c)
+ *   podwire.acl, podwire.acl.ingress, podwire.acl.egress  an operator's
+ *                      access list attached to its port (beside its
+ *                      network's); refused when the list does not exist
  * Any other podwire.* endpoint option is refused.
  */
 #include <errno.h>
@@ -135,19 +138,25 @@ static int parse_options(const cJSON *opts, const struct dk_network *n, struct d
 
 		if (strncmp(k, "podwire.", 8) != 0)
 			continue; /* dockerd's own (port mappings, sysctls, ...) */
-		if (strcmp(k, DK_OPT_QUEUES) != 0 && dk_rate_dirs(k) == 0) {
+		if (strcmp(k, DK_OPT_QUEUES) != 0 && dk_rate_dirs(k) == 0 && dk_acl_dir(k) < 0) {
 			dk_fail(
 			    err, 500,
 			    "unknown endpoint option %s; podwire takes %s (docker run --network "
-			    "name=NET,driver-opt=%s=N), %s, %s and %s; network options go to "
-			    "docker network create -o",
+			    "name=NET,driver-opt=%s=N), %s, %s, %s, %s, %s and %s; network "
+			    "options go to docker network create -o",
 			    k, DK_OPT_QUEUES, DK_OPT_QUEUES, DK_OPT_RATE, DK_OPT_RATE_IN,
-			    DK_OPT_RATE_OUT);
+			    DK_OPT_RATE_OUT, DK_OPT_ACL, DK_OPT_ACL_IN, DK_OPT_ACL_OUT);
 			return -1;
 		}
 		if (v == NULL) {
 			dk_fail(err, 400, "endpoint option %s must be a string", k);
 			return -1;
+		}
+		if (dk_acl_dir(k) >= 0) {
+			if (dk_acl_name_check("endpoint option", k, v, err) != 0)
+				return -1;
+			snprintf(e->acl[dk_acl_dir(k)], sizeof(e->acl[0]), "%s", v);
+			continue;
 		}
 		if (dk_rate_dirs(k) != 0) {
 			if (dk_rate_parse("endpoint option", k, v, err) != 0)
@@ -263,6 +272,12 @@ cJSON *h_create_endpoint(const cJSON *req, struct dk_err *err)
 		dpdk_endpoint_files(n, &e, port, err);
 	}
 	cJSON_Delete(port);
+	/* The container's own lists, on its port beside its network's; a
+	 * list that does not exist fails the endpoint (and the container's
+	 * start) rather than leave it unfiltered. Deleting the port below
+	 * detaches them again. */
+	if (err->status == 0)
+		dk_acl_attach(e.acl, e.port, NULL, "endpoint option", err);
 	if (err->status == 0 && store_endpoint_add(&e) == NULL)
 		dk_fail(err, 500, "endpoint %.12s: out of memory", id);
 	if (err->status == 0 && store_save(msg, sizeof(msg)) != 0) {
@@ -289,6 +304,9 @@ int endpoint_remove(struct dk_endpoint *e, struct dk_err *err)
 	struct pw_error pe;
 	char msg[512];
 
+	/* Deleting the port detaches them too; explicitly, so that a port
+	 * podwired cannot delete now carries no filter of a gone endpoint. */
+	dk_acl_detach(e->acl, e->port, NULL);
 	if (pw_port_delete(e->port, &pe) != 0) {
 		dk_fail(err, 500,
 			"endpoint %.12s: podwired could not delete port \"%s\": %s; try again",

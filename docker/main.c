@@ -78,10 +78,13 @@ static void usage(FILE *f)
 	    "  podwire.rate=pps=N[,burst=N] | bps=N[,burst=N]  rate limit of each container's\n"
 	    "                           port, both ways (N: digits and an optional k, m, g);\n"
 	    "                           podwire.rate.ingress: what it sends, .egress: receives\n"
+	    "  podwire.acl=LIST         an access list (podwirectl acl set) on the network's\n"
+	    "                           ingress; podwire.acl.ingress, podwire.acl.egress\n"
 	    "  com.docker.network.driver.mtu=N\n"
 	    "Endpoint options (docker run --network name=NET,driver-opt=KEY=VALUE):\n"
 	    "  podwire.queues=N         this container's queue pairs (default: the network's)\n"
-	    "  podwire.rate, podwire.rate.ingress, podwire.rate.egress  its own rate limits\n",
+	    "  podwire.rate, podwire.rate.ingress, podwire.rate.egress  its own rate limits\n"
+	    "  podwire.acl, podwire.acl.ingress, podwire.acl.egress  a list on its own port\n",
 	    dk_cfg.plugin_socket, dk_cfg.podwired_socket, dk_cfg.state_dir, dk_cfg.socket_dir,
 	    dk_cfg.podwired_timeout_ms, dk_cfg.gc_interval_sec, dk_cfg.gc_grace_sec);
 }

@@ -18,6 +18,11 @@
  *                          optionally k, m, g); podwire.rate.ingress (what
  *                          the container sends), podwire.rate.egress (what
  *                          it receives) set one; an endpoint's own win
+ *   podwire.acl=LIST, podwire.acl.ingress=LIST, podwire.acl.egress=LIST
+ *                          an access list the operator made (podwirectl acl
+ *                          set) attached to the podwired network (every
+ *                          port of it); the create is refused when it does
+ *                          not exist; detached when the network goes
  *   podwire.offloads=on|off  vhost-user only: off, its ports offer the
  *                          containers no checksum or TSO offload
  *   com.docker.network.driver.mtu=N
@@ -48,6 +53,7 @@ struct net_opts {
 	unsigned int queues; /* 0: not given */
 	int offloads;	     /* -1: not given, else 0 (off) or 1 (on) */
 	const char *rate[2]; /* podwire.rate*: ingress, egress; NULL: not given */
+	const char *acl[2];  /* podwire.acl*: ingress, egress; NULL: not given */
 };
 
 /* A decimal number in [lo, hi], or -1 for anything else. */
@@ -144,6 +150,10 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 					k, v);
 				return -1;
 			}
+		} else if (dk_acl_dir(k) >= 0) {
+			if (dk_acl_name_check("option", k, v, err) != 0)
+				return -1;
+			o->acl[dk_acl_dir(k)] = v;
 		} else if (dk_rate_dirs(k) != 0) {
 			if (dk_rate_parse("option", k, v, err) != 0)
 				return -1;
@@ -160,10 +170,11 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 		} else {
 			dk_fail(
 			    err, 500,
-			    "unknown option %s; podwire takes %s, %s, %s, %s, %s, %s, %s, %s, %s "
-			    "and %s (see podwire-docker --help)",
+			    "unknown option %s; podwire takes %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+			    "%s, %s, %s and %s (see podwire-docker --help)",
 			    k, OPT_NETWORK, OPT_VLAN, OPT_MODE, OPT_IFTYPE, DK_OPT_QUEUES,
-			    OPT_OFFLOADS, DK_OPT_RATE, DK_OPT_RATE_IN, DK_OPT_RATE_OUT, OPT_MTU);
+			    OPT_OFFLOADS, DK_OPT_RATE, DK_OPT_RATE_IN, DK_OPT_RATE_OUT, DK_OPT_ACL,
+			    DK_OPT_ACL_IN, DK_OPT_ACL_OUT, OPT_MTU);
 			return -1;
 		}
 	}
@@ -189,6 +200,74 @@ static int parse_opts(const cJSON *options, struct net_opts *o, struct dk_err *e
 		return -1;
 	}
 	return 0;
+}
+
+int dk_acl_dir(const char *k)
+{
+	if (strcmp(k, DK_OPT_ACL) == 0 || strcmp(k, DK_OPT_ACL_IN) == 0)
+		return 0;
+	return strcmp(k, DK_OPT_ACL_OUT) == 0 ? 1 : -1;
+}
+
+int dk_acl_name_check(const char *what, const char *opt, const char *v, struct dk_err *err)
+{
+	char msg[256];
+
+	if (validate_name("list", v, msg, sizeof(msg)) != 0) {
+		dk_fail(err, 500, "%s %s: %s", what, opt, msg);
+		return -1;
+	}
+	return 0;
+}
+
+static cJSON *acl_params(const char *name, const char *port, const char *network, int d)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, API_F_NAME, name);
+	if (port != NULL)
+		cJSON_AddStringToObject(p, API_F_PORT, port);
+	else
+		cJSON_AddStringToObject(p, API_F_NETWORK, network);
+	cJSON_AddStringToObject(p, API_F_DIRECTION, d == 0 ? API_DIR_INGRESS : API_DIR_EGRESS);
+	return p;
+}
+
+int dk_acl_attach(const char acl[2][API_NAME_MAX + 1], const char *port, const char *network,
+		  const char *what, struct dk_err *err)
+{
+	static const char *const opts[2] = {DK_OPT_ACL_IN, DK_OPT_ACL_OUT};
+	struct pw_error pe;
+
+	for (int d = 0; d < 2; d++) {
+		if (acl[d][0] == '\0')
+			continue;
+		if (pw_call(API_NAME(ACL_ATTACH), acl_params(acl[d], port, network, d), NULL, &pe) ==
+		    0)
+			continue;
+		/* All or nothing: the ingress list attached goes again. */
+		if (d == 1 && acl[0][0] != '\0')
+			pw_call(API_NAME(ACL_DETACH), acl_params(acl[0], port, network, 0), NULL,
+				&pe);
+		dk_fail(err, 500, "%s %s=%s: podwired refused to attach list \"%s\": %s", what,
+			opts[d], acl[d], acl[d], pe.message);
+		return -1;
+	}
+	return 0;
+}
+
+void dk_acl_detach(const char acl[2][API_NAME_MAX + 1], const char *port, const char *network)
+{
+	struct pw_error pe;
+
+	for (int d = 0; d < 2; d++)
+		if (acl[d][0] != '\0' &&
+		    pw_call(API_NAME(ACL_DETACH), acl_params(acl[d], port, network, d), NULL,
+			    &pe) != 0 &&
+		    pe.code != API_ERR_NOT_FOUND)
+			dk_log("list \"%s\" stays attached to %s \"%s\": %s", acl[d],
+			       port != NULL ? "port" : "network", port != NULL ? port : network,
+			       pe.message);
 }
 
 unsigned int dk_rate_dirs(const char *k)
@@ -354,6 +433,19 @@ static int pw_network(const struct net_opts *o, const char *name, bool *created,
 	return 0;
 }
 
+/* A failed create: the podwired network goes if the driver made it. */
+static void pw_network_undo(const struct dk_network *n)
+{
+	cJSON *p;
+	struct pw_error pe;
+
+	if (!n->created)
+		return;
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, API_F_NAME, n->pw_network);
+	pw_call(API_NAME(NETWORK_DELETE), p, NULL, &pe);
+}
+
 cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 {
 	const char *id = dk_req_id(req, "NetworkID", err);
@@ -383,25 +475,29 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 	n.no_offloads = o.offloads == 0;
 	for (int d = 0; d < 2; d++)
 		snprintf(n.rate[d], sizeof(n.rate[d]), "%s", o.rate[d] != NULL ? o.rate[d] : "");
+	for (int d = 0; d < 2; d++)
+		snprintf(n.acl[d], sizeof(n.acl[d]), "%s", o.acl[d] != NULL ? o.acl[d] : "");
 	if (pw_network(&o, n.pw_network, &n.created, err) != 0)
 		return NULL;
+	/* The lists exist (the operator's): a name that is not is refused
+	 * here rather than leaving a network without the filter it asked for. */
+	if (dk_acl_attach(n.acl, NULL, n.pw_network, "option", err) != 0) {
+		pw_network_undo(&n);
+		return NULL;
+	}
 	if (store_network_add(&n) == NULL || store_save(msg, sizeof(msg)) != 0) {
 		struct dk_network *added = store_network(id);
 
 		if (added != NULL)
 			store_network_del(added);
-		if (n.created) {
-			cJSON *p = cJSON_CreateObject();
-			struct pw_error pe;
-
-			cJSON_AddStringToObject(p, API_F_NAME, n.pw_network);
-			pw_call(API_NAME(NETWORK_DELETE), p, NULL, &pe);
-		}
+		dk_acl_detach(n.acl, NULL, n.pw_network);
+		pw_network_undo(&n);
 		return dk_fail(err, 500, "network %.12s: cannot record it: %s", id, msg);
 	}
-	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u%s", id,
-	       n.pw_network, n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu,
-	       n.queues, n.no_offloads ? ", offloads off" : "");
+	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u%s%s%s%s%s",
+	       id, n.pw_network, n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu,
+	       n.queues, n.no_offloads ? ", offloads off" : "", n.acl[0][0] ? ", acl in " : "",
+	       n.acl[0], n.acl[1][0] ? ", acl out " : "", n.acl[1]);
 	return cJSON_CreateObject();
 }
 
@@ -418,6 +514,10 @@ cJSON *h_delete_network(const cJSON *req, struct dk_err *err)
 		return dk_fail(err, 500,
 			       "network %.12s still has %u endpoints; remove its containers first",
 			       n->id, store_endpoints_of(n->id));
+	/* Its lists first: the podwired network may stay (not the driver's,
+	 * or used by others), and must not keep the filter of a network that
+	 * is gone. */
+	dk_acl_detach(n->acl, NULL, n->pw_network);
 	/* A network the driver made goes with it, unless others (pods of the
 	 * CNI plugin, ports made by hand) still use it. */
 	if (n->created) {

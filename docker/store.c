@@ -164,6 +164,8 @@ static cJSON *network_json(const struct dk_network *n)
 	cJSON_AddBoolToObject(o, "offloads", !n->no_offloads);
 	cJSON_AddStringToObject(o, "rate_in", n->rate[0]);
 	cJSON_AddStringToObject(o, "rate_out", n->rate[1]);
+	cJSON_AddStringToObject(o, "acl_in", n->acl[0]);
+	cJSON_AddStringToObject(o, "acl_out", n->acl[1]);
 	cJSON_AddStringToObject(o, "gateway4", n->gateway4);
 	cJSON_AddStringToObject(o, "gateway6", n->gateway6);
 	return o;
@@ -178,6 +180,8 @@ static cJSON *endpoint_json(const struct dk_endpoint *e)
 	cJSON_AddStringToObject(o, "port", e->port);
 	cJSON_AddStringToObject(o, "iftype", dk_iftype_name(e->iftype));
 	cJSON_AddNumberToObject(o, "queues", e->queues);
+	cJSON_AddStringToObject(o, "acl_in", e->acl[0]);
+	cJSON_AddStringToObject(o, "acl_out", e->acl[1]);
 	cJSON_AddStringToObject(o, "mac", e->mac);
 	cJSON_AddStringToObject(o, "address", e->addr4);
 	cJSON_AddStringToObject(o, "address6", e->addr6);
@@ -240,6 +244,9 @@ static int network_parse(const cJSON *o, struct dk_network *n)
 	/* Records from before podwire.rate: no limits. */
 	snprintf(n->rate[0], sizeof(n->rate[0]), "%s", api_get_str(o, "rate_in", ""));
 	snprintf(n->rate[1], sizeof(n->rate[1]), "%s", api_get_str(o, "rate_out", ""));
+	/* Records from before podwire.acl: no lists. */
+	snprintf(n->acl[0], sizeof(n->acl[0]), "%s", api_get_str(o, "acl_in", ""));
+	snprintf(n->acl[1], sizeof(n->acl[1]), "%s", api_get_str(o, "acl_out", ""));
 	return 0;
 }
 
@@ -262,6 +269,8 @@ static int endpoint_parse(const cJSON *o, struct dk_endpoint *e)
 	e->created = (time_t)api_get_int(o, "created", 0);
 	e->sandbox_seen = api_get_bool(o, "sandbox_seen", false);
 	e->queues = (unsigned int)api_get_int(o, "queues", 1);
+	snprintf(e->acl[0], sizeof(e->acl[0]), "%s", api_get_str(o, "acl_in", ""));
+	snprintf(e->acl[1], sizeof(e->acl[1]), "%s", api_get_str(o, "acl_out", ""));
 	return 0;
 }
 
