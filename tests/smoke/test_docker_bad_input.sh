@@ -115,6 +115,11 @@ bad 500 "podwired network \"taken\" exists with VLAN 5, not 6" NetworkDriver.Cre
 	"{\"NetworkID\":\"$OTHER\",$G{\"podwire.network\":\"taken\",\"podwire.vlan\":\"6\"}}}"
 bad 500 "podwired network \"taken\" exists in mode bridge, not xconnect" NetworkDriver.CreateNetwork \
 	"{\"NetworkID\":\"$OTHER\",$G{\"podwire.network\":\"taken\",\"podwire.mode\":\"xconnect\"}}}"
+# podwire.acl: a bad name, a list that does not exist (the podwired network
+# the driver made for it goes again: the snapshot says so).
+bad 500 "option podwire.acl: list name" NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.acl\":\"a b\"}}}"
+bad 500 'option podwire.acl.ingress=nolist: podwired refused to attach list "nolist": list "nolist" does not exist; make it first with `podwirectl acl set nolist' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.acl\":\"nolist\"}}}"
+bad 500 'option podwire.acl.egress=nolist: podwired refused' NetworkDriver.CreateNetwork "{\"NetworkID\":\"$OTHER\",$G{\"podwire.acl.egress\":\"nolist\"}}}"
 # CreateEndpoint: interface fields, an id taken.
 bad 400 "Interface.MacAddress" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Interface\":{\"MacAddress\":\"ff:ff:ff:ff:ff:ff\"}}"
 bad 400 "Interface.MacAddress" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Interface\":{\"MacAddress\":\"nonsense\"}}"
@@ -128,6 +133,8 @@ bad 500 'endpoint option podwire.queues: "99" is not a number' NetworkDriver.Cre
 bad 400 "endpoint option podwire.queues must be a string" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":2}}"
 bad 500 "endpoint option podwire.queues applies to DPDK containers, and network aaaaaaaaaaaa gives kernel interfaces" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.queues\":\"2\"}}"
 bad 500 'endpoint option podwire.rate: rate "fast": "fast" is not KEY=VALUE' NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.rate\":\"fast\"}}"
+bad 500 'endpoint option podwire.acl.egress=nolist: podwired refused to attach list "nolist": list "nolist" does not exist' NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.acl.egress\":\"nolist\"}}"
+bad 500 "endpoint option podwire.acl: list name" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.acl\":\"../x\"}}"
 bad 500 "unknown endpoint option podwire.nope; podwire takes podwire.queues" NetworkDriver.CreateEndpoint "{$N,\"EndpointID\":\"$OTHER\",\"Options\":{\"podwire.nope\":\"1\"}}"
 # Join: the sandbox key.
 bad 400 "SandboxKey is missing" NetworkDriver.Join "{$N,$E}"
@@ -211,3 +218,23 @@ expect_eq "the network's limits after a driver restart" "10000 100 10000 null 10
 call_ok NetworkDriver.DeleteNetwork "{\"NetworkID\":\"$RATE\"}" >/dev/null
 expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
 ok "podwire.rate on networks and endpoints"
+
+# ---- podwire.acl: an operator's list on the network, one on an endpoint's ------
+# port; the network's detached at delete, also by a restarted driver.
+ACLN=$(id64 9)
+ctl pw acl set dkacl --default permit --rule '{"action":"deny","proto":"icmp"}' >/dev/null
+acl_where() { ctlj pw acl list | jq -r '[.lists[] | select(.name == "dkacl") | .attachments[] | "\(.port // .network) \(.direction)"] | sort | join(",")'; }
+call_ok NetworkDriver.CreateNetwork "{\"NetworkID\":\"$ACLN\",$G{\"podwire.acl.egress\":\"dkacl\"}}}" >/dev/null
+expect_eq "podwire.acl.egress=dkacl on the podwired network" "docker-${ACLN:0:12} egress" "$(acl_where)"
+call_ok NetworkDriver.CreateEndpoint "{\"NetworkID\":\"$ACLN\",\"EndpointID\":\"$(id64 8)\",\"Options\":{\"podwire.acl\":\"dkacl\"}}" >/dev/null
+expect_eq "and podwire.acl=dkacl on an endpoint's port (ingress)" \
+	"docker-888888888888 ingress,docker-${ACLN:0:12} egress" "$(acl_where)"
+call_ok NetworkDriver.DeleteEndpoint "{\"NetworkID\":\"$ACLN\",\"EndpointID\":\"$(id64 8)\"}" >/dev/null
+expect_eq "the endpoint's attachment goes with it" "docker-${ACLN:0:12} egress" "$(acl_where)"
+driver_kill
+driver_start
+call_ok NetworkDriver.DeleteNetwork "{\"NetworkID\":\"$ACLN\"}" >/dev/null
+expect_eq "a restarted driver detaches the network's list at delete" "" "$(acl_where)"
+ctl pw acl del dkacl >/dev/null || fail "list dkacl is still attached somewhere: $(ctl pw acl list)"
+expect_eq "left behind" "ports=0 ifaces=0 dirs=0 endpoints=0" "$(leftovers)"
+ok "podwire.acl on networks and endpoints"
