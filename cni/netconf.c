@@ -474,9 +474,9 @@ static int parse_acl(const cJSON *root, struct netconf *c, struct cni_error *err
 				"\"deny\", \"rules\": [{\"action\": \"permit\", \"proto\": "
 				"\"tcp\", \"dport\": 80}]}}");
 	cJSON_ArrayForEach (item, acl) {
-		int d = strcmp(item->string, API_DIR_INGRESS) == 0    ? 0
+		int d = strcmp(item->string, API_DIR_INGRESS) == 0  ? 0
 			: strcmp(item->string, API_DIR_EGRESS) == 0 ? 1
-								     : -1;
+								    : -1;
 
 		if (d < 0)
 			return cni_fail(err, CNI_ERR_CONFIG,
@@ -492,17 +492,19 @@ static int parse_acl(const cJSON *root, struct netconf *c, struct cni_error *err
 			if (strcmp(v->string, API_F_DEFAULT) == 0) {
 				const char *s = cJSON_GetStringValue(v);
 
-				if (s == NULL || (strcmp(s, "deny") != 0 && strcmp(s, "permit") != 0))
+				if (s == NULL ||
+				    (strcmp(s, "deny") != 0 && strcmp(s, "permit") != 0))
 					return cni_fail(err, CNI_ERR_CONFIG,
 							"\"acl.%s.default\" must be \"deny\" or "
 							"\"permit\"",
 							item->string);
 			} else if (strcmp(v->string, API_F_RULES) == 0) {
 				if (!cJSON_IsArray(v))
-					return cni_fail(err, CNI_ERR_CONFIG,
-							"\"acl.%s.rules\" must be an array of rules "
-							"(see `podwirectl acl set`)",
-							item->string);
+					return cni_fail(
+					    err, CNI_ERR_CONFIG,
+					    "\"acl.%s.rules\" must be an array of rules "
+					    "(see `podwirectl acl set`)",
+					    item->string);
 				if (cJSON_GetArraySize(v) > API_ACL_RULES_MAX)
 					return cni_fail(err, CNI_ERR_CONFIG,
 							"\"acl.%s.rules\" has %d rules, more than "

@@ -253,9 +253,10 @@ int podwired_acl_apply(struct pw_client *c, const struct netconf *conf, const st
 				return cni_fail(err, CNI_ERR_CONFIG, "\"acl.%s\": %s", acl_dirs[d],
 						pe.message);
 			if (pe.code == API_ERR_NO_METHOD)
-				return cni_fail(err, PW_ERR_PODWIRED,
-						"\"acl\" needs podwired with access lists (API 1.8); "
-						"upgrade podwired or remove \"acl\"");
+				return cni_fail(
+				    err, PW_ERR_PODWIRED,
+				    "\"acl\" needs podwired with access lists (API 1.8); "
+				    "upgrade podwired or remove \"acl\"");
 			return -1;
 		}
 		p = cJSON_CreateObject();
@@ -315,17 +316,19 @@ int podwired_acl_check(struct pw_client *c, const struct netconf *conf, const st
 			if (strcmp(api_get_str(l, API_F_NAME, ""), name) != 0)
 				continue;
 			found = true;
-			cJSON_ArrayForEach (at, cJSON_GetObjectItemCaseSensitive(l, API_R_ATTACHMENTS))
+			cJSON_ArrayForEach (at,
+					    cJSON_GetObjectItemCaseSensitive(l, API_R_ATTACHMENTS))
 				if (strcmp(api_get_str(at, API_F_PORT, ""), a->port) == 0 &&
 				    strcmp(api_get_str(at, API_F_DIRECTION, ""), acl_dirs[d]) == 0)
 					attached = true;
 		}
 		if (!found || !attached)
-			rc = cni_fail(err, PW_ERR_CHECK,
-				      "access list \"%s\" (\"acl.%s\") %s; re-add the pod's network",
-				      name, acl_dirs[d],
-				      !found ? "is missing from podwired"
-					     : "is not attached to the pod's port");
+			rc =
+			    cni_fail(err, PW_ERR_CHECK,
+				     "access list \"%s\" (\"acl.%s\") %s; re-add the pod's network",
+				     name, acl_dirs[d],
+				     !found ? "is missing from podwired"
+					    : "is not attached to the pod's port");
 	}
 	cJSON_Delete(res);
 	return rc;

@@ -59,7 +59,7 @@ struct dk_network {
 	 * negated so that a zeroed record, and one written before the option,
 	 * has them on, as podwired's ports do by default. */
 	bool no_offloads;
-	char rate[2][DK_RATE_MAX];  /* podwire.rate*: ingress, egress; "" none */
+	char rate[2][DK_RATE_MAX]; /* podwire.rate*: ingress, egress; "" none */
 	/* podwire.acl*: the operator's lists the driver attached to the
 	 * podwired network (ingress, egress; "" none), detached at delete. */
 	char acl[2][API_NAME_MAX + 1];

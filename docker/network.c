@@ -242,8 +242,8 @@ int dk_acl_attach(const char acl[2][API_NAME_MAX + 1], const char *port, const c
 	for (int d = 0; d < 2; d++) {
 		if (acl[d][0] == '\0')
 			continue;
-		if (pw_call(API_NAME(ACL_ATTACH), acl_params(acl[d], port, network, d), NULL, &pe) ==
-		    0)
+		if (pw_call(API_NAME(ACL_ATTACH), acl_params(acl[d], port, network, d), NULL,
+			    &pe) == 0)
 			continue;
 		/* All or nothing: the ingress list attached goes again. */
 		if (d == 1 && acl[0][0] != '\0')
@@ -494,10 +494,11 @@ cJSON *h_create_network(const cJSON *req, struct dk_err *err)
 		pw_network_undo(&n);
 		return dk_fail(err, 500, "network %.12s: cannot record it: %s", id, msg);
 	}
-	dk_log("network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u%s%s%s%s%s",
-	       id, n.pw_network, n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu,
-	       n.queues, n.no_offloads ? ", offloads off" : "", n.acl[0][0] ? ", acl in " : "",
-	       n.acl[0], n.acl[1][0] ? ", acl out " : "", n.acl[1]);
+	dk_log(
+	    "network %.12s: podwired network \"%s\" (%s), iftype %s, mtu %d, queues %u%s%s%s%s%s",
+	    id, n.pw_network, n.created ? "created" : "existing", dk_iftype_name(n.iftype), n.mtu,
+	    n.queues, n.no_offloads ? ", offloads off" : "", n.acl[0][0] ? ", acl in " : "",
+	    n.acl[0], n.acl[1][0] ? ", acl out " : "", n.acl[1]);
 	return cJSON_CreateObject();
 }
 
