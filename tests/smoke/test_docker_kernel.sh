@@ -8,7 +8,8 @@
 # veth that carries offloads) and no frame over the MTU where none may be;
 # TCP leaving through an uplink without offloads arrives as MTU frames with
 # complete checksums; docker run's options (podwire.queues refused,
-# --ip, --mac-address, network connect) work on kernel endpoints; two
+# --ip, --mac-address, network connect) work on kernel endpoints; an
+# endpoint's podwire.acl list denying ICMP stops its pings; two
 # podwire networks are isolated; a VLAN network's frames leave tagged on an
 # uplink; bad options are refused with the option named; removing
 # containers and networks leaves nothing behind.
@@ -53,6 +54,20 @@ rx1=$(port_stat pw "$p1" .rx_packets)
 tx2=$(port_stat pw "$p2" .tx_packets)
 [ "$rx1" -ge 3 ] && [ "$tx2" -ge 3 ] || fail "podwirectl stats: $p1 rx $rx1, $p2 tx $tx2"
 ok "podwirectl stats: $p1 received $rx1 frames, $p2 was sent $tx2"
+
+# An operator's list on one container's port (endpoint option podwire.acl):
+# its pings are dropped there, c1's (no list) pass above.
+ctl pw acl set noicmp --default permit --rule '{"action":"deny","proto":"icmp"}' >/dev/null
+ct_run c8 name=net1,driver-opt=podwire.acl=noicmp
+p8=$(ct_port c8 net1)
+wait_link pw "$p8" up
+expect_eq "podwire.acl=noicmp attached to c8's port" "$p8 ingress" \
+	"$(ctlj pw acl list | jq -r '.lists[] | select(.name == "noicmp") | .attachments[] | "\(.port) \(.direction)"')"
+! dk exec c8 ping -c 2 -W 1 "$ip2" >/dev/null || fail "c8 pings c2 through a list denying ICMP"
+[ "$(port_stat pw "$p8" .drops.acl_deny)" -ge 2 ] || fail "no acl_deny drops on $p8"
+ok "c8's pings are dropped by its endpoint's list (acl_deny $(port_stat pw "$p8" .drops.acl_deny))"
+dk rm -f c8 >/dev/null
+ctl pw acl del noicmp >/dev/null || fail "list noicmp still attached after c8 went: $(ctl pw acl list)"
 
 # An ordinary eth0: the network's MTU, Docker's MAC, the gateway route.
 link=$(dk exec c1 ip -o link show eth0)
