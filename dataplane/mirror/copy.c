@@ -128,16 +128,19 @@ static uint16_t select_mbufs(const struct acl_list *l, struct rte_mbuf *const *m
  * the others are freed; how many stay. */
 static uint16_t select_copies(const struct acl_list *l, struct rte_mbuf **c, uint16_t n)
 {
+	struct rte_mbuf *gone[TXBUF_SIZE];
 	bool permit[TXBUF_SIZE];
-	uint16_t k = 0;
+	uint16_t k = 0, g = 0;
 
 	acl_select(l, c, n, permit);
 	for (uint16_t j = 0; j < n; j++) {
 		if (permit[j])
 			c[k++] = c[j];
 		else
-			rte_pktmbuf_free(c[j]);
+			gone[g++] = c[j];
 	}
+	if (g != 0)
+		rte_pktmbuf_free_bulk(gone, g);
 	return k;
 }
 

@@ -625,6 +625,35 @@ static void test_cost(void)
 	       "mirrored frame); frames without mbufs %.0f, with a mirror %.0f (+%.0f)\n",
 	       off[0], on[0], on[0] - off[0], off[1], on[1], on[1] - off[1]);
 	del(mi);
+	/* With a list (one rule): selecting every frame, then none. */
+	{
+		struct mirror_req r = {.name = "mcostf",
+				       .ports = "mca",
+				       .direction = "ingress",
+				       .to = "mcd",
+				       .acl = "mcostl"};
+		double all[2], none[2];
+		const char *field;
+		char msg[512];
+		int code;
+
+		sel_list("mcostl", 0x0800);
+		ASSERT_INT_EQ(mirror_create(&r, &mi, &code, &field, msg, sizeof(msg)), 0);
+		for (int fr = 0; fr < 2; fr++)
+			all[fr] = burst_cycles(a, fr);
+		ASSERT_INT_EQ(counts(mi).copies, 2 * 15 * 200 * PW_BURST);
+		sel_list("mcostl", 0x88b5);
+		for (int fr = 0; fr < 2; fr++)
+			none[fr] = burst_cycles(a, fr);
+		ASSERT_INT_EQ(counts(mi).copies, 2 * 15 * 200 * PW_BURST);
+		ASSERT_INT_EQ(counts(mi).dropped, 0);
+		printf("    filtered by a list of one rule: mbufs %.0f selecting all (+%.0f), %.0f "
+		       "none (+%.0f); frames without mbufs %.0f all (+%.0f), %.0f none (+%.0f)\n",
+		       all[0], all[0] - off[0], none[0], none[0] - off[0], all[1], all[1] - off[1],
+		       none[1], none[1] - off[1]);
+		del(mi);
+		ASSERT_INT_EQ(acl_del("mcostl", msg, sizeof(msg)), 0);
+	}
 	destroy(a), destroy(b), destroy(d);
 	destroy_net(n);
 }
