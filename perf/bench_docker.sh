@@ -169,6 +169,58 @@ pw_drops() {
 		jq -sc 'reduce (.[] | to_entries[]) as $e ({}; .[$e.key] += $e.value)'
 }
 
+# tcp_counters CONTAINER: its namespace's TCP counters (/proc/net/snmp's
+# Tcp: and /proc/net/netstat's TcpExt:, nstat's names) as one JSON object.
+tcp_counters() {
+	nsenter -t "$(ct_pid "$1")" -n cat /proc/net/snmp /proc/net/netstat | awk '
+		$1 == "Tcp:" || $1 == "TcpExt:" { if (!($1 in h)) { h[$1] = $0; next }
+			n = split(h[$1], k); p = $1 == "Tcp:" ? "Tcp" : "TcpExt"; sub(/:$/, "", p)
+			for (i = 2; i <= n; i++) printf "%s%s %s\n", p, k[i], $i }' |
+		jq -Rn '[inputs | split(" ") | {key: .[0], value: (.[1] | tonumber)}] | from_entries'
+}
+
+# host_end CONTAINER: the host end of its eth0.
+host_end() {
+	local idx
+	idx=$(nsenter -t "$(ct_pid "$1")" -n ip -o link show eth0 | sed -n 's/.*eth0@if\([0-9]*\):.*/\1/p')
+	ip -o link show | awk -F': ' -v i="$idx" '$1 == i {print $2}' | cut -d@ -f1
+}
+
+# link_drops CONTAINER...: rx and tx drops of both ends of their eth0s
+# (a veth counts a frame its peer's backlog refused as a tx drop) and the
+# backlog drops of every CPU (/proc/net/softnet_stat's second column), as
+# one JSON object of sums.
+link_drops() {
+	local c rx=0 tx=0 bl=0 a b
+	while read -r a b _; do bl=$((bl + 16#$b)); done </proc/net/softnet_stat
+	for c in "$@"; do
+		read -r a b < <(nsenter -t "$(ct_pid "$c")" -n ip -j -s link show eth0 |
+			jq -r '.[0].stats64 | "\(.rx.dropped) \(.tx.dropped)"')
+		rx=$((rx + a)) tx=$((tx + b))
+		read -r a b < <(ip -j -s link show "$(host_end "$c")" |
+			jq -r '.[0].stats64 | "\(.rx.dropped) \(.tx.dropped)"')
+		rx=$((rx + a)) tx=$((tx + b))
+	done
+	jq -nc --argjson r "$rx" --argjson t "$tx" --argjson b "$bl" \
+		'{veth_rx_dropped: $r, veth_tx_dropped: $t, backlog_dropped: $b}'
+}
+
+# TCP counters that say why a segment was sent again, or that one was lost
+# or came out of order, in tcp_diag.
+TCP_DIAG='["TcpRetransSegs","TcpInErrs","TcpInCsumErrors","TcpExtTCPLostRetransmit",
+	"TcpExtTCPTimeouts","TcpExtTCPSpuriousRTOs","TcpExtTCPFastRetrans","TcpExtTCPSlowStartRetrans",
+	"TcpExtTCPSACKReorder","TcpExtTCPRenoReorder","TcpExtTCPTSReorder","TcpExtTCPOFOQueue",
+	"TcpExtTCPOFODrop","TcpExtTCPRcvQDrop","TcpExtTCPBacklogDrop","TcpExtPruneCalled",
+	"TcpExtTCPRcvPruned","TcpExtTCPDSACKRecv","TcpExtTCPDSACKOldSent","TcpExtTCPDSACKOfoSent",
+	"TcpExtTCPSpuriousRtxHostQueues","TcpExtTCPLossProbes","TcpExtTCPLossProbeRecovery",
+	"TcpExtTCPSackRecovery","TcpExtTCPSACKReneging","TcpExtTCPWqueueTooBig","TcpExtTCPZeroWindowDrop"]'
+
+# tcp_delta BEFORE AFTER: the TCP_DIAG counters that moved.
+tcp_delta() {
+	jq -nc --argjson a "$1" --argjson b "$2" --argjson k "$TCP_DIAG" \
+		'[$k[] | {key: ., value: (($b[.] // 0) - ($a[.] // 0))} | select(.value != 0)] | from_entries'
+}
+
 # kernel_cell SYSTEM: one round's figures, as a JSON object in $T/cell.json.
 kernel_cell() {
 	local sys=$1 cli=pwb-$1-c ip=${SRV_IP[$1]} tcp udp ping d0='{}' d1='{}' x0=0 x1=0 rb0 rb1
@@ -176,8 +228,26 @@ kernel_cell() {
 		d0=$(pw_drops "${PW_PORTS[@]}")
 		x0=$(xdp_drops "${PW_IFS[@]}")
 	fi
+	local tc0 ts0 ld0 tc1 ts1 ld1 pt0='{}' pt1='{}'
+	tc0=$(tcp_counters "$cli")
+	ts0=$(tcp_counters "pwb-$sys-s")
+	ld0=$(link_drops "$cli" "pwb-$sys-s")
+	[ "$sys" != podwire ] || pt0=$(pw_drops "${PW_PORTS[@]}")
 	# A failed run (iperf3's "error" in its JSON) is recorded, not fatal.
 	dk exec "$cli" iperf3 -c "$ip" -t "$DURATION" -J >"$T/tcp.json" 2>>"$T/iperf3.err" || true
+	tc1=$(tcp_counters "$cli")
+	ts1=$(tcp_counters "pwb-$sys-s")
+	ld1=$(link_drops "$cli" "pwb-$sys-s")
+	[ "$sys" != podwire ] || pt1=$(pw_drops "${PW_PORTS[@]}")
+	# Where TCP's retransmissions come from: the sender's and the
+	# receiver's TCP counters, the veths' and the backlogs' drops, and
+	# (podwire) podwired's drops, during the TCP run.
+	jq -nc --argjson c "$(tcp_delta "$tc0" "$tc1")" --argjson s "$(tcp_delta "$ts0" "$ts1")" \
+		--argjson l0 "$ld0" --argjson l1 "$ld1" --argjson p0 "$pt0" --argjson p1 "$pt1" \
+		'{tcp_diag: {client: $c, server: $s,
+		  links: ($l1 | with_entries(.value -= $l0[.key])),
+		  podwired_drops: ($p1 | with_entries(.value -= ($p0[.key] // 0)) | with_entries(select(.value != 0)))}}' \
+		>"$T/tcpdiag.json"
 	tcp=$(jq -c '.end.sum_received.bits_per_second as $b | {tcp_gbps: (if $b then $b / 1e9 else null end),
 		tcp_retransmits: .end.sum_sent.retransmits, tcp_error: .error}' "$T/tcp.json" 2>/dev/null ||
 		echo '{"tcp_gbps": null, "tcp_error": "no JSON from iperf3"}')
@@ -207,7 +277,8 @@ kernel_cell() {
 	# moved) and the XDP redirect drops on its veths' host ends.
 	jq -nc --arg s "$sys" --argjson a "$tcp" --argjson b "$udp" --argjson c "$ping" \
 		--argjson d0 "$d0" --argjson d1 "$d1" --argjson x $((x1 - x0)) --argjson rb $((rb1 - rb0)) \
-		'{system: $s} + $a + $b + $c + {udp_server_rcvbuf_errors: $rb} + (if $s == "podwire" then {podwired_drops:
+		--slurpfile td "$T/tcpdiag.json" \
+		'{system: $s} + $a + $td[0] + $b + $c + {udp_server_rcvbuf_errors: $rb} + (if $s == "podwire" then {podwired_drops:
 		($d1 | with_entries(.value -= ($d0[.key] // 0)) | with_entries(select(.value != 0))),
 		xdp_redirect_drops: $x} else {} end)' >"$T/cell.json"
 }
