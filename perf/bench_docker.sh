@@ -205,6 +205,21 @@ link_drops() {
 		'{veth_rx_dropped: $r, veth_tx_dropped: $t, backlog_dropped: $b}'
 }
 
+# cpu_ticks: per CPU "user sys softirq idle" clock ticks so far
+# (/proc/stat; user with nice, idle with iowait), one JSON object by CPU.
+cpu_ticks() {
+	awk '$1 ~ /^cpu[0-9]+$/ {printf "%s %d %d %d %d\n", $1, $2 + $3, $4, $8, $5 + $6}' /proc/stat |
+		jq -Rn '[inputs | split(" ") | {key: .[0], value: {user: (.[1] | tonumber),
+			sys: (.[2] | tonumber), softirq: (.[3] | tonumber), idle: (.[4] | tonumber)}}] | from_entries'
+}
+
+# cpu_share BEFORE AFTER: each CPU's time between the two, in percent.
+cpu_share() {
+	jq -nc --argjson a "$1" --argjson b "$2" '$b | with_entries(.key as $c | .value |= (
+		with_entries(.value -= $a[$c][.key]) | (map(.) | add) as $t |
+		with_entries(.value = (if $t > 0 then (.value * 100 / $t | round) else 0 end))))'
+}
+
 # TCP counters that say why a segment was sent again, or that one was lost
 # or came out of order, in tcp_diag.
 TCP_DIAG='["TcpRetransSegs","TcpInErrs","TcpInCsumErrors","TcpExtTCPLostRetransmit",
@@ -221,6 +236,21 @@ tcp_delta() {
 		'[$k[] | {key: ., value: (($b[.] // 0) - ($a[.] // 0))} | select(.value != 0)] | from_entries'
 }
 
+# worker_sched: "RUN_DELAY_NS PREEMPTIONS" of podwired's worker threads
+# (DPDK 22.11 names them rte-worker-N): the time they waited for their core
+# while runnable (schedstat) and how often another task took it from
+# them (nonvoluntary_ctxt_switches), summed. A busy-polling worker that
+# waits for its core holds up every frame it has not read yet.
+worker_sched() {
+	local t d=0 n=0 a
+	for t in /proc/"${DAEMON_PID[pw]}"/task/*; do
+		grep -Eq '^(rte|lcore)-worker' "$t/comm" 2>/dev/null || continue
+		read -r _ a _ <"$t/schedstat" && d=$((d + a))
+		a=$(awk '/^nonvoluntary_ctxt_switches/ {print $2}' "$t/status") && n=$((n + a))
+	done
+	echo "$d $n"
+}
+
 # kernel_cell SYSTEM: one round's figures, as a JSON object in $T/cell.json.
 kernel_cell() {
 	local sys=$1 cli=pwb-$1-c ip=${SRV_IP[$1]} tcp udp ping d0='{}' d1='{}' x0=0 x1=0 rb0 rb1
@@ -233,18 +263,23 @@ kernel_cell() {
 	ts0=$(tcp_counters "pwb-$sys-s")
 	ld0=$(link_drops "$cli" "pwb-$sys-s")
 	[ "$sys" != podwire ] || pt0=$(pw_drops "${PW_PORTS[@]}")
+	local ct0 ct1
+	ct0=$(cpu_ticks)
 	# A failed run (iperf3's "error" in its JSON) is recorded, not fatal.
 	dk exec "$cli" iperf3 -c "$ip" -t "$DURATION" -J >"$T/tcp.json" 2>>"$T/iperf3.err" || true
+	ct1=$(cpu_ticks)
 	tc1=$(tcp_counters "$cli")
 	ts1=$(tcp_counters "pwb-$sys-s")
 	ld1=$(link_drops "$cli" "pwb-$sys-s")
 	[ "$sys" != podwire ] || pt1=$(pw_drops "${PW_PORTS[@]}")
 	# Where TCP's retransmissions come from: the sender's and the
 	# receiver's TCP counters, the veths' and the backlogs' drops, and
-	# (podwire) podwired's drops, during the TCP run.
+	# (podwire) podwired's drops, during the TCP run; and where its time
+	# went (each CPU's user, sys, softirq and idle shares).
 	jq -nc --argjson c "$(tcp_delta "$tc0" "$tc1")" --argjson s "$(tcp_delta "$ts0" "$ts1")" \
 		--argjson l0 "$ld0" --argjson l1 "$ld1" --argjson p0 "$pt0" --argjson p1 "$pt1" \
-		'{tcp_diag: {client: $c, server: $s,
+		--argjson cpu "$(cpu_share "$ct0" "$ct1")" \
+		'{tcp_diag: {client: $c, server: $s, cpu_pct: $cpu,
 		  links: ($l1 | with_entries(.value -= $l0[.key])),
 		  podwired_drops: ($p1 | with_entries(.value -= ($p0[.key] // 0)) | with_entries(select(.value != 0)))}}' \
 		>"$T/tcpdiag.json"
@@ -263,7 +298,10 @@ kernel_cell() {
 		else {udp64_pps: null, udp_error: .error} end' "$T/udp.json" 2>/dev/null ||
 		echo '{"udp64_pps": null, "udp_error": "no JSON from iperf3"}')
 	sleep 1
+	local ws0=(0 0) ws1=(0 0)
+	[ "$sys" != podwire ] || read -ra ws0 < <(worker_sched)
 	dk exec "$cli" ping -c "$PINGS" -i 0.01 "$ip" >"$T/ping.txt" 2>&1 || true
+	[ "$sys" != podwire ] || read -ra ws1 < <(worker_sched)
 	ping=$(grep -o 'time=[0-9.]*' "$T/ping.txt" | cut -d= -f2 | jq -sc --argjson n "$PINGS" '
 		sort | {ping_received: length, ping_sent: $n,
 		ping_min_ms: .[0], ping_avg_ms: (if length > 0 then add / length else null end),
@@ -277,8 +315,10 @@ kernel_cell() {
 	# moved) and the XDP redirect drops on its veths' host ends.
 	jq -nc --arg s "$sys" --argjson a "$tcp" --argjson b "$udp" --argjson c "$ping" \
 		--argjson d0 "$d0" --argjson d1 "$d1" --argjson x $((x1 - x0)) --argjson rb $((rb1 - rb0)) \
-		--slurpfile td "$T/tcpdiag.json" \
-		'{system: $s} + $a + $td[0] + $b + $c + {udp_server_rcvbuf_errors: $rb} + (if $s == "podwire" then {podwired_drops:
+		--slurpfile td "$T/tcpdiag.json" --argjson wd $((ws1[0] - ws0[0])) \
+		--argjson wp $((ws1[1] - ws0[1])) --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+		'{system: $s, loadavg: $load} + $a + $td[0] + $b + $c + {udp_server_rcvbuf_errors: $rb}
+		+ (if $s == "podwire" then {ping_worker_wait_ms: ($wd / 1e6), ping_worker_preempted: $wp} else {} end) + (if $s == "podwire" then {podwired_drops:
 		($d1 | with_entries(.value -= ($d0[.key] // 0)) | with_entries(select(.value != 0))),
 		xdp_redirect_drops: $x} else {} end)' >"$T/cell.json"
 }
