@@ -48,6 +48,8 @@
 #
 # Usage: perf/bench_docker.sh [--rounds N] [--duration SEC] [--pings N]
 #                             [--systems "podwire bridge bridge-nooff dpdk"] [--json FILE]
+# PODWIRED_OPTS: more podwired options (e.g. "--idle-sleep-max 50"; the
+# JSON records them).
 # Needs root, a podwire build (PODWIRE_BUILD, default build/), Debian's
 # docker.io, iperf3, busybox-static, dpdk, ethtool, jq. Its own driver socket,
 # /run/docker/plugins/podwire-bench<pid>.sock (PLUGIN_SOCK), leaves a
@@ -376,10 +378,16 @@ dpdk_cell() {
 }
 
 # ---- set-up -----------------------------------------------------------------
-log "podwired (worker on core $WORKER_CPU), podwire-docker ($DRIVER), dockerd, images"
+log "podwired (worker on core $WORKER_CPU${PODWIRED_OPTS:+, $PODWIRED_OPTS}), podwire-docker ($DRIVER), dockerd, images"
 imgs=(net)
 has dpdk && imgs+=(dpdk)
-docker_setup "${imgs[@]}"
+# docker_setup's steps, podwired with PODWIRED_OPTS (e.g. "--idle-sleep-max 50").
+# shellcheck disable=SC2086
+daemon_start pw ${PODWIRED_OPTS:-}
+mkdir -p "$DK_SOCKDIR"
+driver_start
+dockerd_start
+images "${imgs[@]}" >/dev/null
 declare -A SRV_IP=()
 PW_PORTS=() PW_IFS=() PW_VETH="" PW_OFFLOADS=""
 NETS=()
@@ -427,7 +435,7 @@ mkdir -p "$(dirname "$JSON_OUT")"
 jq -s --arg date "$(date -u +%FT%TZ)" --arg commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	--argjson rounds "$ROUNDS" --argjson dur "$DURATION" --argjson pings "$PINGS" \
 	--argjson ccpu "$POD_CPU" --argjson wcpu "$WORKER_CPU" --arg systems "$SYSTEMS" \
-	--arg veth "$PW_VETH" --arg offl "$PW_OFFLOADS" '
+	--arg veth "$PW_VETH" --arg offl "$PW_OFFLOADS" --arg pwopts "${PODWIRED_OPTS:-}" '
 	def med(f): map(f) | map(select(. != null)) | sort | if length > 0 then .[length / 2 | floor] else null end;
 	# x_bridge(f): the median over rounds of f of this cell over f of the
 	# bridge cell of the same round (interleaved rounds: both saw the same
@@ -436,7 +444,7 @@ jq -s --arg date "$(date -u +%FT%TZ)" --arg commit "$(git -C "$ROOT" rev-parse -
 	def x_bridge(f): map(. as $c | $br[$c.round | tostring] as $b |
 		if $b == null or $c.system == "dpdk" or ($c | f) == null or ($b | f) == null or ($b | f) == 0
 		then null else ($c | f) / ($b | f) end) | med(.);
-	{date: $date, commit: $commit, rounds: $rounds, duration_s: $dur, pings: $pings,
+	{date: $date, commit: $commit, podwired_opts: $pwopts, rounds: $rounds, duration_s: $dur, pings: $pings,
 	 cores: {containers: $ccpu, podwired_worker: $wcpu},
 	 podwire_veth: (if $veth == "" then null else {driver: $veth, offloads: $offl} end), cells: .,
 	 summary: [($systems | split(" ") | map(select(. != "")))[] as $s | map(select(.system == $s)) |
