@@ -276,7 +276,7 @@ run_cell() { # MODE -> prints JSON
 		echo "clear fwd stats all" >&"$TPMD_FD" 2>/dev/null || true
 		echo "stop" >&"$TPMD_FD"
 		echo "start" >&"$TPMD_FD"
-	else
+	elif [ -n "$PW_PID" ]; then
 		before=$(pw_counts)
 	fi
 	udp=$(ns "$NA" taskset -c "$APP_CPU" iperf3 -c 10.99.0.2 -p 5202 -u -l 64 -b 0 \
@@ -286,7 +286,7 @@ run_cell() { # MODE -> prints JSON
 		sleep 1
 		cpf=$(grep -E 'CPU cycles/packet=' "$T/tpmd.log" | tail -n1 |
 			sed 's/.*cycles\/packet=\([0-9.]*\).*/\1/')
-	else
+	elif [ -n "$PW_PID" ]; then
 		after=$(pw_counts)
 		cpf=$(echo "$before $after" | awk '$4 > $2 {printf "%.0f", ($3 - $1) / ($4 - $2)}')
 	fi
