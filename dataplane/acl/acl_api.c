@@ -195,7 +195,8 @@ static cJSON *h_acl_timeouts(const cJSON *params, struct api_err *err)
 		if (v == NULL)
 			continue;
 		if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
-		    v->valuedouble > API_ACL_TIMEOUT_MAX || v->valuedouble != (uint32_t)v->valuedouble)
+		    v->valuedouble > API_ACL_TIMEOUT_MAX ||
+		    v->valuedouble != (uint32_t)v->valuedouble)
 			return api_fail(err, API_ERR_INVALID_PARAMS, names[i],
 					"\"%s\" must be whole seconds from 1 to %d", names[i],
 					API_ACL_TIMEOUT_MAX);

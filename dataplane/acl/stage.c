@@ -129,15 +129,16 @@ static void decide(struct worker *w, const struct acl_port *ap, uint16_t port, e
 			fp[nf] = &fl[nf];
 			fi[nf++] = i;
 		}
-		if (nf != 0)
+		if (nf != 0) {
 			acl_session_reply_bulk(w->id, fp, nf, w->now, &hit);
-		for (; hit != 0; hit &= hit - 1) {
-			uint16_t i = fi[__builtin_ctzll(hit)];
+			for (; hit != 0; hit &= hit - 1) {
+				uint16_t i = fi[__builtin_ctzll(hit)];
 
-			sess[i] = true;
-			n_sess++;
-			if (note != NULL)
-				note[i] = ACL_NOTE_SESSION;
+				sess[i] = true;
+				n_sess++;
+				if (note != NULL)
+					note[i] = ACL_NOTE_SESSION;
+			}
 		}
 	}
 	/* Frames a session let through skipped every list of d. */
