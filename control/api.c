@@ -214,6 +214,10 @@ static const struct api_field MIRROR_CREATE_params[] = {
 	"the port the copies go to (a pod's port, or an uplink); it receives nothing else while "
 	"it is one",
 	API_NAME_MAX),
+    STR(API_F_ACL, false,
+	"an access list (acl.set): only the frames it permits are copied (all are still "
+	"forwarded); none: every frame",
+	API_NAME_MAX),
     {NULL}};
 #define MIRROR_DEL_params  name_only_params
 #define MIRROR_LIST_params no_params
@@ -715,6 +719,7 @@ static const struct api_field MIRROR_CREATE_results[] = {
     A(API_F_PORTS, "the ports it copies", NULL),
     S(API_F_DIRECTION, "ingress, egress or both"),
     S(API_F_TO, "the port the copies go to"),
+    OPT(API_T_STRING, API_F_ACL, "the access list selecting what is copied"),
     {NULL}};
 #define MIRROR_DEL_results no_results
 static const struct api_field mirror_results[] = {
@@ -722,6 +727,7 @@ static const struct api_field mirror_results[] = {
     A(API_F_PORTS, "the ports it copies", NULL),
     S(API_F_DIRECTION, "ingress, egress or both"),
     S(API_F_TO, "the port the copies go to"),
+    OPT(API_T_STRING, API_F_ACL, "the access list selecting what is copied"),
     N(API_R_COPIES, "copies the destination took"),
     N(API_R_DROPPED, "frames not copied there: its ring full or down, or no mbuf"),
     {NULL}};

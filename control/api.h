@@ -371,7 +371,8 @@ enum api_method {
 
 /* Port mirroring (API 1.8): mirror.create takes name, ports,
  * direction (API_DIR_INGRESS, API_DIR_EGRESS or API_DIR_BOTH) and to. */
-#define API_F_TO      "to" /* the port a mirror's copies go to */
+#define API_F_TO      "to"  /* the port a mirror's copies go to */
+#define API_F_ACL     "acl" /* mirror.create: the access list selecting what is copied */
 #define API_R_MIRRORS "mirrors"
 #define API_R_COPIES  "copies"	/* copies the destination took */
 #define API_R_DROPPED "dropped" /* frames not copied: no mbuf, destination full */

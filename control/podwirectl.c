@@ -552,6 +552,7 @@ static const struct column mirror_cols[] = {{"NAME", API_F_NAME, COL_STR},
 					    {"PORTS", API_F_PORTS, COL_LIST},
 					    {"DIRECTION", API_F_DIRECTION, COL_STR},
 					    {"TO", API_F_TO, COL_STR},
+					    {"ACL", API_F_ACL, COL_STR},
 					    {"COPIES", API_R_COPIES, COL_U64},
 					    {"DROPPED", API_R_DROPPED, COL_U64},
 					    {NULL}};
@@ -561,11 +562,15 @@ static void print_mirror_created(const struct reply *r)
 	char ports[1200];
 	const struct column col = {"", API_F_PORTS, COL_LIST};
 
+	const cJSON *acl = ctl_member(r->result, API_F_ACL);
+
 	ctl_format_cell(ports, sizeof(ports), r->result, &col);
-	printf("mirror \"%s\" created: %s of %s copied to port \"%s\", which receives nothing "
-	       "else\n",
+	printf("mirror \"%s\" created: %s of %s%s%s%s copied to port \"%s\", which receives "
+	       "nothing else\n",
 	       ctl_str(r->result, API_F_NAME), ctl_str(r->result, API_F_DIRECTION), ports,
-	       ctl_str(r->result, API_F_TO));
+	       cJSON_IsString(acl) ? " (what list \"" : "",
+	       cJSON_IsString(acl) ? acl->valuestring : "",
+	       cJSON_IsString(acl) ? "\" permits)" : "", ctl_str(r->result, API_F_TO));
 }
 
 static void print_mirror_list(const struct reply *r)
@@ -722,6 +727,7 @@ static const struct opt mirror_create_opts[] = {
     {"--ports", "PORT,...", OPT_STR, API_F_PORTS, true},
     {"--to", "PORT", OPT_STR, API_F_TO, true},
     {"--direction", "ingress|egress|both", OPT_STR, API_F_DIRECTION},
+    {"--acl", "LIST", OPT_STR, API_F_ACL},
     {NULL}};
 static const struct opt acl_attach_opts[] = {
     {"--port", "PORT", OPT_STR, API_F_PORT},
@@ -793,7 +799,8 @@ static const struct command commands[] = {
     {"queue balance", "[--on|--off] [--interval S] [--threshold PCT] [--improvement PCT] [--run]",
      API_M_QUEUE_BALANCE, NULL, false, queue_balance_opts, print_queue_balance, NULL, NULL,
      "the rx queue balancer: change its settings; --run: check now; none: show them"},
-    {"mirror create", "NAME --ports PORT,... --to PORT [--direction ingress|egress|both]",
+    {"mirror create",
+     "NAME --ports PORT,... --to PORT [--direction ingress|egress|both] [--acl LIST]",
      API_M_MIRROR_CREATE, API_F_NAME, true, mirror_create_opts, print_mirror_created, NULL, NULL,
      "copy what the pods of PORTs send (ingress), are sent (egress) or both to port TO, "
      "which then receives nothing else"},

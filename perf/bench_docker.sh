@@ -48,6 +48,8 @@
 #
 # Usage: perf/bench_docker.sh [--rounds N] [--duration SEC] [--pings N]
 #                             [--systems "podwire bridge bridge-nooff dpdk"] [--json FILE]
+# PODWIRED_OPTS: more podwired options (e.g. "--idle-sleep-max 50"; the
+# JSON records them).
 # Needs root, a podwire build (PODWIRE_BUILD, default build/), Debian's
 # docker.io, iperf3, busybox-static, dpdk, ethtool, jq. Its own driver socket,
 # /run/docker/plugins/podwire-bench<pid>.sock (PLUGIN_SOCK), leaves a
@@ -169,6 +171,88 @@ pw_drops() {
 		jq -sc 'reduce (.[] | to_entries[]) as $e ({}; .[$e.key] += $e.value)'
 }
 
+# tcp_counters CONTAINER: its namespace's TCP counters (/proc/net/snmp's
+# Tcp: and /proc/net/netstat's TcpExt:, nstat's names) as one JSON object.
+tcp_counters() {
+	nsenter -t "$(ct_pid "$1")" -n cat /proc/net/snmp /proc/net/netstat | awk '
+		$1 == "Tcp:" || $1 == "TcpExt:" { if (!($1 in h)) { h[$1] = $0; next }
+			n = split(h[$1], k); p = $1 == "Tcp:" ? "Tcp" : "TcpExt"; sub(/:$/, "", p)
+			for (i = 2; i <= n; i++) printf "%s%s %s\n", p, k[i], $i }' |
+		jq -Rn '[inputs | split(" ") | {key: .[0], value: (.[1] | tonumber)}] | from_entries'
+}
+
+# host_end CONTAINER: the host end of its eth0.
+host_end() {
+	local idx
+	idx=$(nsenter -t "$(ct_pid "$1")" -n ip -o link show eth0 | sed -n 's/.*eth0@if\([0-9]*\):.*/\1/p')
+	ip -o link show | awk -F': ' -v i="$idx" '$1 == i {print $2}' | cut -d@ -f1
+}
+
+# link_drops CONTAINER...: rx and tx drops of both ends of their eth0s
+# (a veth counts a frame its peer's backlog refused as a tx drop) and the
+# backlog drops of every CPU (/proc/net/softnet_stat's second column), as
+# one JSON object of sums.
+link_drops() {
+	local c rx=0 tx=0 bl=0 a b
+	while read -r a b _; do bl=$((bl + 16#$b)); done </proc/net/softnet_stat
+	for c in "$@"; do
+		read -r a b < <(nsenter -t "$(ct_pid "$c")" -n ip -j -s link show eth0 |
+			jq -r '.[0].stats64 | "\(.rx.dropped) \(.tx.dropped)"')
+		rx=$((rx + a)) tx=$((tx + b))
+		read -r a b < <(ip -j -s link show "$(host_end "$c")" |
+			jq -r '.[0].stats64 | "\(.rx.dropped) \(.tx.dropped)"')
+		rx=$((rx + a)) tx=$((tx + b))
+	done
+	jq -nc --argjson r "$rx" --argjson t "$tx" --argjson b "$bl" \
+		'{veth_rx_dropped: $r, veth_tx_dropped: $t, backlog_dropped: $b}'
+}
+
+# cpu_ticks: per CPU "user sys softirq idle" clock ticks so far
+# (/proc/stat; user with nice, idle with iowait), one JSON object by CPU.
+cpu_ticks() {
+	awk '$1 ~ /^cpu[0-9]+$/ {printf "%s %d %d %d %d\n", $1, $2 + $3, $4, $8, $5 + $6}' /proc/stat |
+		jq -Rn '[inputs | split(" ") | {key: .[0], value: {user: (.[1] | tonumber),
+			sys: (.[2] | tonumber), softirq: (.[3] | tonumber), idle: (.[4] | tonumber)}}] | from_entries'
+}
+
+# cpu_share BEFORE AFTER: each CPU's time between the two, in percent.
+cpu_share() {
+	jq -nc --argjson a "$1" --argjson b "$2" '$b | with_entries(.key as $c | .value |= (
+		with_entries(.value -= $a[$c][.key]) | (map(.) | add) as $t |
+		with_entries(.value = (if $t > 0 then (.value * 100 / $t | round) else 0 end))))'
+}
+
+# TCP counters that say why a segment was sent again, or that one was lost
+# or came out of order, in tcp_diag.
+TCP_DIAG='["TcpRetransSegs","TcpInErrs","TcpInCsumErrors","TcpExtTCPLostRetransmit",
+	"TcpExtTCPTimeouts","TcpExtTCPSpuriousRTOs","TcpExtTCPFastRetrans","TcpExtTCPSlowStartRetrans",
+	"TcpExtTCPSACKReorder","TcpExtTCPRenoReorder","TcpExtTCPTSReorder","TcpExtTCPOFOQueue",
+	"TcpExtTCPOFODrop","TcpExtTCPRcvQDrop","TcpExtTCPBacklogDrop","TcpExtPruneCalled",
+	"TcpExtTCPRcvPruned","TcpExtTCPDSACKRecv","TcpExtTCPDSACKOldSent","TcpExtTCPDSACKOfoSent",
+	"TcpExtTCPSpuriousRtxHostQueues","TcpExtTCPLossProbes","TcpExtTCPLossProbeRecovery",
+	"TcpExtTCPSackRecovery","TcpExtTCPSACKReneging","TcpExtTCPWqueueTooBig","TcpExtTCPZeroWindowDrop"]'
+
+# tcp_delta BEFORE AFTER: the TCP_DIAG counters that moved.
+tcp_delta() {
+	jq -nc --argjson a "$1" --argjson b "$2" --argjson k "$TCP_DIAG" \
+		'[$k[] | {key: ., value: (($b[.] // 0) - ($a[.] // 0))} | select(.value != 0)] | from_entries'
+}
+
+# worker_sched: "RUN_DELAY_NS PREEMPTIONS" of podwired's worker threads
+# (DPDK 22.11 names them rte-worker-N): the time they waited for their core
+# while runnable (schedstat) and how often another task took it from
+# them (nonvoluntary_ctxt_switches), summed. A busy-polling worker that
+# waits for its core holds up every frame it has not read yet.
+worker_sched() {
+	local t d=0 n=0 a
+	for t in /proc/"${DAEMON_PID[pw]}"/task/*; do
+		grep -Eq '^(rte|lcore)-worker' "$t/comm" 2>/dev/null || continue
+		read -r _ a _ <"$t/schedstat" && d=$((d + a))
+		a=$(awk '/^nonvoluntary_ctxt_switches/ {print $2}' "$t/status") && n=$((n + a))
+	done
+	echo "$d $n"
+}
+
 # kernel_cell SYSTEM: one round's figures, as a JSON object in $T/cell.json.
 kernel_cell() {
 	local sys=$1 cli=pwb-$1-c ip=${SRV_IP[$1]} tcp udp ping d0='{}' d1='{}' x0=0 x1=0 rb0 rb1
@@ -176,8 +260,31 @@ kernel_cell() {
 		d0=$(pw_drops "${PW_PORTS[@]}")
 		x0=$(xdp_drops "${PW_IFS[@]}")
 	fi
+	local tc0 ts0 ld0 tc1 ts1 ld1 pt0='{}' pt1='{}'
+	tc0=$(tcp_counters "$cli")
+	ts0=$(tcp_counters "pwb-$sys-s")
+	ld0=$(link_drops "$cli" "pwb-$sys-s")
+	[ "$sys" != podwire ] || pt0=$(pw_drops "${PW_PORTS[@]}")
+	local ct0 ct1
+	ct0=$(cpu_ticks)
 	# A failed run (iperf3's "error" in its JSON) is recorded, not fatal.
 	dk exec "$cli" iperf3 -c "$ip" -t "$DURATION" -J >"$T/tcp.json" 2>>"$T/iperf3.err" || true
+	ct1=$(cpu_ticks)
+	tc1=$(tcp_counters "$cli")
+	ts1=$(tcp_counters "pwb-$sys-s")
+	ld1=$(link_drops "$cli" "pwb-$sys-s")
+	[ "$sys" != podwire ] || pt1=$(pw_drops "${PW_PORTS[@]}")
+	# Where TCP's retransmissions come from: the sender's and the
+	# receiver's TCP counters, the veths' and the backlogs' drops, and
+	# (podwire) podwired's drops, during the TCP run; and where its time
+	# went (each CPU's user, sys, softirq and idle shares).
+	jq -nc --argjson c "$(tcp_delta "$tc0" "$tc1")" --argjson s "$(tcp_delta "$ts0" "$ts1")" \
+		--argjson l0 "$ld0" --argjson l1 "$ld1" --argjson p0 "$pt0" --argjson p1 "$pt1" \
+		--argjson cpu "$(cpu_share "$ct0" "$ct1")" \
+		'{tcp_diag: {client: $c, server: $s, cpu_pct: $cpu,
+		  links: ($l1 | with_entries(.value -= $l0[.key])),
+		  podwired_drops: ($p1 | with_entries(.value -= ($p0[.key] // 0)) | with_entries(select(.value != 0)))}}' \
+		>"$T/tcpdiag.json"
 	tcp=$(jq -c '.end.sum_received.bits_per_second as $b | {tcp_gbps: (if $b then $b / 1e9 else null end),
 		tcp_retransmits: .end.sum_sent.retransmits, tcp_error: .error}' "$T/tcp.json" 2>/dev/null ||
 		echo '{"tcp_gbps": null, "tcp_error": "no JSON from iperf3"}')
@@ -193,7 +300,10 @@ kernel_cell() {
 		else {udp64_pps: null, udp_error: .error} end' "$T/udp.json" 2>/dev/null ||
 		echo '{"udp64_pps": null, "udp_error": "no JSON from iperf3"}')
 	sleep 1
+	local ws0=(0 0) ws1=(0 0)
+	[ "$sys" != podwire ] || read -ra ws0 < <(worker_sched)
 	dk exec "$cli" ping -c "$PINGS" -i 0.01 "$ip" >"$T/ping.txt" 2>&1 || true
+	[ "$sys" != podwire ] || read -ra ws1 < <(worker_sched)
 	ping=$(grep -o 'time=[0-9.]*' "$T/ping.txt" | cut -d= -f2 | jq -sc --argjson n "$PINGS" '
 		sort | {ping_received: length, ping_sent: $n,
 		ping_min_ms: .[0], ping_avg_ms: (if length > 0 then add / length else null end),
@@ -207,7 +317,10 @@ kernel_cell() {
 	# moved) and the XDP redirect drops on its veths' host ends.
 	jq -nc --arg s "$sys" --argjson a "$tcp" --argjson b "$udp" --argjson c "$ping" \
 		--argjson d0 "$d0" --argjson d1 "$d1" --argjson x $((x1 - x0)) --argjson rb $((rb1 - rb0)) \
-		'{system: $s} + $a + $b + $c + {udp_server_rcvbuf_errors: $rb} + (if $s == "podwire" then {podwired_drops:
+		--slurpfile td "$T/tcpdiag.json" --argjson wd $((ws1[0] - ws0[0])) \
+		--argjson wp $((ws1[1] - ws0[1])) --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+		'{system: $s, loadavg: $load} + $a + $td[0] + $b + $c + {udp_server_rcvbuf_errors: $rb}
+		+ (if $s == "podwire" then {ping_worker_wait_ms: ($wd / 1e6), ping_worker_preempted: $wp} else {} end) + (if $s == "podwire" then {podwired_drops:
 		($d1 | with_entries(.value -= ($d0[.key] // 0)) | with_entries(select(.value != 0))),
 		xdp_redirect_drops: $x} else {} end)' >"$T/cell.json"
 }
@@ -265,10 +378,16 @@ dpdk_cell() {
 }
 
 # ---- set-up -----------------------------------------------------------------
-log "podwired (worker on core $WORKER_CPU), podwire-docker ($DRIVER), dockerd, images"
+log "podwired (worker on core $WORKER_CPU${PODWIRED_OPTS:+, $PODWIRED_OPTS}), podwire-docker ($DRIVER), dockerd, images"
 imgs=(net)
 has dpdk && imgs+=(dpdk)
-docker_setup "${imgs[@]}"
+# docker_setup's steps, podwired with PODWIRED_OPTS (e.g. "--idle-sleep-max 50").
+# shellcheck disable=SC2086
+daemon_start pw ${PODWIRED_OPTS:-}
+mkdir -p "$DK_SOCKDIR"
+driver_start
+dockerd_start
+images "${imgs[@]}" >/dev/null
 declare -A SRV_IP=()
 PW_PORTS=() PW_IFS=() PW_VETH="" PW_OFFLOADS=""
 NETS=()
@@ -316,7 +435,7 @@ mkdir -p "$(dirname "$JSON_OUT")"
 jq -s --arg date "$(date -u +%FT%TZ)" --arg commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	--argjson rounds "$ROUNDS" --argjson dur "$DURATION" --argjson pings "$PINGS" \
 	--argjson ccpu "$POD_CPU" --argjson wcpu "$WORKER_CPU" --arg systems "$SYSTEMS" \
-	--arg veth "$PW_VETH" --arg offl "$PW_OFFLOADS" '
+	--arg veth "$PW_VETH" --arg offl "$PW_OFFLOADS" --arg pwopts "${PODWIRED_OPTS:-}" '
 	def med(f): map(f) | map(select(. != null)) | sort | if length > 0 then .[length / 2 | floor] else null end;
 	# x_bridge(f): the median over rounds of f of this cell over f of the
 	# bridge cell of the same round (interleaved rounds: both saw the same
@@ -325,7 +444,7 @@ jq -s --arg date "$(date -u +%FT%TZ)" --arg commit "$(git -C "$ROOT" rev-parse -
 	def x_bridge(f): map(. as $c | $br[$c.round | tostring] as $b |
 		if $b == null or $c.system == "dpdk" or ($c | f) == null or ($b | f) == null or ($b | f) == 0
 		then null else ($c | f) / ($b | f) end) | med(.);
-	{date: $date, commit: $commit, rounds: $rounds, duration_s: $dur, pings: $pings,
+	{date: $date, commit: $commit, podwired_opts: $pwopts, rounds: $rounds, duration_s: $dur, pings: $pings,
 	 cores: {containers: $ccpu, podwired_worker: $wcpu},
 	 podwire_veth: (if $veth == "" then null else {driver: $veth, offloads: $offl} end), cells: .,
 	 summary: [($systems | split(" ") | map(select(. != "")))[] as $s | map(select(.system == $s)) |

@@ -16,6 +16,9 @@
 #               the namespaces keep their offloads (TSO/GSO, checksum), so TCP
 #               crosses as super-frames
 #   pw_xdp      the same with "io": "xdp" (AF_XDP, offloads off at both ends)
+#   kbridge     no forwarder: the kernel's own bridge between the two veths,
+#               offloads on (as a CNI bridge network or Docker's leaves them):
+#               what pw_packet (two CNI kernel pods' ports) stands against
 # The pw_* cells measure podwired's whole path (bridge included), the others
 # testpmd io; their cycles/frame are podwired's worker busy cycles over the
 # frames its ports received during the UDP run. PODWIRED and PODWIRECTL name
@@ -23,7 +26,8 @@
 # Each round runs every candidate once (interleaved rounds: this 2-vCPU
 # machine changes speed within a run); per cell: iperf3 TCP (Gbit/s),
 # iperf3 UDP with 64-byte payloads (pps received), and the forwarder's
-# busy cycles per frame (testpmd --record-core-cycles).
+# busy cycles per frame (testpmd --record-core-cycles), TCP's
+# retransmissions and ping's rtt p99 (200 pings 10 ms apart).
 # Cores: testpmd's forwarding lcore on FWD_CPU (default 1), both namespaces'
 # iperf3 on APP_CPU (default 0).
 #
@@ -36,7 +40,7 @@ FWD_CPU=${FWD_CPU:-1}
 APP_CPU=${APP_CPU:-0}
 ROUNDS=3
 DURATION=5
-MODES="af_xdp af_packet net_tap vhost_net pw_packet pw_xdp"
+MODES="af_xdp af_packet net_tap vhost_net pw_packet pw_xdp kbridge"
 JSON_OUT=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -67,6 +71,7 @@ cleanup() {
 	ip netns del "$NB" 2>/dev/null
 	ip link del "${PFX}hA" 2>/dev/null
 	ip link del "${PFX}hB" 2>/dev/null
+	ip link del "${PFX}br" 2>/dev/null
 	rm -rf "$T" /var/run/dpdk/"$PFX"* 2>/dev/null
 }
 trap cleanup EXIT
@@ -159,6 +164,24 @@ setup_veth() {
 	ns_setup B 2
 }
 
+# The kernel's bridge between the namespaces, every offload as the kernel
+# leaves it (on).
+setup_kbridge() {
+	local x n=1
+	ip netns add "$NA"
+	ip netns add "$NB"
+	ip link add "${PFX}br" type bridge
+	ip link set "${PFX}br" up
+	for x in A B; do
+		ip link add "${PFX}h$x" type veth peer name "c$x" netns "$PFX$x"
+		ip link set "${PFX}h$x" master "${PFX}br" up
+		ns "$PFX$x" ip link set lo up
+		ns "$PFX$x" ip addr add "10.99.0.$n/24" dev "c$x"
+		ns "$PFX$x" ip link set "c$x" up
+		n=$((n + 1))
+	done
+}
+
 start_testpmd() { # VDEV1 VDEV2
 	local fifo=$T/tpmd.in
 	# stderr apart: a warning there can split the prompt or a stats line.
@@ -209,6 +232,7 @@ cell_setup() {
 		ns_setup B 2 ;;
 	pw_packet) setup_podwired packet || return 1 ;;
 	pw_xdp) setup_podwired xdp || return 1 ;;
+	kbridge) setup_kbridge ;;
 	esac
 	[ -z "$TPMD_PID" ] || echo start >&"$TPMD_FD"
 	wait_for 10 ns "$NA" ping -c1 -W1 10.99.0.2
@@ -221,6 +245,7 @@ cell_teardown() {
 	ip netns del "$NB" 2>/dev/null || true
 	ip link del "${PFX}hA" 2>/dev/null || true
 	ip link del "${PFX}hB" 2>/dev/null || true
+	ip link del "${PFX}br" 2>/dev/null || true
 	# Namespaces go asynchronously; their interfaces with them.
 	wait_for 10 sh -c "! ip link show ${PFX}hA && ! ip link show ${PFX}tA" || true
 }
@@ -233,7 +258,7 @@ cycles_per_frame() {
 }
 
 run_cell() { # MODE -> prints JSON
-	local mode=$1 tcp udp cpf before after
+	local mode=$1 tcp udp cpf before after p99
 	if ! cell_setup "$mode"; then
 		cell_teardown
 		echo "{\"mode\":\"$mode\",\"available\":false}"
@@ -242,14 +267,16 @@ run_cell() { # MODE -> prints JSON
 	ns "$NB" taskset -c "$APP_CPU" iperf3 -s -D -1 --logfile "$T/srv.log" -p 5201
 	sleep 0.3
 	tcp=$(ns "$NA" taskset -c "$APP_CPU" iperf3 -c 10.99.0.2 -p 5201 -t "$DURATION" -J |
-		jq '.end.sum_received.bits_per_second / 1e9')
+		jq -c '{tcp_gbps: (.end.sum_received.bits_per_second / 1e9), tcp_retransmits: .end.sum_sent.retransmits}')
+	p99=$(ns "$NA" taskset -c "$APP_CPU" ping -c 200 -i 0.01 10.99.0.2 2>/dev/null |
+		grep -o 'time=[0-9.]*' | cut -d= -f2 | jq -s 'sort | if length > 0 then .[(length * 0.99 | ceil) - 1] else null end')
 	ns "$NB" taskset -c "$APP_CPU" iperf3 -s -D -1 --logfile "$T/srv.log" -p 5202
 	sleep 0.3
 	if [ -n "$TPMD_PID" ]; then
 		echo "clear fwd stats all" >&"$TPMD_FD" 2>/dev/null || true
 		echo "stop" >&"$TPMD_FD"
 		echo "start" >&"$TPMD_FD"
-	else
+	elif [ -n "$PW_PID" ]; then
 		before=$(pw_counts)
 	fi
 	udp=$(ns "$NA" taskset -c "$APP_CPU" iperf3 -c 10.99.0.2 -p 5202 -u -l 64 -b 0 \
@@ -259,14 +286,14 @@ run_cell() { # MODE -> prints JSON
 		sleep 1
 		cpf=$(grep -E 'CPU cycles/packet=' "$T/tpmd.log" | tail -n1 |
 			sed 's/.*cycles\/packet=\([0-9.]*\).*/\1/')
-	else
+	elif [ -n "$PW_PID" ]; then
 		after=$(pw_counts)
 		cpf=$(echo "$before $after" | awk '$4 > $2 {printf "%.0f", ($3 - $1) / ($4 - $2)}')
 	fi
 	cell_teardown
-	jq -nc --arg m "$mode" --argjson t "${tcp:-0}" --argjson u "${udp:-0}" \
-		--arg c "${cpf:-}" '{mode: $m, available: true, tcp_gbps: $t, udp64_pps: $u,
-		cycles_per_frame: ($c | tonumber? // null)}'
+	jq -nc --arg m "$mode" --argjson t "${tcp:-"{}"}" --argjson u "${udp:-0}" \
+		--arg c "${cpf:-}" --argjson p "${p99:-null}" '{mode: $m, available: true} + $t +
+		{udp64_pps: $u, ping_p99_ms: $p, cycles_per_frame: ($c | tonumber? // null)}'
 }
 
 : >"$T/cells.jsonl"
@@ -279,14 +306,32 @@ for r in $(seq "$ROUNDS"); do
 done
 
 mkdir -p "$(dirname "$JSON_OUT")"
-jq -s '{cells: ., summary: (group_by(.mode) | map({mode: .[0].mode,
+# x_kbridge: per round, a mode's figure over kbridge's of the same round,
+# the median of those (null without kbridge cells).
+jq -s 'def med: map(select(. != null)) | sort | if length > 0 then .[length / 2 | floor] else null end;
+	(map(select(.mode == "kbridge")) | map({key: (.round | tostring), value: .}) | from_entries) as $kb |
+	def x(f): map(. as $c | $kb[$c.round | tostring] as $b |
+		if $b == null or ($c | f) == null or ($b | f // 0) == 0 then null else ($c | f) / ($b | f) end) | med;
+	{cells: ., summary: (group_by(.mode) | map({mode: .[0].mode,
 	available: .[0].available,
-	tcp_gbps_median: (if .[0].available then (map(.tcp_gbps) | sort | .[length/2|floor]) else null end),
-	udp64_pps_median: (if .[0].available then (map(.udp64_pps) | sort | .[length/2|floor]) else null end),
-	cycles_per_frame_median: (if .[0].available then (map(.cycles_per_frame) | map(select(. != null)) | sort | .[length/2|floor]) else null end)}))}' \
+	tcp_gbps_median: (if .[0].available then (map(.tcp_gbps) | med) else null end),
+	udp64_pps_median: (if .[0].available then (map(.udp64_pps) | med) else null end),
+	ping_p99_ms_median: (if .[0].available then (map(.ping_p99_ms) | med) else null end),
+	tcp_retransmits_median: (if .[0].available then (map(.tcp_retransmits) | med) else null end),
+	cycles_per_frame_median: (if .[0].available then (map(.cycles_per_frame) | med) else null end),
+	tcp_x_kbridge: x(.tcp_gbps), udp64_x_kbridge: x(.udp64_pps), ping_p99_x_kbridge: x(.ping_p99_ms)}))}' \
 	"$T/cells.jsonl" >"$JSON_OUT"
-printf '%-10s %10s %14s %16s\n' mode "TCP Gbit/s" "UDP 64B pps" "cycles/frame"
-jq -r '.summary[] | [.mode, (if .available then (.tcp_gbps_median*100|round/100|tostring) else "unavailable" end),
-	(.udp64_pps_median // "-" | tostring), (.cycles_per_frame_median // "-" | tostring)] | @tsv' \
-	"$JSON_OUT" | while IFS=$'\t' read -r m t u c; do printf '%-10s %10s %14s %16s\n' "$m" "$t" "$u" "$c"; done
+FMT='%-10s %10s %12s %8s %8s %12s %6s %6s %6s\n'
+# shellcheck disable=SC2059
+printf "$FMT" mode "TCP Gbit/s" "UDP 64B pps" retrans "p99 ms" "cycles/frame" "TCP x" "UDP x" "p99 x"
+jq -r 'def r(n): if . == null then "-" else (. * n | round / n | tostring) end;
+	.summary[] | [.mode, (if .available then (.tcp_gbps_median | r(100)) else "unavailable" end),
+	(.udp64_pps_median | r(1)), (.tcp_retransmits_median | r(1)), (.ping_p99_ms_median | r(1000)),
+	(.cycles_per_frame_median | r(1)), (.tcp_x_kbridge | r(100)), (.udp64_x_kbridge | r(100)),
+	(.ping_p99_x_kbridge | r(100))] | @tsv' "$JSON_OUT" |
+	while IFS=$'\t' read -r m t u rt p c xt xu xp; do
+		# shellcheck disable=SC2059
+		printf "$FMT" "$m" "$t" "$u" "$rt" "$p" "$c" "$xt" "$xu" "$xp"
+	done
+echo "(x: against kbridge, the median of the rounds' ratios)"
 echo "saved $JSON_OUT"

@@ -21,6 +21,14 @@
 #            each (podwire-bench --queues), one worker (core 1) or two
 #            (cores 0 and 1, the first beside the generator): cells
 #            queues:WORKERSw:QUEUESq, compared with queues:1w:1q
+#   policy   podwired bridge, vhost-user and memif, 64 B, 2 pods, with no
+#            policy and with each of: an ingress policer on both ports (a
+#            rate no frame reaches: the cost of policing, not of dropping),
+#            an ingress access list of 10, 1,000 and 10,000 rules (permit
+#            at the end) on both, and a permit+reflect list on both with
+#            100,000 UDP flows (50,000 a pod): every frame refreshes a
+#            session. Cells policy:IFACE:none|policer|acl10|acl1000|
+#            acl10000|reflect
 #   mirror   podwired bridge, vhost-user and memif, 64 B, 2 pods, with no
 #            mirror and with p0 mirrored (both directions) to a null port:
 #            what a mirror costs per mirrored frame
@@ -37,7 +45,7 @@
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
 #                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
 #                 scale:PODS, latency:PCT, ovs:SIZE, retries:N, capture:off|on,
-#                 mirror:IFACE:off|on,
+#                 mirror:IFACE:off|on, policy:IFACE:KIND,
 #                 queues:1w:1q|1w:2q|2w:1q|2w:2q
 #   --quick       about 1 s per cell (search trials of 0.3 s), for a smoke run
 #   --rounds N    measure each cell N times (default 5, --quick 1) and keep
@@ -230,6 +238,7 @@ dut_start() {
 			>/dev/null
 	done
 	[[ $sys == *-base ]] || acl_set "${ctl[@]}" "$n"
+	[[ $sys == *-base ]] || policy_set "${ctl[@]}" "$n"
 	# CAPTURE: podwirectl capture options for p0 (the capture part), run
 	# on the generator's core, off the forwarder's.
 	if [ -n "${CAPTURE:-}" ]; then
@@ -265,6 +274,31 @@ print(json.dumps({"default": "deny", "rules": rules + [{"action": "permit"}]}))'
 	for i in $(seq 0 $((n - 1))); do
 		"${@:1:$#-1}" acl attach bench --port "p$i" --direction ingress >/dev/null
 	done
+}
+
+# policy_set PODWIRECTL... NPODS: the policy part's POLICY on every port:
+# policer, aclN (acl_set's list of N rules) or reflect (one permit+reflect
+# rule for UDP, default deny).
+policy_set() {
+	local n=${!#} i
+	case ${POLICY:-none} in
+	none) ;;
+	policer)
+		for i in $(seq 0 $((n - 1))); do
+			"${@:1:$#-1}" policer set "p$i" --pps 1g --direction ingress >/dev/null
+		done
+		;;
+	acl*) ACL_RULES=${POLICY#acl} acl_set "$@" ;;
+	reflect)
+		echo '{"default": "deny", "rules": [{"action": "permit+reflect", "proto": "udp"}]}' \
+			>"$T/acl.json"
+		"${@:1:$#-1}" acl set bench --file "$T/acl.json" >/dev/null
+		for i in $(seq 0 $((n - 1))); do
+			"${@:1:$#-1}" acl attach bench --port "p$i" --direction ingress >/dev/null
+		done
+		;;
+	*) echo "suite: unknown policy $POLICY" >&2; return 1 ;;
+	esac
 }
 
 # port_create_queues API-SOCKET NAME SOCKET MAC KIND QUEUES PINS: a port on
@@ -508,10 +542,10 @@ one_try() {
 # WORKER_CORES: podwired's --worker-cores (default: DUT_CPU); PINS: the
 # ports' rxq_pins, one word per port (p0 first), "-" for none.
 declare -A C_SYS C_IFACE C_N C_OPTS C_RING C_PORT_OPTS C_CAPTURE C_QUEUES C_WORKERS C_PINS
-declare -A C_MIRROR
+declare -A C_MIRROR C_POLICY
 define() {
 	C_SYS[$1]=$2 C_IFACE[$1]=$3 C_N[$1]=$4 C_OPTS[$1]="${*:5}" C_RING[$1]=${RING:-1024}
-	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-} C_MIRROR[$1]=${MIRROR:-}
+	C_PORT_OPTS[$1]=${PORT_OPTS:-} C_CAPTURE[$1]=${CAPTURE:-} C_MIRROR[$1]=${MIRROR:-} C_POLICY[$1]=${POLICY:-}
 	C_QUEUES[$1]=${QUEUES:-1} C_WORKERS[$1]=${WORKER_CORES:-$DUT_CPU} C_PINS[$1]=${PINS:-}
 }
 measure() {
@@ -522,7 +556,7 @@ measure() {
 			echo "suite: $name (round $r of $ROUNDS)" >&2
 			# shellcheck disable=SC2086
 			RING=${C_RING[$name]} PORT_OPTS=${C_PORT_OPTS[$name]} \
-				CAPTURE=${C_CAPTURE[$name]} MIRROR=${C_MIRROR[$name]} QUEUES=${C_QUEUES[$name]} \
+				CAPTURE=${C_CAPTURE[$name]} MIRROR=${C_MIRROR[$name]} POLICY=${C_POLICY[$name]} QUEUES=${C_QUEUES[$name]} \
 				WORKER_CORES=${C_WORKERS[$name]} PINS=${C_PINS[$name]} one_round "$name" "${C_SYS[$name]}" "${C_IFACE[$name]}" \
 				"${C_N[$name]}" "$r" "$f.$r" ${C_OPTS[$name]} || rm -f "$f.$r"
 		done
@@ -740,6 +774,27 @@ for ifc in vhost memif; do
 	fi
 done
 
+# ---- 9. policy ------------------------------------------------------------------
+# The same two pods with no policy and with each kind of policy on both
+# ports' ingress, interleaved: the difference in cycles per frame is what
+# the policy costs per frame (every frame meets it once).
+for ifc in vhost memif; do
+	group=()
+	for k in none policer acl10 acl1000 acl10000 reflect; do
+		want "policy:$ifc:$k" || continue
+		flows=()
+		[ $k != reflect ] || flows=(--flows 50000)
+		POLICY=$k define "policy:$ifc:$k" bridge $ifc 2 --size 64 "${flows[@]}"
+		group+=("policy:$ifc:$k")
+	done
+	if [ ${#group[@]} -gt 0 ]; then
+		measure "${group[@]}"
+		for name in "${group[@]}"; do
+			record policy "{\"iface\":\"$ifc\",\"policy\":\"${name##*:}\"}" "$name"
+		done
+	fi
+done
+
 # ---- summary ----------------------------------------------------------------
 # Ratios pair rounds: the median over rounds of this cell's figure over the
 # other cell's figure in the same round (throughput: Mpps; efficiency:
@@ -779,6 +834,13 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 			(if $off == null or .dut_cycles_per_frame == null
 				or $off.dut_cycles_per_frame == null then null
 			 else .dut_cycles_per_frame - $off.dut_cycles_per_frame end)}]),
+	   policy: ([.[] | select(.part == "policy") | del(.part)] as $po
+		| [$po[] | . as $r | ([$po[] | select(.iface == $r.iface and .policy == "none")]
+			| first) as $none | . + {ratio_to_none: speed(.; $none),
+			efficiency_to_none: eff(.; $none), extra_cycles_per_frame:
+			(if $none == null or .dut_cycles_per_frame == null
+				or $none.dut_cycles_per_frame == null then null
+			 else .dut_cycles_per_frame - $none.dut_cycles_per_frame end)}]),
 	   queues: ([.[] | select(.part == "queues") | del(.part)] as $qs
 		| ([$qs[] | select(.workers == 1 and .queues == 1)] | first) as $one
 		| [$qs[] | . + {ratio_to_1w_1q: speed(.; $one), efficiency_to_1w_1q: eff(.; $one)}]),
@@ -867,6 +929,16 @@ if jq -e '.capture | length > 0' "$OUT/summary.json" >/dev/null; then
 		(.ratio_to_off // "-"), (.efficiency_to_off // "-")] | @tsv' "$OUT/summary.json" |
 		awk -F'\t' 'function f(v, p) { return v ~ /^[0-9]/ ? sprintf("%." p "f", v) : v }
 		{ printf "%8s %8.3f %8.5f %7.0f %6s %6s\n", $1, $2, $3, $4, f($5, 2), f($6, 2) }'
+fi
+if jq -e '.policy | length > 0' "$OUT/summary.json" >/dev/null; then
+	printf '\npolicy (podwired bridge, 64 B, 2 pods; the policy on both ports'"'"' ingress)\n%6s %9s %8s %8s %7s %6s %6s %8s\n' \
+		IFACE POLICY MPPS LOSS CYC/FR RATIO EFF +CYC/FR
+	jq -r '.policy[] | [.iface, .policy, (.mpps // 0), (.loss // 0), (.dut_cycles_per_frame // 0),
+		(.ratio_to_none // 0), (.efficiency_to_none // 0),
+		(.extra_cycles_per_frame // "-")] | @tsv' "$OUT/summary.json" |
+		awk -F'\t' 'function f(v, p) { return v ~ /^-?[0-9]/ ? sprintf("%." p "f", v) : v }
+		{ printf "%6s %9s %8.3f %8.5f %7.0f %6s %6s %8s\n", $1, $2, $3, $4, $5, f($6, 2),
+			f($7, 2), f($8, 0) }'
 fi
 if jq -e '.mirror | length > 0' "$OUT/summary.json" >/dev/null; then
 	printf '\nmirror (podwired bridge, 64 B, 2 pods; on: p0 mirrored, both directions, to a null port)\n%6s %6s %8s %8s %7s %6s %6s %8s\n' \

@@ -191,6 +191,32 @@ int acl_state_save(char *msg, size_t len);
 enum { ACL_TMO_TCP, ACL_TMO_UDP, ACL_TMO_OTHER, ACL_TMO_N };
 void acl_timeouts_get(uint32_t t[ACL_TMO_N]);
 void acl_timeouts_set(const uint32_t t[ACL_TMO_N]);
+/* The compiled list a name stands for now: replaced by acl.set (the old
+ * one freed after a grace period, view_wait), so a worker loads it once
+ * per burst and keeps it no longer. list.c. */
+const struct acl_list *acl_current(const struct acl_named *a);
+
+/* ---- a list as a selector (select.c) --------------------------------------- */
+
+struct rte_mbuf;
+
+/*
+ * For each of n mbufs, whether list l permits it (a permit or
+ * permit+reflect rule, or a permit default): what a filtered mirror
+ * copies. Only a verdict: it counts no hits (a list's counters say what
+ * its attachments decided, not what a mirror looked at) and makes no
+ * sessions. Datapath.
+ */
+void acl_select(const struct acl_list *l, struct rte_mbuf *const *m, uint16_t n, bool *permit);
+
+/* Who besides attachments uses a list by name (a filtered mirror): fn
+ * writes into buf what uses name ("mirror \"m1\"") and returns true, or
+ * returns false. acl_del refuses a list in use. Control thread; one user
+ * module (mirror/ registers it: acl/ may not include mirror/). */
+typedef bool (*acl_user_fn)(const char *name, char *buf, size_t len);
+void acl_user_register(acl_user_fn fn);
+bool acl_used_by(const char *name, char *buf, size_t len);
+
 /* For metrics: calls fn for each list's rules and default. */
 typedef void (*acl_hits_fn)(const char *list, const char *rule, uint64_t hits, void *ctx);
 void acl_hits_each(acl_hits_fn fn, void *ctx);

@@ -213,6 +213,11 @@ static void apply(const struct port *skip, struct acl_named *a, struct acl_list 
 	retire(a, old);
 }
 
+const struct acl_list *acl_current(const struct acl_named *a)
+{
+	return a->cur;
+}
+
 static uint16_t new_id(void)
 {
 	for (uint32_t id = 1; id < 0xffff; id++)
@@ -290,6 +295,11 @@ int acl_del(const char *name, char *msg, size_t len)
 			 "list \"%s\" is attached to %s; detach it first (`podwirectl acl "
 			 "detach %s ...`)",
 			 name, w, name);
+		return -EBUSY;
+	}
+	if (acl_used_by(name, w, sizeof(w))) {
+		snprintf(msg, len, "list \"%s\" selects the frames of %s; delete that first", name,
+			 w);
 		return -EBUSY;
 	}
 	TAILQ_REMOVE(&lists, a, next);

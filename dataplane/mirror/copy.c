@@ -12,6 +12,7 @@
 #include <rte_ether.h>
 #include <rte_memcpy.h>
 
+#include "acl/acl.h"
 #include "datapath/burst.h"
 #include "datapath/txbuf.h"
 #include "datapath/worker.h"
@@ -106,20 +107,93 @@ uint16_t mirror_copy(struct rte_mempool *pool, struct rte_mbuf *const *m, struct
 	return k;
 }
 
-/* n frames (idx[] of m or f) to tap t's destination: copied, sent in one
+/* Of idx[0..n) of mbufs m, those list l permits, into sel; how many. */
+static uint16_t select_mbufs(const struct acl_list *l, struct rte_mbuf *const *m,
+			     const uint16_t *idx, uint16_t n, uint16_t *sel)
+{
+	struct rte_mbuf *pick[TXBUF_SIZE];
+	bool permit[TXBUF_SIZE];
+	uint16_t k = 0;
+
+	for (uint16_t j = 0; j < n; j++)
+		pick[j] = m[idx[j]];
+	acl_select(l, pick, n, permit);
+	for (uint16_t j = 0; j < n; j++)
+		if (permit[j])
+			sel[k++] = idx[j];
+	return k;
+}
+
+/* Of the copies c[0..n), those list l permits stay (packed, in order),
+ * the others are freed; how many stay. */
+static uint16_t select_copies(const struct acl_list *l, struct rte_mbuf **c, uint16_t n)
+{
+	struct rte_mbuf *gone[TXBUF_SIZE];
+	bool permit[TXBUF_SIZE];
+	uint16_t k = 0, g = 0;
+
+	acl_select(l, c, n, permit);
+	for (uint16_t j = 0; j < n; j++) {
+		if (permit[j])
+			c[k++] = c[j];
+		else
+			gone[g++] = c[j];
+	}
+	if (g != 0)
+		rte_pktmbuf_free_bulk(gone, g);
+	return k;
+}
+
+/*
+ * n frames (idx[] of m or f) to tap t's destination: copied, sent in one
  * call, counted on the mirror. The destination's counters say what it
  * took (a worker's own, read before and after: no atomics); a copy it
- * cut into several frames counts once. */
+ * cut into several frames counts once.
+ *
+ * A filtered tap copies only what its list permits, decided on the
+ * bytes the copy has: mbufs that keep their tag are classified before
+ * they are copied (what is not selected costs no copy); frames without
+ * mbufs, and mbufs whose copy loses its tag, are copied first and the
+ * copies classified. A memif frame is in the pod's memory, which the pod
+ * may rewrite at any time: its copy is private, so the list decides on
+ * exactly the bytes the destination gets. Frames the list does not
+ * select are neither copies nor drops.
+ */
 static void tap_send(struct worker *w, const struct view *v, const struct mirror_tap *t,
 		     struct rte_mbuf *const *m, struct dp_frame *const *f, const uint8_t *strip,
 		     const uint16_t *idx, uint16_t n)
 {
 	struct mirror_counters *mc = &mirror_ctr[w->id].c[t->slot];
+	const struct acl_list *l = NULL;
 	struct rte_mbuf *c[TXBUF_SIZE];
+	uint16_t sel[TXBUF_SIZE];
 	uint64_t before, sent;
 	uint16_t made;
 
+	if (unlikely(t->acl != NULL)) {
+		bool tagged_out = false;
+
+		/* Once per burst: a replace (acl.set) waits for this burst
+		 * to end before it frees what l points to. */
+		l = acl_current(t->acl);
+		n = RTE_MIN(n, (uint16_t)TXBUF_SIZE);
+		for (uint16_t j = 0; j < n && strip != NULL; j++)
+			tagged_out |= strip[idx[j]] != 0;
+		if (m != NULL && !tagged_out) {
+			n = select_mbufs(l, m, idx, n, sel);
+			idx = sel;
+			l = NULL;
+			if (n == 0)
+				return;
+		}
+	}
 	made = mirror_copy(w->pool, m, f, strip, idx, n, c);
+	if (unlikely(l != NULL) && made != 0) {
+		uint16_t kept = select_copies(l, c, made);
+
+		n -= made - kept; /* not selected: not dropped either */
+		made = kept;
+	}
 	if (made != 0) {
 		before = w->ctr[t->to].tx_packets;
 		dp_port_send(w, v, t->to, c, made);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl/acl.h"
 #include "core/log.h"
 #include "datapath/forward.h"
 #include "datapath/worker.h"
@@ -124,7 +125,7 @@ static struct mirror_port *port_state(const struct port *p, bool *fail)
 	struct mirror_port *out;
 
 	TAILQ_FOREACH (m, &mirror_all, next) {
-		struct mirror_tap t = {.to = m->to->dp.idx, .slot = m->slot};
+		struct mirror_tap t = {.to = m->to->dp.idx, .slot = m->slot, .acl = m->acl};
 
 		if (!copies_port(m, p))
 			continue;
@@ -361,6 +362,38 @@ static int parse_to_dir(struct mirror *m, const struct mirror_req *r, int *code,
 	return 0;
 }
 
+/* m->acl from r->acl: an existing list, or none. */
+static int parse_acl(struct mirror *m, const char *name, int *code, const char **field, char *msg,
+		     size_t len)
+{
+	if (name == NULL || name[0] == '\0')
+		return 0;
+	m->acl = acl_find(name);
+	if (m->acl == NULL) {
+		snprintf(msg, len,
+			 "mirror \"%s\": access list \"%.64s\" (\"acl\") does not exist; make it "
+			 "first (`podwirectl acl set %.64s ...`), or leave \"acl\" out to copy "
+			 "every frame",
+			 m->name, name, name);
+		return fail(code, field, API_ERR_NOT_FOUND, API_F_ACL);
+	}
+	snprintf(m->acl_name, sizeof(m->acl_name), "%s", name);
+	return 0;
+}
+
+bool mirror_uses_acl(const char *name, char *buf, size_t len)
+{
+	const struct mirror *m;
+
+	TAILQ_FOREACH (m, &mirror_all, next)
+		if (m->acl != NULL && strcmp(m->acl_name, name) == 0) {
+			snprintf(buf, len, "mirror \"%s\" (`podwirectl mirror del %s`)", m->name,
+				 m->name);
+			return true;
+		}
+	return false;
+}
+
 int mirror_create(const struct mirror_req *r, struct mirror **out, int *code, const char **field,
 		  char *msg, size_t len)
 {
@@ -396,6 +429,8 @@ int mirror_create(const struct mirror_req *r, struct mirror **out, int *code, co
 	rc = parse_to_dir(m, r, code, field, msg, len);
 	if (rc == 0)
 		rc = parse_ports(m, r->ports != NULL ? r->ports : "", code, field, msg, len);
+	if (rc == 0)
+		rc = parse_acl(m, r->acl, code, field, msg, len);
 	if (rc != 0) {
 		free(m);
 		return rc;
@@ -415,11 +450,12 @@ int mirror_create(const struct mirror_req *r, struct mirror **out, int *code, co
 		return fail(code, field, API_ERR_RESOURCE, NULL);
 	}
 	mirror_ports_text(m, msg, len);
-	LOG(INFO, "mirror \"%s\": copies %s of %s to port \"%s\"", m->name,
+	LOG(INFO, "mirror \"%s\": copies %s of %s to port \"%s\"%s%s%s", m->name,
 	    m->dirs == (MIRROR_IN | MIRROR_OUT) ? "what goes in and out"
 	    : m->dirs == MIRROR_IN		? "what comes in (ingress)"
 						: "what goes out (egress)",
-	    msg, m->to->conf.name);
+	    msg, m->to->conf.name, m->acl != NULL ? ", what access list \"" : "", m->acl_name,
+	    m->acl != NULL ? "\" permits" : "");
 	msg[0] = '\0';
 	if (out != NULL)
 		*out = m;

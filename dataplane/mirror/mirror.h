@@ -31,6 +31,8 @@ struct mirror {
 	uint16_t n_ports;
 	struct port *ports[MIRROR_PORTS_MAX];
 	struct mirror_counters base; /* the slot's counters when it was made */
+	struct acl_named *acl;	     /* selects what is copied; NULL: everything */
+	char acl_name[API_NAME_MAX + 1];
 	TAILQ_ENTRY(mirror) next;
 };
 
@@ -43,6 +45,7 @@ struct mirror_req {
 	const char *ports;     /* "a,b" */
 	const char *direction; /* ingress, egress, both; NULL or "": both */
 	const char *to;
+	const char *acl; /* an access list's name; NULL or "": copy everything */
 };
 
 /*
@@ -59,6 +62,9 @@ struct mirror *mirror_find(const char *name);
 unsigned int mirror_count(void);
 /* The mirror's counters, summed over the workers. */
 void mirror_counts(const struct mirror *m, struct mirror_counters *out);
+/* Whether a mirror selects with list name (acl_user_fn: acl.del refuses
+ * it then); buf names the mirror. */
+bool mirror_uses_acl(const char *name, char *buf, size_t len);
 /* "ingress", "egress" or "both". */
 const char *mirror_dir_name(uint8_t dirs);
 /* The mirrored ports' names, comma separated, into buf. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acl/acl.h"
 #include "api/registry.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -36,6 +37,8 @@ static cJSON *mirror_json(const struct mirror *m, bool counts)
 		cJSON_AddItemToArray(a, cJSON_CreateString(m->ports[i]->conf.name));
 	cJSON_AddStringToObject(o, API_F_DIRECTION, mirror_dir_name(m->dirs));
 	cJSON_AddStringToObject(o, API_F_TO, m->to->conf.name);
+	if (m->acl != NULL)
+		cJSON_AddStringToObject(o, API_F_ACL, m->acl_name);
 	if (counts) {
 		struct mirror_counters c;
 
@@ -67,6 +70,8 @@ static int save(char *msg, size_t len)
 		cJSON_AddStringToObject(o, API_F_PORTS, ports);
 		cJSON_AddStringToObject(o, API_F_DIRECTION, mirror_dir_name(m->dirs));
 		cJSON_AddStringToObject(o, API_F_TO, m->to->conf.name);
+		if (m->acl != NULL)
+			cJSON_AddStringToObject(o, API_F_ACL, m->acl_name);
 		cJSON_AddItemToArray(a, o);
 	}
 	rc = state_file_write(state_dir, MIRROR_FILE, doc, msg, len);
@@ -81,6 +86,7 @@ static cJSON *h_mirror_create(const cJSON *params, struct api_err *err)
 	    .ports = api_get_str(params, API_F_PORTS, ""),
 	    .direction = api_get_str(params, API_F_DIRECTION, API_DIR_BOTH),
 	    .to = api_get_str(params, API_F_TO, ""),
+	    .acl = api_get_str(params, API_F_ACL, ""),
 	};
 	char smsg[512];
 	struct mirror *m;
@@ -99,8 +105,8 @@ static cJSON *h_mirror_del(const cJSON *params, struct api_err *err)
 	const char *name = api_get_str(params, API_F_NAME, "");
 	struct mirror *m = mirror_find(name);
 	char ports[MIRROR_PORTS_MAX * (API_NAME_MAX + 1) + 1], to[API_NAME_MAX + 1];
-	char smsg[512];
-	struct mirror_req r = {.name = name, .ports = ports, .to = to};
+	char smsg[512], acl[API_NAME_MAX + 1];
+	struct mirror_req r = {.name = name, .ports = ports, .to = to, .acl = acl};
 
 	if (m == NULL)
 		return api_fail(err, API_ERR_NOT_FOUND, API_F_NAME,
@@ -109,6 +115,7 @@ static cJSON *h_mirror_del(const cJSON *params, struct api_err *err)
 				name);
 	mirror_ports_text(m, ports, sizeof(ports));
 	snprintf(to, sizeof(to), "%s", m->to->conf.name);
+	snprintf(acl, sizeof(acl), "%s", m->acl_name);
 	r.direction = mirror_dir_name(m->dirs);
 	if (mirror_delete(m, err->msg, sizeof(err->msg)) != 0)
 		return api_refuse(err, API_ERR_RESOURCE, NULL);
@@ -158,7 +165,8 @@ static void restore_one(const cJSON *o, const char *file)
 	struct mirror_req r = {.name = name,
 			       .ports = ports,
 			       .direction = api_get_str(o, API_F_DIRECTION, API_DIR_BOTH),
-			       .to = api_get_str(o, API_F_TO, "")};
+			       .to = api_get_str(o, API_F_TO, ""),
+			       .acl = api_get_str(o, API_F_ACL, "")};
 	const char *field;
 	size_t off = 0;
 	int code;
@@ -213,6 +221,8 @@ int mirror_start(const char *dir)
 
 	if (rc != 0)
 		return rc;
+	/* acl.del refuses a list a mirror selects with: taps hold it. */
+	acl_user_register(mirror_uses_acl);
 	snprintf(state_dir, sizeof(state_dir), "%s", dir != NULL ? dir : "");
 	if (dir != NULL)
 		restore();
@@ -223,6 +233,7 @@ void mirror_stop(void)
 {
 	notify_unsubscribe(NOTIFY_PORT_DELETED, port_deleted, NULL);
 	mirror_remove_all();
+	acl_user_register(NULL);
 	state_dir[0] = '\0';
 }
 
@@ -245,4 +256,6 @@ static void mirror_fini(void)
 	pthread_mutex_unlock(&ctl_lock);
 }
 
-PW_MODULE(mirror, mirror_init, mirror_fini, "model");
+/* After acl: a mirror's list must be there when mirrors.json is read,
+ * and outlive the mirrors at shutdown. */
+PW_MODULE(mirror, mirror_init, mirror_fini, "model", "acl");

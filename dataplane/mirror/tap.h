@@ -39,13 +39,18 @@ enum mirror_dir {
 	MIRROR_OUT = 2, /* what podwired sends to the port */
 };
 
-/* One mirror acting on a port: where the copies go, and the counters.
- * (A mirror of only the frames an access list matches is not done yet:
- * its tap would carry the list, and copy.c would narrow the frames it
- * selects, idx[], by the list's verdicts before copying them.) */
+struct acl_named;
+
+/* One mirror acting on a port: where the copies go, the counters, and
+ * the access list selecting what it copies (NULL: everything). The list
+ * is held by name: acl.set replacing it takes effect at the next burst
+ * (acl_current, loaded once per burst; the old one is freed after a
+ * grace period), and acl.del refuses a list a mirror uses, so the name
+ * outlives every tap that points to it. */
 struct mirror_tap {
 	uint16_t to;   /* destination port index */
 	uint16_t slot; /* the mirror's counters (mirror_ctr) */
+	const struct acl_named *acl;
 };
 
 struct mirror_port {

@@ -17,7 +17,9 @@
 # (pf) drops copies, counted on the mirror, while pa and pb lose nothing.
 # Bad requests name the field and change nothing; /metrics carries the
 # mirror's series (promtool clean); a restart keeps the mirror; deleting
-# a mirrored port shrinks it, deleting its destination removes it.
+# a mirrored port shrinks it, deleting its destination removes it. A
+# mirror filtered by an access list (ICMP only) copies exactly pa's ICMP
+# frames; the list counts nothing for it and cannot be deleted under it.
 . "$(dirname "$0")/lib.sh"
 
 for c in tcpdump promtool curl; do
@@ -101,7 +103,10 @@ def frames(path):
     return out
 which, mac = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", ""))
 port, mirror = frames(sys.argv[3]), frames(sys.argv[4])
-want = [f for f in port if which == "all" or (f[6:12] == mac) == (which == "from")]
+if which == "icmp":  # IPv4 ICMP only, both ways (a mirror filtered by a list)
+    want = [f for f in port if f[12:14] == b"\x08\x00" and f[23] == 1]
+else:
+    want = [f for f in port if which == "all" or (f[6:12] == mac) == (which == "from")]
 if len(sys.argv) > 5:  # VLAN: as an uplink sends them, tagged and padded
     tag = b"\x81\x00" + struct.pack("!H", int(sys.argv[5]))
     want = [(f[:12] + tag + f[12:]).ljust(60, b"\0") for f in want]
@@ -177,6 +182,44 @@ round ingress from
 ctl pw mirror del m1 >/dev/null
 round egress to
 
+# ---- a mirror filtered by an access list -------------------------------------------
+
+# Only ICMP is copied (the pings), both ways; ARP and UDP are forwarded
+# as ever (traffic fails otherwise) but not copied.
+ctl pw mirror del m1 >/dev/null
+ctl pw acl set icmp --default deny --rule '{"action":"permit","proto":"icmp"}' >/dev/null
+ctl pw mirror create m1 --ports pa --to pm --acl icmp >/dev/null
+expect_eq "mirror list: the list" icmp "$(copies m1 acl)"
+expect_eq "mirrors.json keeps the list" icmp \
+	"$(jq -r '.mirrors[] | select(.name == "m1") | .acl' "$T/pw.state/mirrors.json")"
+cap $NA "$T/a-acl.pcap"
+cap $NM "$T/m-acl.pcap"
+traffic
+cap_stop
+r=$(python3 "$T/compare.py" icmp $MA "$T/a-acl.pcap" "$T/m-acl.pcap")
+log "acl icmp: $r"
+case "$r" in
+*" missing=0 extra=0") ;;
+*)
+	show "$T/a-acl.pcap" "$T/m-acl.pcap"
+	fail "acl icmp: the mirror's frames are not pa's ICMP frames: $r"
+	;;
+esac
+# pa saw ARP and UDP too: the list did select.
+[ "$(echo "$r" | sed -E 's/.*expected=([0-9]+).*/\1/')" -ge 6 ] &&
+	[ "$(echo "$r" | sed -E 's/port=([0-9]+).*/\1/')" -gt "$(echo "$r" | sed -E 's/.*expected=([0-9]+).*/\1/')" ] ||
+	fail "acl icmp: nothing to tell ICMP from the rest: $r"
+expect_eq "acl icmp: copies counted = frames pm got" \
+	"$(echo "$r" | sed -E 's/.*mirror=([0-9]+).*/\1/')" "$(copies m1 copies)"
+expect_eq "acl icmp: dropped" 0 "$(copies m1 dropped)"
+expect_eq "the list counts nothing for a mirror" 0 \
+	"$(ctlj pw acl show icmp | jq '[.rules[].hits] + [.default_hits] | add')"
+if out=$(ctl pw acl del icmp 2>&1); then fail "acl del of a list a mirror uses was accepted"; fi
+case "$out" in *'mirror "m1"'*) ;; *) fail "acl del icmp: \"$out\" does not name mirror m1" ;; esac
+ok "acl icmp: pm got exactly pa's ICMP frames, both ways, nothing else"
+ctl pw mirror del m1 >/dev/null
+ctl pw mirror create m1 --ports pa --to pm --direction egress >/dev/null
+
 # ---- metrics --------------------------------------------------------------------
 
 curl -sf "http://127.0.0.1:$MPORT/metrics" >"$T/metrics.txt" || fail "GET /metrics failed"
@@ -205,8 +248,9 @@ bad 'is the destination of mirror "m1"' bad --ports pm --to pc
 bad 'is copied by mirror "m1"' bad --ports pb --to pa
 bad 'exists' m1 --ports pb --to pc
 bad '--to PORT is required' bad --ports pb
-rpc pw mirror.create '{"name":"x","ports":"pb","to":"pc","acl":"l"}' | grep -q '"acl"' ||
+rpc pw mirror.create '{"name":"x","ports":"pb","to":"pc","filter":"l"}' | grep -q '"filter"' ||
 	fail "an unknown field is not named"
+bad 'access list "nolist" ("acl") does not exist' bad --ports pb --to pc --acl nolist
 expect_eq "mirrors after the bad requests" '["m1"]' "$(ctlj pw mirror list | jq -c '[.mirrors[].name]')"
 expect_eq "pc still in its network: no mirror state" false \
 	"$(ctlj pw mirror list | jq '[.mirrors[].to] | index("pc") != null')"
@@ -276,11 +320,11 @@ pod_stop f 2>/dev/null || true
 
 # ---- restart, ports deleted -----------------------------------------------------
 
-ctl pw mirror create m2 --ports pb,pc --to pf --direction egress >/dev/null
+ctl pw mirror create m2 --ports pb,pc --to pf --direction egress --acl icmp >/dev/null
 daemon_stop pw
 daemon_start pw --metrics 127.0.0.1:$MPORT
-expect_eq "mirrors after a restart" '["m1:pa:egress:pm","m2:pb,pc:egress:pf"]' \
-	"$(ctlj pw mirror list | jq -c '[.mirrors[] | "\(.name):\(.ports | join(",")):\(.direction):\(.to)"]')"
+expect_eq "mirrors after a restart" '["m1:pa:egress:pm:","m2:pb,pc:egress:pf:icmp"]' \
+	"$(ctlj pw mirror list | jq -c '[.mirrors[] | "\(.name):\(.ports | join(",")):\(.direction):\(.to):\(.acl // "")"]')"
 wait_link pw pa up
 wait_link pw pm up
 cap $NA "$T/a-restart.pcap"
