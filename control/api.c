@@ -797,8 +797,7 @@ static const struct api_field ACL_TIMEOUTS_results[] = {
     I(API_F_TCP, "seconds"), I(API_F_UDP, "seconds"), I(API_F_OTHER, "seconds"), {NULL}};
 
 static const struct api_field acl_worker_sessions[] = {
-    I(API_F_WORKER, "the worker's index"),
-    I(API_R_LCORE, "the CPU it runs on"),
+    I(API_R_LCORE, "the worker's core (as queue.list's workers, in the same order)"),
     N(API_R_LIVE, "sessions not yet idle past their timeout"),
     N(API_R_CREATED, "sessions it ever recorded"),
     N(API_R_EXPIRED, "sessions ended (idle, or their port deleted)"),

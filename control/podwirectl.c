@@ -652,13 +652,10 @@ static void print_acl_timeouts(const struct reply *r)
 	       ctl_u64(ctl_member(r->result, API_F_OTHER)));
 }
 
-static const struct column acl_session_cols[] = {{"WORKER", API_F_WORKER, COL_U64},
-						 {"LCORE", API_R_LCORE, COL_U64},
-						 {"LIVE", API_R_LIVE, COL_U64},
-						 {"CREATED", API_R_CREATED, COL_U64},
-						 {"EXPIRED", API_R_EXPIRED, COL_U64},
-						 {"FULL", API_R_FULL, COL_U64},
-						 {NULL}};
+static const struct column acl_session_cols[] = {
+    {"LCORE", API_R_LCORE, COL_U64},	 {"LIVE", API_R_LIVE, COL_U64},
+    {"CREATED", API_R_CREATED, COL_U64}, {"EXPIRED", API_R_EXPIRED, COL_U64},
+    {"FULL", API_R_FULL, COL_U64},	 {NULL}};
 
 /* ---- command line ------------------------------------------------------ */
 

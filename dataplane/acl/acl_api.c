@@ -225,7 +225,6 @@ static cJSON *h_acl_sessions(const cJSON *params, struct api_err *err)
 		cJSON *x = cJSON_CreateObject();
 
 		acl_sessions_stats(w, &st);
-		cJSON_AddNumberToObject(x, API_F_WORKER, w);
 		cJSON_AddNumberToObject(x, API_R_LCORE, workers[w]->cpu);
 		cJSON_AddNumberToObject(x, API_R_LIVE, (double)st.live);
 		cJSON_AddNumberToObject(x, API_R_CREATED, (double)st.created);

@@ -139,6 +139,9 @@ ok "B's replies passed A's egress on the session ($hits session hits)"
 expect_eq "sessions recorded by worker 0 (A's), none by worker 1" "true 0" \
 	"$(sess '"\(.workers[0].created > 0) \(.workers[1].created)"')"
 [ "$(sess .max)" = 131072 ] || fail "acl sessions max: $(sess .max)"
+out=$(ctl pw acl sessions)
+grep -qE '^LCORE +LIVE +CREATED +EXPIRED +FULL$' <<<"$out" || fail "podwirectl acl sessions: $out"
+grep -qE '^ +1 +0 +0 +0 +0$' <<<"$out" || fail "podwirectl acl sessions, worker 1: $out"
 
 # ---- B cannot open ------------------------------------------------------------
 d0=$(deny)
