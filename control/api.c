@@ -260,6 +260,15 @@ static const struct api_field ACL_DETACH_params[] = {
     {API_F_DIRECTION, API_T_STRING, false, "\"ingress\" or \"egress\" (default: both)"},
     {NULL}};
 
+static const struct api_field ACL_TIMEOUTS_params[] = {
+    INT(API_F_TCP, false, "idle time after which a TCP session ends (default 3600)", 1,
+	API_ACL_TIMEOUT_MAX, "seconds"),
+    INT(API_F_UDP, false, "the same for UDP (default 120)", 1, API_ACL_TIMEOUT_MAX, "seconds"),
+    INT(API_F_OTHER, false, "the same for other protocols (default 60)", 1, API_ACL_TIMEOUT_MAX,
+	"seconds"),
+    {NULL}};
+#define ACL_SESSIONS_params no_params
+
 #undef INT
 #undef STR
 
@@ -783,6 +792,22 @@ static const struct api_field ACL_ATTACH_results[] = {
     S(API_F_DIRECTION, "ingress, egress, or both (detach)"),
     {NULL}};
 #define ACL_DETACH_results ACL_ATTACH_results
+
+static const struct api_field ACL_TIMEOUTS_results[] = {
+    I(API_F_TCP, "seconds"), I(API_F_UDP, "seconds"), I(API_F_OTHER, "seconds"), {NULL}};
+
+static const struct api_field acl_worker_sessions[] = {
+    I(API_R_LCORE, "the worker's core (as queue.list's workers, in the same order)"),
+    N(API_R_LIVE, "sessions not yet idle past their timeout"),
+    N(API_R_CREATED, "sessions it ever recorded"),
+    N(API_R_EXPIRED, "sessions ended (idle, or their port deleted)"),
+    N(API_R_FULL, "sessions it could not record: no room"),
+    {NULL}};
+
+static const struct api_field ACL_SESSIONS_results[] = {
+    I(API_R_MAX, "sessions a worker may hold (podwired --acl-sessions)"),
+    A(API_R_WORKERS, "per worker", acl_worker_sessions),
+    {NULL}};
 
 #undef S
 #undef I

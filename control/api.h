@@ -123,7 +123,9 @@ enum api_error {
 	X(ACL_LIST, "acl.list", "access lists and where they are attached")                        \
 	X(ACL_SHOW, "acl.show", "an access list's rules with their hit counters")                  \
 	X(ACL_ATTACH, "acl.attach", "apply a list to a port's or a network's ingress or egress")   \
-	X(ACL_DETACH, "acl.detach", "stop applying a list there")
+	X(ACL_DETACH, "acl.detach", "stop applying a list there")                                  \
+	X(ACL_TIMEOUTS, "acl.timeouts", "permit+reflect session idle timeouts: set some, see all") \
+	X(ACL_SESSIONS, "acl.sessions", "permit+reflect sessions per worker: live, made, ended")
 
 enum api_method {
 #define API_ENUM(id, wire, summary) API_M_##id,
@@ -211,6 +213,16 @@ enum api_method {
 #define API_ACL_SHOW_MAX  4096
 #define API_F_FIRST	  "first"
 #define API_R_RULES_TOTAL "rules_total"
+/* acl.timeouts (seconds) and acl.sessions */
+#define API_F_TCP	    "tcp"
+#define API_F_UDP	    "udp"
+#define API_F_OTHER	    "other"
+#define API_ACL_TIMEOUT_MAX 604800
+#define API_R_LIVE	    "live"
+#define API_R_CREATED	    "created"
+#define API_R_EXPIRED	    "expired"
+#define API_R_FULL	    "full"
+#define API_R_MAX	    "max"
 
 /* Result fields: what handlers return and clients read, by these names
  * only (besides the API_F_ names above). Each method's results are

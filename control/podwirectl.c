@@ -645,6 +645,18 @@ static void print_acl_attach(const struct reply *r)
 	ctl_print_acl_attach(r->result, r->cmd->method == API_M_ACL_ATTACH);
 }
 
+static void print_acl_timeouts(const struct reply *r)
+{
+	printf("permit+reflect sessions end after idle: tcp %llu s, udp %llu s, other %llu s\n",
+	       ctl_u64(ctl_member(r->result, API_F_TCP)), ctl_u64(ctl_member(r->result, API_F_UDP)),
+	       ctl_u64(ctl_member(r->result, API_F_OTHER)));
+}
+
+static const struct column acl_session_cols[] = {
+    {"LCORE", API_R_LCORE, COL_U64},	 {"LIVE", API_R_LIVE, COL_U64},
+    {"CREATED", API_R_CREATED, COL_U64}, {"EXPIRED", API_R_EXPIRED, COL_U64},
+    {"FULL", API_R_FULL, COL_U64},	 {NULL}};
+
 /* ---- command line ------------------------------------------------------ */
 
 static const struct opt network_add_opts[] = {{"--vlan", "ID", OPT_INT, API_F_VLAN},
@@ -721,6 +733,10 @@ static const struct opt acl_attach_opts[] = {
     {NULL}};
 static const struct opt acl_show_opts[] = {
     {"--first", "N", OPT_INT, API_F_FIRST}, {"--count", "N", OPT_INT, API_F_COUNT}, {NULL}};
+static const struct opt acl_timeouts_opts[] = {{"--tcp", "S", OPT_INT, API_F_TCP},
+					       {"--udp", "S", OPT_INT, API_F_UDP},
+					       {"--other", "S", OPT_INT, API_F_OTHER},
+					       {NULL}};
 static const char *const queue_pin_pos[] = {API_F_QUEUE, API_F_WORKER, NULL};
 static const char *const queue_unpin_pos[] = {API_F_QUEUE, NULL};
 
@@ -798,6 +814,11 @@ static const struct command commands[] = {
      API_M_ACL_ATTACH, API_F_NAME, true, acl_attach_opts, print_acl_attach},
     {"acl detach", "NAME (--port PORT | --network NET) [--direction ingress|egress]",
      API_M_ACL_DETACH, API_F_NAME, true, acl_attach_opts, print_acl_attach},
+    {"acl timeouts", "[--tcp S] [--udp S] [--other S]", API_M_ACL_TIMEOUTS, NULL, false,
+     acl_timeouts_opts, print_acl_timeouts, NULL, NULL,
+     "permit+reflect sessions end after this long idle; none given: show them"},
+    {"acl sessions", "", API_M_ACL_SESSIONS, NULL, false, no_opts, NULL, API_R_WORKERS,
+     acl_session_cols},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

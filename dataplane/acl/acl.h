@@ -185,6 +185,12 @@ cJSON *acl_list_all_json(void);
 cJSON *acl_show_json(const struct acl_named *a, uint32_t first, uint32_t count);
 /* Saves acl.json; 0 or -errno with msg. */
 int acl_state_save(char *msg, size_t len);
+
+/* Session idle timeouts, seconds (1 .. API_ACL_TIMEOUT_MAX), by protocol:
+ * set applies them at once (and is what acl.json keeps). Control thread. */
+enum { ACL_TMO_TCP, ACL_TMO_UDP, ACL_TMO_OTHER, ACL_TMO_N };
+void acl_timeouts_get(uint32_t t[ACL_TMO_N]);
+void acl_timeouts_set(const uint32_t t[ACL_TMO_N]);
 /* The compiled list a name stands for now: replaced by acl.set (the old
  * one freed after a grace period, view_wait), so a worker loads it once
  * per burst and keeps it no longer. list.c. */

@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "acl/session.h"
 #include "api/registry.h"
+#include "core/config.h"
+#include "datapath/worker.h"
 #include "validate.h"
 
 /* Parsed rules of one acl.set: large, and the control thread runs one
@@ -176,3 +179,61 @@ API_HANDLER(ACL_LIST, h_acl_list)
 API_HANDLER(ACL_SHOW, h_acl_show)
 API_HANDLER(ACL_ATTACH, h_acl_attach)
 API_HANDLER(ACL_DETACH, h_acl_detach)
+
+/* Only the timeouts given change; the answer is all three. */
+static cJSON *h_acl_timeouts(const cJSON *params, struct api_err *err)
+{
+	static const char *const names[ACL_TMO_N] = {API_F_TCP, API_F_UDP, API_F_OTHER};
+	uint32_t t[ACL_TMO_N];
+	bool changed = false;
+	cJSON *o;
+
+	acl_timeouts_get(t);
+	for (int i = 0; i < ACL_TMO_N; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, names[i]);
+
+		if (v == NULL)
+			continue;
+		if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+		    v->valuedouble > API_ACL_TIMEOUT_MAX ||
+		    v->valuedouble != (uint32_t)v->valuedouble)
+			return api_fail(err, API_ERR_INVALID_PARAMS, names[i],
+					"\"%s\" must be whole seconds from 1 to %d", names[i],
+					API_ACL_TIMEOUT_MAX);
+		t[i] = (uint32_t)v->valuedouble;
+		changed = true;
+	}
+	if (changed) {
+		acl_timeouts_set(t);
+		save();
+	}
+	o = cJSON_CreateObject();
+	for (int i = 0; i < ACL_TMO_N; i++)
+		cJSON_AddNumberToObject(o, names[i], t[i]);
+	return o;
+}
+
+static cJSON *h_acl_sessions(const cJSON *params, struct api_err *err)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+
+	(void)params, (void)err;
+	cJSON_AddNumberToObject(o, API_R_MAX, pw_cfg.acl_sessions);
+	arr = cJSON_AddArrayToObject(o, API_R_WORKERS);
+	for (unsigned int w = 0; w < n_workers; w++) {
+		struct acl_session_stats st;
+		cJSON *x = cJSON_CreateObject();
+
+		acl_sessions_stats(w, &st);
+		cJSON_AddNumberToObject(x, API_R_LCORE, workers[w]->cpu);
+		cJSON_AddNumberToObject(x, API_R_LIVE, (double)st.live);
+		cJSON_AddNumberToObject(x, API_R_CREATED, (double)st.created);
+		cJSON_AddNumberToObject(x, API_R_EXPIRED, (double)st.expired);
+		cJSON_AddNumberToObject(x, API_R_FULL, (double)st.full);
+		cJSON_AddItemToArray(arr, x);
+	}
+	return o;
+}
+
+API_HANDLER(ACL_TIMEOUTS, h_acl_timeouts)
+API_HANDLER(ACL_SESSIONS, h_acl_sessions)

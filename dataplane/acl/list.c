@@ -35,8 +35,6 @@ PW_LOG_TYPE("acl");
 #define ACL_FILE       "acl.json"
 #define ACL_FILE_VER   1
 #define ACL_ATTACH_MAX 4096
-/* Sessions a worker may hold (permit+reflect). */
-#define ACL_SESSIONS_PER_WORKER 131072
 
 struct acl_named {
 	char name[API_NAME_MAX + 1];
@@ -61,6 +59,21 @@ static struct attach att[ACL_ATTACH_MAX];
 static unsigned int n_att;
 
 static const char *const dir_names[2] = {"ingress", "egress"};
+
+/* Session idle timeouts in seconds: TCP, UDP, other (acl.timeouts). */
+static uint32_t tmo[ACL_TMO_N] = {ACL_SESSION_TCP_S, ACL_SESSION_UDP_S, ACL_SESSION_OTHER_S};
+static const char *const tmo_names[ACL_TMO_N] = {API_F_TCP, API_F_UDP, API_F_OTHER};
+
+void acl_timeouts_get(uint32_t t[ACL_TMO_N])
+{
+	memcpy(t, tmo, sizeof(tmo));
+}
+
+void acl_timeouts_set(const uint32_t t[ACL_TMO_N])
+{
+	memcpy(tmo, t, sizeof(tmo));
+	acl_session_timeouts(tmo[ACL_TMO_TCP], tmo[ACL_TMO_UDP], tmo[ACL_TMO_OTHER]);
+}
 
 struct acl_named *acl_find(const char *name)
 {
@@ -491,7 +504,7 @@ void acl_note_describe(uint32_t note, char *buf, size_t len)
 
 int acl_state_save(char *msg, size_t len)
 {
-	cJSON *doc, *arr, *atts;
+	cJSON *doc, *arr, *atts, *o;
 	struct acl_named *a;
 	int rc;
 
@@ -510,6 +523,9 @@ int acl_state_save(char *msg, size_t len)
 			cJSON_AddItemToArray(rules, acl_rule_to_json(&a->cur->rules[i]));
 		cJSON_AddItemToArray(arr, o);
 	}
+	o = cJSON_AddObjectToObject(doc, "timeouts");
+	for (int i = 0; i < ACL_TMO_N; i++)
+		cJSON_AddNumberToObject(o, tmo_names[i], tmo[i]);
 	atts = cJSON_AddArrayToObject(doc, "attachments");
 	for (unsigned int i = 0; i < n_att; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -588,6 +604,24 @@ static int restore(void)
 		snprintf(att[n_att].target, sizeof(att[n_att].target), "%s", target);
 		n_att++;
 	}
+	/* Timeouts out of range are left at their defaults. */
+	o = cJSON_GetObjectItemCaseSensitive(doc, "timeouts");
+	if (cJSON_IsObject(o)) {
+		uint32_t t[ACL_TMO_N];
+
+		acl_timeouts_get(t);
+		for (int i = 0; i < ACL_TMO_N; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, tmo_names[i]);
+
+			if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+			    v->valuedouble <= API_ACL_TIMEOUT_MAX)
+				t[i] = (uint32_t)v->valuedouble;
+			else if (v != NULL)
+				LOG(ERR, "%s/%s: timeout \"%s\" out of range, the default stays",
+				    pw_cfg.state_dir, ACL_FILE, tmo_names[i]);
+		}
+		acl_timeouts_set(t);
+	}
 	cJSON_Delete(doc);
 	apply(NULL, NULL, NULL);
 	LOG(INFO, "restored %u access lists and %u attachments from %s/%s", n_lists, n_att,
@@ -637,7 +671,7 @@ static int acl_init(void)
 {
 	int rc;
 
-	rc = acl_sessions_init(n_workers, ACL_SESSIONS_PER_WORKER);
+	rc = acl_sessions_init(n_workers, pw_cfg.acl_sessions);
 	if (rc != 0) {
 		fprintf(stderr, "podwired: cannot make the permit+reflect session tables: %s\n",
 			strerror(-rc));

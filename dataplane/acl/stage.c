@@ -28,6 +28,8 @@
 #include "datapath/burst.h"
 #include "datapath/worker.h"
 
+_Static_assert(PW_BURST <= ACL_SESSION_BULK, "a burst's flows fit one bulk session call");
+
 /* Bytes of a frame the key is made from: Ethernet, a tag, IPv4 with
  * options or IPv6 with some extension headers, and the L4 ports. */
 #define KEY_BYTES 192
@@ -105,19 +107,33 @@ static void decide(struct worker *w, const struct acl_port *ap, uint16_t port, e
 	uint16_t idx[PW_BURST];
 	bool sess[PW_BURST], refl[PW_BURST];
 	uint32_t n_sess = 0;
-	struct acl_flow fl;
+	struct acl_flow fl[PW_BURST];
+	const struct acl_flow *fp[PW_BURST];
+	uint16_t fi[PW_BURST], nf = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		key_of(&keys[i], m[which[i]]);
 		pass[i] = true;
 		sess[i] = refl[i] = false;
 	}
+	/* The burst's IP flows are looked up (and recorded, below) together:
+	 * the bulk calls fetch their buckets at once, about a third of the
+	 * cost of one by one (perf/session_cost.c), with the same answers. */
 	if (ap->sessions[d]) {
+		uint64_t hit = 0;
+
 		for (uint16_t i = 0; i < n; i++) {
 			if (!(keys[i].l3 & ACL_L3_IP))
 				continue;
-			flow_of(&fl, &keys[i], port, d);
-			if (acl_session_reply(w->id, &fl, w->now)) {
+			flow_of(&fl[nf], &keys[i], port, d);
+			fp[nf] = &fl[nf];
+			fi[nf++] = i;
+		}
+		if (nf != 0) {
+			acl_session_reply_bulk(w->id, fp, nf, w->now, &hit);
+			for (; hit != 0; hit &= hit - 1) {
+				uint16_t i = fi[__builtin_ctzll(hit)];
+
 				sess[i] = true;
 				n_sess++;
 				if (note != NULL)
@@ -160,11 +176,17 @@ static void decide(struct worker *w, const struct acl_port *ap, uint16_t port, e
 					  (r == l->n_rules ? ACL_NOTE_DEFAULT : r);
 		}
 	}
+	nf = 0;
 	for (uint16_t i = 0; i < n; i++)
 		if (refl[i] && pass[i] && (keys[i].l3 & ACL_L3_IP)) {
-			flow_of(&fl, &keys[i], port, d);
-			acl_session_add(w->id, &fl, w->now);
+			flow_of(&fl[nf], &keys[i], port, d);
+			fp[nf] = &fl[nf];
+			nf++;
 		}
+	/* In the burst's order, as one by one: a flow seen twice is
+	 * recorded once and refreshed. Refusals are counted (full). */
+	if (nf != 0)
+		acl_session_add_bulk(w->id, fp, nf, w->now);
 }
 
 static void acl_ingress(struct worker *w, const struct view *v, struct dp_burst *b)

@@ -39,6 +39,7 @@ struct pw_config {
 	uint32_t rebalance_interval_s;
 	uint32_t rebalance_threshold_pct;
 	uint32_t rebalance_improvement_pct;
+	uint32_t acl_sessions; /* permit+reflect sessions per worker */
 };
 
 extern struct pw_config pw_cfg;

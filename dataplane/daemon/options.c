@@ -107,6 +107,8 @@ static const struct opt_desc opts[] = {
     {"rebalance-improvement", "PCT", OPT_U32, AT(rebalance_improvement_pct), 1, 100,
      "and a new placement cuts the busiest-idlest gap by this share\n"
      "                         (default 25)"},
+    {"acl-sessions", "N", OPT_U32, AT(acl_sessions), 64, 1 << 24,
+     "permit+reflect sessions each worker may hold (default 131072)"},
     {"help", NULL, OPT_HELP, 0, 0, 0, 0, "this text", true},
     {"version", NULL, OPT_VERSION, 0, 0, 0, 0, "podwired's version", true},
 };
@@ -529,6 +531,7 @@ static void set_defaults(struct pw_config *c)
 	c->rebalance_interval_s = 60;
 	c->rebalance_threshold_pct = 70;
 	c->rebalance_improvement_pct = 25;
+	c->acl_sessions = 131072;
 	for (long i = 0; i < ncpu && c->n_worker_cores < PW_MAX_WORKERS; i++)
 		c->worker_cores[c->n_worker_cores++] = (unsigned int)i;
 	for (size_t i = 0; i < N_OPTS; i++)

@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 
 #include "acl/acl.h"
+#include "acl/session.h"
 #include "api.h"
 #include "core/config.h"
 #include "core/loop.h"
@@ -457,12 +458,33 @@ static void acl_hit(const char *list, const char *rule, uint64_t hits, void *ctx
 	    esc(a, sizeof(a), list), rule, (unsigned long long)hits);
 }
 
+/* Scans each worker's table (about 1 ms per 100,000 sessions). */
+static void write_acl_sessions(struct page *pg)
+{
+	struct acl_session_stats st[PW_MAX_WORKERS];
+
+	for (unsigned int w = 0; w < n_workers; w++)
+		acl_sessions_stats(w, &st[w]);
+	head(pg, "podwire_acl_sessions", "gauge",
+	     "permit+reflect sessions a worker holds that are not yet idle past their timeout.");
+	for (unsigned int w = 0; w < n_workers; w++)
+		out(pg, "podwire_acl_sessions{worker=\"%u\",lcore=\"%u\"} %llu\n", w,
+		    workers[w]->cpu, (unsigned long long)st[w].live);
+	head(pg, "podwire_acl_sessions_full_total", "counter",
+	     "permit+reflect sessions a worker could not record: its table was full "
+	     "(podwired --acl-sessions).");
+	for (unsigned int w = 0; w < n_workers; w++)
+		out(pg, "podwire_acl_sessions_full_total{worker=\"%u\",lcore=\"%u\"} %llu\n", w,
+		    workers[w]->cpu, (unsigned long long)st[w].full);
+}
+
 static void write_acls(struct page *pg)
 {
 	head(pg, "podwire_acl_rule_hits_total", "counter",
 	     "Frames an access list's rule decided (rule=\"default\": no rule matched), since the "
 	     "list was last set.");
 	acl_hits_each(acl_hit, pg);
+	write_acl_sessions(pg);
 }
 
 /* The whole page, malloc'd; NULL when memory is short. */

@@ -11,6 +11,7 @@
 #include <rte_cycles.h>
 
 #include "acl/acl.h"
+#include "acl/session.h"
 #include "dp_sinks.h"
 
 static struct acl_rule rules[ACL_RULES_MAX];
@@ -482,6 +483,77 @@ static void test_bridge(void)
 	destroy_net(n);
 }
 
+/* ---- permit+reflect through the stages, a burst at a time ------------------------ */
+
+/* a's pod opens 20 UDP flows in one burst of 32 (12 frames repeat
+ * flows); b answers with a burst where every other frame is the reply
+ * of one of them (the others: flows a never opened, frames not IP):
+ * exactly the replies reach a, in order, each a session hit of a's
+ * egress list; the rest are denied there. The stage looks the
+ * burst up and records it with the bulk calls: this is what they must
+ * keep of the one-by-one semantics. */
+static void test_reflect_burst(void)
+{
+	static const uint8_t s4[4] = {10, 0, 0, 1}, d4[4] = {10, 0, 0, 2};
+	struct network *n = dp_net("aclrf", NET_BRIDGE, 0);
+	struct port *a = dp_port("aclrfa", n, "sink", A), *b = dp_port("aclrfb", n, "sink", B);
+	struct acl_session_stats st0, st1;
+	struct rte_mbuf *m[PW_BURST];
+	uint8_t f[128];
+	char msg[512];
+	uint32_t len;
+
+	/* The harness starts no module: the tables are this test's, on the
+	 * worker's clock (the harness leaves it still). */
+	ASSERT_INT_EQ(acl_sessions_init(1, 0), 0);
+	workers[0]->now = rte_rdtsc();
+	send1(b, dp_frame(BCAST, B, 0, 60, 0));
+	send1(a, dp_frame(BCAST, A, 0, 60, 0));
+	set_list("rfin", "[{\"action\":\"permit+reflect\",\"proto\":\"udp\"}]", ACL_DENY);
+	set_list("rfout", "[{\"action\":\"deny\",\"proto\":\"icmp\"}]", ACL_DENY);
+	ASSERT_INT_EQ(acl_attach("rfin", "aclrfa", NULL, ACL_IN, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(acl_attach("rfout", "aclrfa", NULL, ACL_OUT, msg, sizeof(msg)), 0);
+	acl_sessions_stats_at(0, workers[0]->now, &st0);
+	sink_clear(a), sink_clear(b);
+	for (int i = 0; i < PW_BURST; i++) {
+		len = ip_frame(f, -1, false, 17, (uint16_t)(1000 + i % 20), 53, 0, s4, d4);
+		m[i] = mbuf_of(f, len);
+	}
+	dp_harness_input(a, m, PW_BURST);
+	ASSERT_INT_EQ(sink_of(b)->n, PW_BURST);
+	acl_sessions_stats_at(0, workers[0]->now, &st1);
+	ASSERT_INT_EQ(st1.created - st0.created, 20);
+	ASSERT_INT_EQ(st1.live - st0.live, 20);
+	for (int i = 0; i < PW_BURST; i++) {
+		/* even: the reply of flow i / 2; odd: a flow a never opened */
+		uint16_t dport = (uint16_t)(i % 2 == 0 ? 1000 + i / 2 : 3000 + i);
+
+		len = ip_frame(f, -1, false, 17, 53, dport, 0, d4, s4);
+		memcpy(f, "\x02\x00\x00\x00\x00\x0a\x02\x00\x00\x00\x00\x0b", 12);
+		if (i % 4 == 3) /* not IP: no session to look up, so a gap in the flows */
+			f[12] = 0x88, f[13] = 0xb5;
+		m[i] = mbuf_of(f, len);
+	}
+	dp_harness_input(b, m, PW_BURST);
+	ASSERT_INT_EQ(sink_of(a)->n, PW_BURST / 2);
+	for (int i = 0; i < sink_of(a)->n; i++) {
+		const uint8_t *p = rte_pktmbuf_mtod(sink_of(a)->got[i], const uint8_t *);
+
+		ASSERT_INT_EQ(p[14 + 20 + 2] << 8 | p[14 + 20 + 3], 1000 + i);
+	}
+	ASSERT_INT_EQ(dp_counters(a).drops[DROP_ACL_DENY], PW_BURST / 2);
+	ASSERT_INT_EQ(show_num("rfout", "session_hits", -1), PW_BURST / 2);
+	ASSERT_INT_EQ(show_num("rfout", "default_hits", -1), PW_BURST / 2);
+	ASSERT_INT_EQ(acl_detach("rfin", "aclrfa", NULL, -1, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(acl_detach("rfout", "aclrfa", NULL, -1, msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(acl_del("rfin", msg, sizeof(msg)), 0);
+	ASSERT_INT_EQ(acl_del("rfout", msg, sizeof(msg)), 0);
+	sink_clear(a), sink_clear(b);
+	destroy(a), destroy(b);
+	destroy_net(n);
+	acl_sessions_fini();
+}
+
 /* ---- a pod rewriting its frame after the decision ------------------------------- */
 
 /* The pod's shared buffer, and where its frame's destination port is. */
@@ -607,6 +679,7 @@ int main(void)
 	    {"acl: the trie agrees with the rules' semantics", test_trie_agrees},
 	    {"acl: lists on a bridge: ingress, egress, network, frames, replace", test_bridge},
 	    {"acl: a pod's rewrite after the decision reaches no one", test_rewrite_after_decision},
+	    {"acl: permit+reflect a burst at a time: replies only, in order", test_reflect_burst},
 	    {"acl: classification cost", test_cost},
 	    {NULL, NULL},
 	};

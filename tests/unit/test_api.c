@@ -401,8 +401,8 @@ static void test_ranges_declared(void)
 	}
 	/* network.create 3, port.create 5, vf.alloc 1, capture.start 3, trace.add 1,
 	 * queue.pin 2, queue.unpin 1, queue.balance 3; rate limits: port.create 6,
-	 * policer.set 3, acl.show 2 */
-	ASSERT_INT_EQ(ints, 30);
+	 * policer.set 3, acl.show 2, acl.timeouts 3 */
+	ASSERT_INT_EQ(ints, 33);
 	CU_ASSERT(strings >= 10);
 
 	/* The bounds are api.h's constants, which other readers share. */
