@@ -631,7 +631,10 @@ static int restore(void)
 
 /* ---- events and the module ---------------------------------------------------- */
 
-static void port_created(const void *arg, void *ctx)
+/* NOTIFY_PORT_ADDING: a port's lists (its network's, or its own from
+ * the state) are in place before the view that has it is published, so
+ * its first frame meets them. */
+static void port_adding(const void *arg, void *ctx)
 {
 	(void)arg, (void)ctx;
 	apply(NULL, NULL, NULL);
@@ -677,7 +680,7 @@ static int acl_init(void)
 			strerror(-rc));
 		return rc;
 	}
-	if (notify_subscribe(NOTIFY_PORT_CREATED, port_created, NULL) != 0 ||
+	if (notify_subscribe(NOTIFY_PORT_ADDING, port_adding, NULL) != 0 ||
 	    notify_subscribe(NOTIFY_PORT_DELETED, port_deleted, NULL) != 0) {
 		fprintf(stderr, "podwired: out of memory starting the access lists\n");
 		return -ENOMEM;
@@ -694,7 +697,7 @@ static void acl_fini(void)
 	struct port *p;
 	uint8_t bit = (uint8_t)acl_egress_bit();
 
-	notify_unsubscribe(NOTIFY_PORT_CREATED, port_created, NULL);
+	notify_unsubscribe(NOTIFY_PORT_ADDING, port_adding, NULL);
 	notify_unsubscribe(NOTIFY_PORT_DELETED, port_deleted, NULL);
 	pthread_mutex_lock(&ctl_lock);
 	n_att = 0;

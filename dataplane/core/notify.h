@@ -16,6 +16,12 @@ enum notify_event {
 	 * datapath): arg is the const struct port * (model/port.h). */
 	NOTIFY_PORT_CREATED,
 	NOTIFY_PORT_DELETED,
+	/* A port is made and registered but not yet in the datapath: arg
+	 * is the struct port * (model/port.h). What workers must see from
+	 * the port's first frame (its rate limits, its access lists) is set
+	 * here; NOTIFY_PORT_CREATED comes once it is published, or
+	 * NOTIFY_PORT_DELETED when publishing it fails. */
+	NOTIFY_PORT_ADDING,
 	/* Networks or ports changed and state.json was written (or writing
 	 * it failed): arg NULL. */
 	NOTIFY_STATE_SAVED,

@@ -333,12 +333,15 @@ int port_create(const struct port_conf *conf, struct network *net, struct port *
 	TAILQ_INSERT_TAIL(&port_all, p, next);
 	TAILQ_INSERT_TAIL(&net->ports, p, net_next);
 	net->n_ports++;
+	notify_publish(NOTIFY_PORT_ADDING, p);
 	v = model_view_build(NULL);
 	if (v == NULL) {
 		*code = API_ERR_RESOURCE;
 		snprintf(msg, len, "port \"%s\": out of memory publishing the datapath",
 			 conf->name);
-		/* No view holds p: it goes without a grace period. */
+		/* What NOTIFY_PORT_ADDING set up goes too. No view holds p:
+		 * it goes without a grace period. */
+		notify_publish(NOTIFY_PORT_DELETED, p);
 		port_free(p);
 		return -ENOMEM;
 	}

@@ -221,10 +221,9 @@ const struct policer *policer_of(const struct port *p, enum port_dir d)
 	return p->dp.pol[d];
 }
 
-/* NOTIFY_PORT_CREATED: the port's configured limits. The port is in the
- * view already; frames of its first microseconds pass unlimited (a pod
- * cannot have sent many yet). */
-static void port_created(const void *arg, void *ctx)
+/* NOTIFY_PORT_ADDING: the port's configured limits, in place before
+ * the view that has the port is published: its first frame is limited. */
+static void port_adding(const void *arg, void *ctx)
 {
 	const struct port *cp = arg;
 	struct port *p = port_by_idx(cp->dp.idx);
@@ -261,9 +260,9 @@ static int policer_start(void)
 	struct port *p;
 	char msg[256];
 
-	if (notify_subscribe(NOTIFY_PORT_CREATED, port_created, NULL) != 0 ||
+	if (notify_subscribe(NOTIFY_PORT_ADDING, port_adding, NULL) != 0 ||
 	    notify_subscribe(NOTIFY_PORT_DELETED, port_deleted, NULL) != 0) {
-		notify_unsubscribe(NOTIFY_PORT_CREATED, port_created, NULL);
+		notify_unsubscribe(NOTIFY_PORT_ADDING, port_adding, NULL);
 		fprintf(stderr, "podwired: out of memory starting the policer\n");
 		return -ENOMEM;
 	}

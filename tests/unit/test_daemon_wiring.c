@@ -98,8 +98,10 @@ static void on_event(const void *arg, void *ctx)
 		 arg != NULL ? ((const struct port *)arg)->conf.name : "");
 }
 
-/* What mirrors the model (CDI specs) hears of each port made and deleted,
- * of a create rolled back nothing, and of each save of the state. */
+/* What mirrors the model (CDI specs) hears of each port made and deleted
+ * and of each save of the state; what sets up a port's policy before its
+ * first frame hears of it before it is published, and of a create rolled
+ * back (the view could not be built) as a delete. */
 static void test_model_events(void)
 {
 	struct network *n = dp_net("ev", NET_BRIDGE, 0);
@@ -113,6 +115,7 @@ static void test_model_events(void)
 	ASSERT_INT_EQ(notify_subscribe(NOTIFY_PORT_CREATED, on_event, "+"), 0);
 	ASSERT_INT_EQ(notify_subscribe(NOTIFY_PORT_DELETED, on_event, "-"), 0);
 	ASSERT_INT_EQ(notify_subscribe(NOTIFY_STATE_SAVED, on_event, "saved"), 0);
+	ASSERT_INT_EQ(notify_subscribe(NOTIFY_PORT_ADDING, on_event, "~"), 0);
 	a = dp_port("eva", n, "null", "02:00:00:00:02:01");
 	b = dp_port("evb", n, "null", "02:00:00:00:02:02");
 	memset(&c, 0, sizeof(c));
@@ -125,7 +128,8 @@ static void test_model_events(void)
 	ASSERT_INT_EQ(state_save(msg, sizeof(msg)), 0);
 	ASSERT_INT_EQ(port_destroy(a, msg, sizeof(msg)), 0);
 	ASSERT_INT_EQ(port_destroy(b, msg, sizeof(msg)), 0);
-	ASSERT_STR_EQ(events, "+eva +evb saved -eva -evb");
+	ASSERT_STR_EQ(events, "~eva +eva ~evb +evb ~evc -evc saved -eva -evb");
+	notify_unsubscribe(NOTIFY_PORT_ADDING, on_event, "~");
 	notify_unsubscribe(NOTIFY_PORT_CREATED, on_event, "+");
 	notify_unsubscribe(NOTIFY_PORT_DELETED, on_event, "-");
 	notify_unsubscribe(NOTIFY_STATE_SAVED, on_event, "saved");
