@@ -225,15 +225,16 @@ const struct policer *policer_of(const struct port *p, enum port_dir d)
  * the view that has the port is published: its first frame is limited. */
 static void port_adding(const void *arg, void *ctx)
 {
-	const struct port *cp = arg;
-	struct port *p = port_by_idx(cp->dp.idx);
+	/* The event's port, which the model hands over as const. */
+	struct port *p = (struct port *)(uintptr_t)arg;
+	struct port_rate rate[PORT_DIRS];
 	char msg[256];
 
 	RTE_SET_USED(ctx);
-	if (p == NULL ||
-	    (p->conf.rate[PORT_DIR_IN].rate == 0 && p->conf.rate[PORT_DIR_OUT].rate == 0))
+	memcpy(rate, p->conf.rate, sizeof(rate));
+	if (rate[PORT_DIR_IN].rate == 0 && rate[PORT_DIR_OUT].rate == 0)
 		return;
-	if (policer_apply(p, p->conf.rate, msg, sizeof(msg)) != 0)
+	if (policer_apply(p, rate, msg, sizeof(msg)) != 0)
 		PORT_LOG(p, ERR, "its rate limits are not applied: %s", msg);
 }
 
