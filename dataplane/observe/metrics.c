@@ -192,39 +192,38 @@ static uint64_t port_value(const struct port_counters *c, enum port_value v)
 /* The rate limits configured (policer/), one series per port and
  * direction that has one; what they dropped is podwire_port_drops_total
  * {reason="policed"}. */
-static void write_rates(struct page *pg)
+/* One series per limited port and direction: the rate (burst false) or
+ * its burst, with the unit each takes. */
+static void write_rate_series(struct page *pg, const char *name, bool burst)
 {
 	static const char *const dir[PORT_DIRS] = {"ingress", "egress"};
 	char l[512];
 	struct port *p;
 
+	TAILQ_FOREACH (p, &port_all, next)
+		for (int d = 0; d < PORT_DIRS; d++) {
+			const struct port_rate *r = &p->conf.rate[d];
+			const char *unit =
+			    r->bits ? (burst ? "bytes" : "bps") : (burst ? "frames" : "pps");
+
+			if (r->rate == 0)
+				continue;
+			port_labels(l, sizeof(l), p);
+			out(pg, "%s{%s,direction=\"%s\",unit=\"%s\"} %llu\n", name, l, dir[d], unit,
+			    (unsigned long long)(burst ? r->burst : r->rate));
+		}
+}
+
+static void write_rates(struct page *pg)
+{
 	head(pg, "podwire_port_rate_limit", "gauge",
 	     "A port's rate limit: frames/s (unit=\"pps\") or bits/s (unit=\"bps\"); ingress is "
 	     "what its pod sends, egress what it receives.");
-	TAILQ_FOREACH (p, &port_all, next)
-		for (int d = 0; d < PORT_DIRS; d++) {
-			const struct port_rate *r = &p->conf.rate[d];
-
-			if (r->rate == 0)
-				continue;
-			port_labels(l, sizeof(l), p);
-			out(pg, "podwire_port_rate_limit{%s,direction=\"%s\",unit=\"%s\"} %llu\n",
-			    l, dir[d], r->bits ? "bps" : "pps", (unsigned long long)r->rate);
-		}
+	write_rate_series(pg, "podwire_port_rate_limit", false);
 	head(pg, "podwire_port_rate_limit_burst", "gauge",
 	     "The burst of a port's rate limit: frames (unit=\"frames\") or bytes "
 	     "(unit=\"bytes\").");
-	TAILQ_FOREACH (p, &port_all, next)
-		for (int d = 0; d < PORT_DIRS; d++) {
-			const struct port_rate *r = &p->conf.rate[d];
-
-			if (r->rate == 0)
-				continue;
-			port_labels(l, sizeof(l), p);
-			out(pg,
-			    "podwire_port_rate_limit_burst{%s,direction=\"%s\",unit=\"%s\"} %llu\n",
-			    l, dir[d], r->bits ? "bytes" : "frames", (unsigned long long)r->burst);
-		}
+	write_rate_series(pg, "podwire_port_rate_limit_burst", true);
 }
 
 static void write_ports(struct page *pg)
