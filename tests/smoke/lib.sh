@@ -404,6 +404,27 @@ pcap_write() {
 	EOF
 }
 
+# netns_add NS...: network namespaces for kernel pods, quiet (no IPv6:
+# no router solicitations or MLD reports beside the test's own frames)
+# with lo up, deleted when the test ends; the test skips when none can be
+# made.
+NETNS_ADDED=()
+_netns_cleanup() {
+	local n
+	for n in "${NETNS_ADDED[@]}"; do ip netns del "$n" 2>/dev/null; done
+}
+netns_add() {
+	local n
+	[ ${#NETNS_ADDED[@]} -ne 0 ] || on_exit _netns_cleanup
+	for n in "$@"; do
+		ip netns add "$n" || skip "cannot create network namespace $n"
+		NETNS_ADDED+=("$n")
+		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
+		ip -n "$n" link set lo up
+	done
+}
+
 # veth_into_ns DAEMON PORT NETNS ADDR/PREFIX: the container end of veth
 # port PORT (podwired made it: port show's veth.peer) becomes eth0 in
 # NETNS with that address, up.

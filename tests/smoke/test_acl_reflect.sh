@@ -19,14 +19,7 @@ NA=pwrf-a$$
 NB=pwrf-b$$
 A_IP=10.98.0.1
 B_IP=10.98.0.2
-netns_cleanup() { ip netns del $NA 2>/dev/null; ip netns del $NB 2>/dev/null; }
-on_exit netns_cleanup
-for n in $NA $NB; do
-	ip netns add $n || skip "cannot create network namespaces"
-	ip netns exec $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
-	ip -n $n link set lo up
-done
+netns_add $NA $NB
 
 # The pods' programs. srv: TCP and UDP on PORT; a message "echo N" gets N
 # bytes echoed (TCP), "late S" gets "now" at once and "late" S seconds

@@ -30,16 +30,7 @@ MA=02:00:00:77:00:0a MB=02:00:00:77:00:0b MC=02:00:00:77:00:0c MM=02:00:00:77:00
 MF=02:00:00:77:00:0f
 MPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-netns_cleanup() { for n in $NA $NB $NC $NM $NU; do ip netns del $n 2>/dev/null; done; }
-on_exit netns_cleanup
-for n in $NA $NB $NC $NM $NU; do
-	ip netns add $n || skip "cannot create network namespaces"
-	# Nothing but the test's own frames: no IPv6 (router solicitations,
-	# MLD reports).
-	ip netns exec $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
-	ip -n $n link set lo up
-done
+netns_add $NA $NB $NC $NM $NU
 
 daemon_start pw --metrics 127.0.0.1:$MPORT
 ctl pw network add net
