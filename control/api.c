@@ -105,6 +105,10 @@ static const struct api_field PORT_CREATE_params[] = {
 	API_RXQ_PINS_LEN),
     {API_F_IO, API_T_STRING, false,
      "veth: \"packet\" (AF_PACKET, offloads on; default) or \"xdp\" (AF_XDP, offloads off)"},
+    {API_F_RINGS, API_T_STRING, false,
+     "vhost-user: whose code moves the rings: \"podwire\" (podwired's own, no mbuf; default) or "
+     "\"librte\" (librte_vhost's data path). A guest that negotiated host offloads always gets "
+     "librte_vhost's"},
     {API_F_OFFLOADS, API_T_BOOL, false,
      "vhost-user: offer checksum and TCP segmentation offloads (VIRTIO_NET_F_CSUM, GUEST_CSUM, "
      "HOST_TSO4/6, GUEST_TSO4/6); default true, false offers none"},
@@ -404,6 +408,8 @@ static const struct api_field vhost_results[] = {
       "messages refused (bad memory, fds or features): each ends its connection"),
     N(API_R_FAULTS, "connections ended because the frontend's memory faulted (SIGBUS)"),
     S(API_R_LAST_DISCONNECT, "why the last connection ended or was refused"),
+    OPT(API_T_STRING, API_R_RINGS_ACTIVE,
+	"connected: podwire (podwired's own rings) or librte (librte_vhost's data path)"),
     OPT(API_T_ARRAY, API_R_NEGOTIATED,
 	"offload features the connected guest negotiated, as QEMU names them (csum, guest_csum, "
 	"host_tso4, host_tso6, guest_tso4, guest_tso6)"),
@@ -458,6 +464,7 @@ static const struct api_field port_results[] = {
     OPT(API_T_STRING, API_F_IO, "veth: the I/O asked for, packet or xdp"),
     OPT(API_T_BOOL, API_F_OFFLOADS,
 	"false: the port offers no offloads (port.create \"offloads\")"),
+    OPT(API_T_STRING, API_F_RINGS, "vhost-user: \"librte\" when asked for (port.create \"rings\")"),
     OPT(API_T_INT, API_F_RATE_IN_PPS, "rate limit of what the pod sends, frames/s"),
     OPT(API_T_INT, API_F_RATE_IN_BPS, "rate limit of what the pod sends, bits/s"),
     OPT(API_T_INT, API_F_RATE_IN_BURST, "and its burst, frames or bytes"),

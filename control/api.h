@@ -163,6 +163,9 @@ enum api_method {
 #define API_F_IO	    "io" /* veth: API_IO_PACKET (default) or API_IO_XDP */
 #define API_IO_PACKET	    "packet"
 #define API_IO_XDP	    "xdp"
+#define API_F_RINGS	    "rings" /* vhost-user: API_RINGS_PODWIRE (default) or API_RINGS_LIBRTE */
+#define API_RINGS_PODWIRE   "podwire"
+#define API_RINGS_LIBRTE    "librte"
 #define API_F_OFFLOADS	    "offloads" /* port: checksum/segmentation offloads offered */
 /* Capture and trace (API 1.4). */
 #define API_F_PORTS	"ports"	    /* capture.start: port names */
@@ -322,10 +325,11 @@ enum api_method {
 #define API_R_CONNECTS	      "connects"
 #define API_R_DISCONNECTS     "disconnects"
 #define API_R_LAST_DISCONNECT "last_disconnect"
-#define API_R_NEGOTIATED      "negotiated" /* vhost-user: offload features the guest took */
-#define API_R_REFUSED	      "refused"	   /* memif: second peers turned away */
-#define API_R_FLAPS	      "flaps"	   /* memif: short connections in a row */
-#define API_R_BACKOFF_MS      "backoff_ms" /* memif: wait before the next connection */
+#define API_R_RINGS_ACTIVE    "rings_active" /* vhost-user: whose code moves the rings now */
+#define API_R_NEGOTIATED      "negotiated"   /* vhost-user: offload features the guest took */
+#define API_R_REFUSED	      "refused"	     /* memif: second peers turned away */
+#define API_R_FLAPS	      "flaps"	     /* memif: short connections in a row */
+#define API_R_BACKOFF_MS      "backoff_ms"   /* memif: wait before the next connection */
 #define API_R_VHOST	      "vhost_user"
 #define API_R_REFUSED_CONNS   "refused_connections"
 #define API_R_REFUSED_MSGS    "refused_messages"

@@ -313,10 +313,15 @@ static void print_info(const struct reply *r)
 static const struct {
 	const char *field, *usage;
 } kind_usage[] = {
-    {API_F_SOCKET, "--socket PATH"}, {API_F_MODE, "[--server|--client]"},
-    {API_F_SECRET, "[--secret S]"},  {API_F_IFACE, "--iface IFNAME"},
-    {API_F_PCI, "--pci BDF"},	     {API_F_QUEUES, "[--queues N]"},
-    {API_F_IO, "[--io packet|xdp]"}, {API_F_OFFLOADS, "[--offloads on|off]"},
+    {API_F_SOCKET, "--socket PATH"},
+    {API_F_MODE, "[--server|--client]"},
+    {API_F_SECRET, "[--secret S]"},
+    {API_F_IFACE, "--iface IFNAME"},
+    {API_F_PCI, "--pci BDF"},
+    {API_F_QUEUES, "[--queues N]"},
+    {API_F_IO, "[--io packet|xdp]"},
+    {API_F_OFFLOADS, "[--offloads on|off]"},
+    {API_F_RINGS, "[--rings podwire|librte]"},
 };
 
 static const char *field_usage(const char *field)
@@ -686,6 +691,7 @@ static const struct opt port_add_opts[] = {
     {"--rxq-pins", "Q:CORE,...", OPT_STR, API_F_RXQ_PINS},
     {"--io", "packet|xdp", OPT_STR, API_F_IO},
     {"--offloads", "on|off", OPT_ONOFF, API_F_OFFLOADS},
+    {"--rings", "podwire|librte", OPT_STR, API_F_RINGS},
     {"--rate-in", "pps=N|bps=N[,burst=N]", OPT_RATE, "rate_in"},
     {"--rate-out", "pps=N|bps=N[,burst=N]", OPT_RATE, "rate_out"},
     {NULL}};

@@ -26,6 +26,7 @@ static const struct {
     {PORT_FIELD_SECRET, API_F_SECRET}, {PORT_FIELD_IFACE, API_F_IFACE},
     {PORT_FIELD_PCI, API_F_PCI},       {PORT_FIELD_QUEUES, API_F_QUEUES},
     {PORT_FIELD_IO, API_F_IO},	       {PORT_FIELD_OL, API_F_OFFLOADS},
+    {PORT_FIELD_RINGS, API_F_RINGS},
 };
 
 static cJSON *kinds_json(void)

@@ -24,16 +24,20 @@ unsigned int n_workers;
 static inline unsigned int poll_queue(struct worker *w, const struct view *v, struct dp_port *p,
 				      uint16_t q, struct rte_mbuf **pkts)
 {
+	/* Read once: a vhost-user port's kind changes its ops when a guest
+	 * connects (its own rings or librte_vhost's), and the release must
+	 * go to the ops that received. */
+	const struct dp_port_ops *ops = __atomic_load_n(&p->ops, __ATOMIC_ACQUIRE);
 	uint16_t n;
 
-	if (p->ops->rx_frames != NULL) {
-		n = p->ops->rx_frames(p, q, w->frames, PW_BURST, w->ctr);
+	if (ops->rx_frames != NULL) {
+		n = ops->rx_frames(p, q, w->frames, PW_BURST, w->ctr);
 		if (n == 0)
 			return 0;
 		dp_input_frames(w, v, p, w->frames, n);
-		p->ops->rx_release(p, q);
+		ops->rx_release(p, q);
 	} else {
-		n = p->ops->rx_burst(p, q, pkts, PW_BURST, w->ctr);
+		n = ops->rx_burst(p, q, pkts, PW_BURST, w->ctr);
 		if (n == 0)
 			return 0;
 		dp_input_mbufs(w, v, p, pkts, n);

@@ -56,6 +56,31 @@ static int parse_io(const cJSON *obj, const struct port_ops *kind, struct port_c
 	return 0;
 }
 
+/* "rings": "podwire" or "librte", for the kinds that take it. */
+static int parse_rings(const cJSON *obj, const struct port_ops *kind, struct port_conf *c,
+		       const char *what, char *msg, size_t len, const char **field)
+{
+	const char *rings = api_get_str(obj, API_F_RINGS, NULL);
+
+	if (rings == NULL)
+		return 0;
+	if (!(kind->fields & PORT_FIELD_RINGS)) {
+		snprintf(msg, len, "%s: \"rings\" applies to %s ports; leave it out for type %s",
+			 what, port_kind_names_with(PORT_FIELD_RINGS), c->type);
+		return field_error(field, API_F_RINGS, API_ERR_INVALID_PARAMS);
+	}
+	if (strcmp(rings, API_RINGS_PODWIRE) != 0 && strcmp(rings, API_RINGS_LIBRTE) != 0) {
+		snprintf(msg, len,
+			 "%s: \"rings\" is \"%s\"; use \"" API_RINGS_PODWIRE
+			 "\" (podwired's own vhost-user rings, the default) or \"" API_RINGS_LIBRTE
+			 "\" (librte_vhost's data path)",
+			 what, rings);
+		return field_error(field, API_F_RINGS, API_ERR_INVALID_PARAMS);
+	}
+	c->librte_rings = strcmp(rings, API_RINGS_LIBRTE) == 0;
+	return 0;
+}
+
 /* "iface" and "pci" for the kinds that take them, neither for the rest. */
 static int parse_device(const cJSON *obj, const struct port_ops *kind, struct port_conf *c,
 			const char *what, char *msg, size_t len, const char **field)
@@ -96,7 +121,9 @@ static int parse_device(const cJSON *obj, const struct port_ops *kind, struct po
 	}
 	if (pci != NULL && validate_pci_addr(what, pci, c->pci, msg, len) != 0)
 		return field_error(field, API_F_PCI, API_ERR_INVALID_PARAMS);
-	return parse_io(obj, kind, c, what, msg, len, field);
+	if (parse_io(obj, kind, c, what, msg, len, field) != 0)
+		return API_ERR_INVALID_PARAMS;
+	return parse_rings(obj, kind, c, what, msg, len, field);
 }
 
 /* "02:..:01,02:..:02" into c->allowed. */
@@ -489,6 +516,8 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 		cJSON_AddNumberToObject(o, API_F_QUEUES, c->queues);
 	if (c->no_offloads)
 		cJSON_AddFalseToObject(o, API_F_OFFLOADS);
+	if (c->librte_rings)
+		cJSON_AddStringToObject(o, API_F_RINGS, API_RINGS_LIBRTE);
 	for (int d = 0; d < PORT_DIRS; d++) {
 		const struct port_rate *r = &c->rate[d];
 		const struct port_rate_names *f = &port_rate_fields[d];

@@ -29,6 +29,7 @@ enum port_field {
 	PORT_FIELD_QUEUES = 1 << 4, /* queue pairs (default 1) */
 	PORT_FIELD_IO = 1 << 5,	    /* "io": how a kernel interface is read (veth) */
 	PORT_FIELD_OL = 1 << 6,	    /* offloads: on (default) or off */
+	PORT_FIELD_RINGS = 1 << 7,  /* "rings": whose code moves vhost-user rings */
 };
 
 /* Rate limits (policer/), per direction: what the port's pod sends
@@ -67,6 +68,9 @@ struct port_conf {
 	/* "offloads": false (kinds with PORT_FIELD_OL): the port offers none,
 	 * as before they existed. */
 	bool no_offloads;
+	/* "rings": "librte" (kinds with PORT_FIELD_RINGS): librte_vhost's
+	 * own data path instead of podwired's rings. */
+	bool librte_rings;
 	struct port_rate rate[PORT_DIRS];
 };
 

@@ -864,7 +864,7 @@ static uint16_t vhost_tx(struct dp_port *p, uint16_t w, struct rte_mbuf **pkts, 
 static const struct port_ops vhost_port_ops = {
     .kind = API_PORT_VHOST,
     .summary = "pod interface over vhost-user (librte_vhost); the pod runs virtio-user",
-    .fields = PORT_FIELD_SOCKET | PORT_FIELD_QUEUES | PORT_FIELD_OL,
+    .fields = PORT_FIELD_SOCKET | PORT_FIELD_QUEUES | PORT_FIELD_OL | PORT_FIELD_RINGS,
     .tx_locks_itself = true,
     .create = vhost_create,
     .destroy = vhost_destroy,
