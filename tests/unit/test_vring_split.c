@@ -370,6 +370,20 @@ static void bad_loop(void)
 	avail_push(s);
 }
 
+/* A loop of empty descriptors: no segment limit ends it, only the
+ * bound on the chain's length. */
+static void bad_loop_empty(void)
+{
+	uint16_t s = g.next_desc;
+
+	g.vq.desc[s] =
+	    (struct vring_desc){buf_alloc(112), 112, VRING_DESC_F_NEXT, (uint16_t)(s + 1)};
+	g.vq.desc[s + 1] = (struct vring_desc){BUF_GPA, 0, VRING_DESC_F_NEXT, (uint16_t)(s + 2)};
+	g.vq.desc[s + 2] = (struct vring_desc){BUF_GPA, 0, VRING_DESC_F_NEXT, (uint16_t)(s + 1)};
+	g.next_desc = (uint16_t)(s + 3);
+	avail_push(s);
+}
+
 static void bad_next_out_of_range(void)
 {
 	uint16_t s = g.next_desc;
@@ -477,6 +491,7 @@ static void test_rx_hostile_chains(void)
 	rx_bad_case("length that wraps", 0, bad_huge_len);
 	rx_bad_case("header outside memory", 0, bad_hdr_outside);
 	rx_bad_case("loop", 0, bad_loop);
+	rx_bad_case("loop of empty descriptors", 0, bad_loop_empty);
 	rx_bad_case("next out of range", 0, bad_next_out_of_range);
 	rx_bad_case("writable descriptor", 0, bad_writable);
 	rx_bad_case("zero-length data", 0, bad_zero_len);
@@ -934,16 +949,79 @@ static void tbad_loop(void)
 	avail_push(s);
 }
 
+static void tbad_loop_empty(void)
+{
+	uint16_t s = g.next_desc;
+
+	g.vq.desc[s] = (struct vring_desc){BUF_GPA, 0, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
+					   (uint16_t)(s + 1)};
+	g.vq.desc[s + 1] =
+	    (struct vring_desc){BUF_GPA, 0, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, s};
+	g.next_desc = (uint16_t)(s + 2);
+	avail_push(s);
+}
+
 static void test_tx_hostile_chains(void)
 {
 	tx_bad_case("read-only buffer", VRING_F_MRG_RXBUF, tbad_readonly);
 	tx_bad_case("outside memory", VRING_F_MRG_RXBUF, tbad_outside);
 	tx_bad_case("zero-length chain", VRING_F_MRG_RXBUF, tbad_zero);
 	tx_bad_case("loop", VRING_F_MRG_RXBUF, tbad_loop);
+	tx_bad_case("loop of empty descriptors", VRING_F_MRG_RXBUF, tbad_loop_empty);
 	tx_bad_case("read-only buffer, no mrg", 0, tbad_readonly);
 	tx_bad_case("outside memory, no mrg", 0, tbad_outside);
 	tx_bad_case("zero-length chain, no mrg", 0, tbad_zero);
 	tx_bad_case("loop, no mrg", 0, tbad_loop);
+}
+
+/* A guest posting nothing but bad chains: a burst hands back at most 64
+ * and stops (bounded work), the frame waits for a good chain. */
+static void test_tx_bad_only(void)
+{
+	static uint8_t data[60], got[128];
+	struct dp_frame fr, *fp = &fr;
+	uint8_t hdr[12];
+	uint16_t nb;
+
+	guest_init(0, 12, 0);
+	mk_frame(&fr, data, 60, 50, 1);
+	for (int i = 0; i < 100; i++)
+		tbad_outside();
+	ASSERT_INT_EQ(vring_split_tx_frames(&g.vq, &fp, NULL, 1), 0);
+	ASSERT_INT_EQ(g.vq.st.bad_desc, 64);
+	ASSERT_INT_EQ(g.vq.used->idx, 64);
+	ASSERT_INT_EQ(g.vq.st.no_buffers, 0);
+	ASSERT_INT_EQ(vring_split_tx_frames(&g.vq, &fp, NULL, 1), 0);
+	ASSERT_INT_EQ(g.vq.st.bad_desc, 100);
+	ASSERT_INT_EQ(g.vq.used->idx, 100);
+	ASSERT_INT_EQ(g.vq.st.no_buffers, 1);
+	post_rx_bufs(1, 1, 1526, false);
+	ASSERT_INT_EQ(vring_split_tx_frames(&g.vq, &fp, NULL, 1), 1);
+	g.used_seen = 100;
+	ASSERT_INT_EQ(guest_recv(got, 12, false, &nb, hdr), 60);
+	CU_ASSERT(memcmp(got, data, 60) == 0);
+}
+
+/* Empty descriptors ahead of a buffer: up to 128 descriptors a chain. */
+static void test_tx_long_chain(void)
+{
+	static uint8_t data[60], got[128];
+	struct dp_frame fr, *fp = &fr;
+	struct d ds[130];
+	uint8_t hdr[12];
+	uint16_t nb;
+
+	mk_frame(&fr, data, 60, 51, 1);
+	for (int n = 128; n <= 129; n++) {
+		guest_init(0, 12, 0);
+		for (int i = 0; i + 1 < n; i++)
+			ds[i] = (struct d){BUF_GPA, 0, VRING_DESC_F_WRITE};
+		ds[n - 1] = (struct d){buf_alloc(128), 128, VRING_DESC_F_WRITE};
+		post(ds, n);
+		ASSERT_INT_EQ(vring_split_tx_frames(&g.vq, &fp, NULL, 1), n == 128);
+		ASSERT_INT_EQ(g.vq.st.bad_desc, n != 128);
+		ASSERT_INT_EQ(guest_recv(got, 12, false, &nb, hdr), n == 128 ? 60 : 0);
+	}
 }
 
 static void test_tx_broken(void)
@@ -961,6 +1039,72 @@ static void test_tx_broken(void)
 	ASSERT_INT_EQ(vring_split_tx_frames(&g.vq, &fp, NULL, 1), 0);
 	ASSERT_INT_EQ(g.broken, 2);
 	ASSERT_INT_EQ(g.vq.used->idx, 0);
+}
+
+/* The receive side: the guest flips a posted buffer's address between
+ * two valid buffers and its length between valid and past its memory:
+ * each frame lands whole in one buffer, or its chain comes back empty. */
+static void *flipper_addr(void *arg)
+{
+	volatile struct vring_desc *d = arg;
+
+	while (!flip_stop) {
+		d->addr = BUF_GPA;
+		d->len = 0x7ffffff0u;
+		d->addr = BUF_GPA + 4096;
+		d->len = 1526;
+	}
+	return NULL;
+}
+
+static void test_tx_rewritten(void)
+{
+	static uint8_t data[1514], a[1526], b[1526];
+	struct dp_frame fr, *fp = &fr;
+	uint64_t whole = 0, empty = 0;
+	struct d ds[] = {{BUF_GPA, 1526, VRING_DESC_F_WRITE}};
+	pthread_t t;
+
+	guest_init(0, 12, 0);
+	g.vq.callfd = -1;
+	mk_frame(&fr, data, 1514, 40, 1);
+	post(ds, 1);
+	flip_stop = false;
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, flipper_addr, &g.vq.desc[0]) == 0);
+	for (int i = 0; i < 100000; i++) {
+		uint16_t id = 1;
+		uint32_t len = 1;
+
+		memset(hva(BUF_GPA), 0, 1526);
+		memset(hva(BUF_GPA + 4096), 0, 1526);
+		uint16_t sent = vring_split_tx_frames(&g.vq, &fp, NULL, 1);
+
+		/* An empty chain is the one posted: the frame waits. */
+		if (!used_next(&id, &len)) {
+			CU_FAIL("no used entry");
+			break;
+		}
+		ASSERT_INT_EQ(id, 0);
+		ASSERT_INT_EQ(sent, len != 0);
+		gget(BUF_GPA, a, 1526);
+		gget(BUF_GPA + 4096, b, 1526);
+		avail_push(0);
+		if (len == 0) {
+			empty++;
+			continue;
+		}
+		ASSERT_INT_EQ(len, 1526);
+		/* One buffer holds the frame whole, the other is untouched. */
+		CU_ASSERT((memcmp(a + 12, data, 1514) == 0 && b[12] == 0 && b[1525] == 0) ||
+			  (memcmp(b + 12, data, 1514) == 0 && a[12] == 0 && a[1525] == 0));
+		whole++;
+	}
+	flip_stop = true;
+	pthread_join(t, NULL);
+	ASSERT_INT_EQ(g.vq.st.bad_desc, empty);
+	ASSERT_INT_EQ(g.broken, 0);
+	printf("\n  rewritten descriptor: %" PRIu64 " frames whole, %" PRIu64 " chains refused\n",
+	       whole, empty);
 }
 
 /* ---- signalling --------------------------------------------------------------- */
@@ -1111,7 +1255,10 @@ int main(void)
 	    {"tx: short of buffers", test_tx_short_of_buffers},
 	    {"tx: too long without mrg", test_tx_too_long},
 	    {"tx: each bad chain refused alone", test_tx_hostile_chains},
+	    {"tx: only bad chains: bounded, handed back", test_tx_bad_only},
+	    {"tx: a chain of 128 descriptors, not 129", test_tx_long_chain},
 	    {"tx: impossible indexes break the ring", test_tx_broken},
+	    {"tx: a guest rewriting a descriptor", test_tx_rewritten},
 	    {"signalling: event idx, no interrupt", test_signal},
 	    {"cycles per frame (printed)", test_cycles},
 	    {NULL, NULL},

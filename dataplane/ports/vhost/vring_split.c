@@ -26,6 +26,13 @@
 /* Chains one frame may take with MRG_RXBUF (9000 bytes in the smallest
  * buffers Linux posts, 1518, take 6). */
 #define SPLIT_TX_CHAINS 32
+/* Chains a transmit burst hands back unused before it stops: what a
+ * guest that posts nothing but bad chains costs the worker. */
+#define SPLIT_TX_BAD_MAX 64
+/* Descriptors of one chain in the ring's table (and the ring's size, if
+ * smaller): drivers use 19 at most (Linux: MAX_SKB_FRAGS + 2), and empty
+ * descriptors in a loop would otherwise cost up to 32768 reads a chain. */
+#define SPLIT_CHAIN_MAX 128
 
 /* A descriptor as read once: every check and use is of this copy. */
 struct split_desc {
@@ -90,14 +97,15 @@ static inline bool chain_walk(const struct vhost_vq *vr, uint16_t head, bool wri
 {
 	const struct vring_desc *tab = vr->desc;
 	uint32_t tab_n = vr->size;
-	uint32_t left = tab_n;
+	uint32_t left = RTE_MIN(tab_n, (uint32_t)SPLIT_CHAIN_MAX);
 	uint16_t i = head;
 	bool indirect = false;
 
 	for (;;) {
 		struct split_desc d;
 
-		/* A chain longer than its table loops: it would never end. */
+		/* A chain longer than that loops, or costs more than any
+		 * driver's chain. */
 		if (unlikely(left-- == 0))
 			return false;
 		d = desc_read(&tab[i]);
@@ -327,32 +335,45 @@ static __rte_always_inline uint16_t split_tx(struct vhost_vq *vr, const void *co
 					     const uint8_t *strip, uint16_t n, bool mbuf)
 {
 	struct tx_chain ch[SPLIT_TX_CHAINS];
+	uint16_t head[VRING_MAX_HELD];
 	const bool mrg = vr->feat & VRING_F_MRG_RXBUF;
 	const uint16_t hdr_len = vr->hdr_len;
 	const split_copy_fn copy = mbuf ? copy_mbuf : copy_frame;
-	uint16_t used = vr->last_used, avail_pos = 0, sent = 0;
+	uint16_t used = vr->last_used, avail_pos = 0, sent = 0, n_head, n_bad = 0;
 	int count = avail_count(vr);
 
-	if (unlikely(count < 0))
+	if (unlikely(count <= 0)) {
+		vr->st.no_buffers += count == 0 && n != 0;
 		return 0;
-	if (count != 0)
-		rte_prefetch0(&vr->avail->ring[vr->last_avail & (vr->size - 1)]);
+	}
+	/* The heads a burst of one chain a frame takes, read (once) and
+	 * their descriptors asked for together; more are read as needed. */
+	n_head = (uint16_t)RTE_MIN(count, RTE_MIN(n, VRING_MAX_HELD));
+	rte_prefetch0(&vr->avail->ring[vr->last_avail & (vr->size - 1)]);
+	for (uint16_t i = 0; i < n_head; i++) {
+		int id = avail_head(vr, i);
+
+		if (unlikely(id < 0))
+			return 0;
+		head[i] = (uint16_t)id;
+		rte_prefetch0(&vr->desc[id]);
+	}
 	for (; sent < n; sent++) {
 		uint8_t st = strip != NULL ? strip[sent] : 0;
 		uint32_t out = mbuf ? rte_pktmbuf_pkt_len((const struct rte_mbuf *)src[sent])
 				    : dp_frame_out_len(src[sent], st);
 		uint32_t need = hdr_len + out, put = 0;
-		uint16_t pos0 = avail_pos, used0 = used, n_ch = 0;
-		uint64_t bad0 = vr->st.bad_desc;
+		uint16_t pos_good = 0, used_good = 0, n_ch = 0;
+		uint64_t bad_good = 0;
 		bool fits = false;
 
 		/* Chains until the frame fits: with MRG_RXBUF as many as it
 		 * takes, else one. A chain that fails a check goes back with
 		 * len 0, ahead of the frame's (a mergeable guest reads a
 		 * frame's buffers as consecutive used entries). */
-		while (avail_pos < count && n_ch < SPLIT_TX_CHAINS) {
+		while (avail_pos < count && n_ch < SPLIT_TX_CHAINS && n_bad < SPLIT_TX_BAD_MAX) {
 			struct tx_chain *c = &ch[n_ch];
-			int id = avail_head(vr, avail_pos);
+			int id = avail_pos < n_head ? head[avail_pos] : avail_head(vr, avail_pos);
 
 			if (unlikely(id < 0))
 				return 0;
@@ -365,8 +386,17 @@ static __rte_always_inline uint16_t split_tx(struct vhost_vq *vr, const void *co
 						 SPLIT_TX_SEGS, &c->cap) ||
 				     c->cap == 0 || (n_ch == 0 && c->cap < hdr_len))) {
 				vr->st.bad_desc++;
+				n_bad++;
 				used_put(vr, used++, c->id, 0);
 				continue;
+			}
+			if (n_ch == 0) {
+				/* Where to come back to if the frame does not
+				 * go: the bad chains before it are handed back
+				 * all the same. */
+				pos_good = (uint16_t)(avail_pos - 1);
+				used_good = used;
+				bad_good = vr->st.bad_desc;
 			}
 			n_ch++;
 			put += RTE_MIN(c->cap, need - put);
@@ -376,12 +406,13 @@ static __rte_always_inline uint16_t split_tx(struct vhost_vq *vr, const void *co
 			}
 		}
 		if (unlikely(!fits)) {
-			/* Whatever happens, this frame's chains stay posted
-			 * (the bad ones among them are handed back when they
-			 * are met again). */
-			avail_pos = pos0;
-			used = used0;
-			vr->st.bad_desc = bad0;
+			/* The frame's good chains stay posted (bad ones met
+			 * after the first are handed back when met again). */
+			if (n_ch != 0) {
+				avail_pos = pos_good;
+				used = used_good;
+				vr->st.bad_desc = bad_good;
+			}
 			if (n_ch == SPLIT_TX_CHAINS || (!mrg && n_ch == 1)) {
 				/* Larger than the buffers this guest posts: dropped.
 				 * Its chain rather stays posted for the next frame
@@ -390,8 +421,9 @@ static __rte_always_inline uint16_t split_tx(struct vhost_vq *vr, const void *co
 				vr->st.too_long++;
 				continue;
 			}
-			/* Out of posted chains: the frame and the rest wait. */
-			vr->st.no_buffers++;
+			/* Out of posted chains (or of patience with bad ones):
+			 * the frame and the rest wait. */
+			vr->st.no_buffers += avail_pos == count;
 			break;
 		}
 		/* The header (num_buffers: 1 without MRG_RXBUF, as virtio 1.x
