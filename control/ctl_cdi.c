@@ -49,8 +49,8 @@ int ctl_cdi_write(const char *dir, const cJSON *result)
 
 		/* Only podwired's own names: nothing else in DIR is touched. */
 		if (strncmp(file, "podwire.io-", 11) != 0 || strchr(file, '/') != NULL) {
-			fprintf(stderr, "%s: error: podwired named a spec file \"%s\"\n", prog,
-				file);
+			fprintf(stderr, "%s: error: podwired named a spec file \"%s\"\n",
+				"podwirectl", file);
 			return CTL_EXIT_DAEMON;
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, file);
