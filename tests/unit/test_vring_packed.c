@@ -78,6 +78,19 @@ static struct drv *drv_new(uint16_t size, uint16_t feat)
 	return d;
 }
 
+/* Guest memory as two regions adjacent in guest-physical space, the
+ * boundary through the middle of buffer id 5's area: frames there come
+ * in (and go out through) two pieces. */
+static void drv_split(struct drv *d)
+{
+	uint64_t cut = 5ull * SLOT_B + 700;
+
+	d->vm.n = 2;
+	d->vm.r[0].size = cut;
+	d->vm.r[1] = (struct vring_region){
+	    .gpa = GPA0 + cut, .size = d->mem_size - cut, .hva = d->mem + cut};
+}
+
 static void drv_free(struct drv *d)
 {
 	close(d->vq.callfd);
@@ -233,7 +246,7 @@ static void frame_bytes(const struct dp_frame *f, uint8_t *out)
 	}
 }
 
-static void rx_laps(uint16_t size, uint16_t feat)
+static void rx_laps(uint16_t size, uint16_t feat, bool split)
 {
 	static const uint32_t lens[] = {60, 1514, 9000, 60, 60, 1514};
 	struct drv *d = drv_new(size, feat);
@@ -242,6 +255,8 @@ static void rx_laps(uint16_t size, uint16_t feat)
 	uint8_t got[9100];
 	struct dp_frame f[32];
 
+	if (split)
+		drv_split(d);
 	while (reaped < want) {
 		/* Post what fits. */
 		while (posted < want) {
@@ -296,9 +311,10 @@ static void rx_laps(uint16_t size, uint16_t feat)
 
 static void test_rx_laps(void)
 {
-	rx_laps(256, VRING_F_INDIRECT);
-	rx_laps(1000, VRING_F_INDIRECT);
-	rx_laps(1000, 0);
+	rx_laps(256, VRING_F_INDIRECT, false);
+	rx_laps(1000, VRING_F_INDIRECT, false);
+	rx_laps(1000, 0, false);
+	rx_laps(256, VRING_F_INDIRECT, true);
 }
 
 /* ---- the guest receives (vring_packed_tx_*) ----------------------------------- */
@@ -354,7 +370,7 @@ static uint32_t expect(uint32_t k, uint32_t len, bool priv, bool strip, uint8_t 
 	return o;
 }
 
-static void tx_laps(uint16_t size, uint16_t feat)
+static void tx_laps(uint16_t size, uint16_t feat, bool split)
 {
 	static const uint32_t lens[] = {60, 1514, 9000, 64, 1514};
 	const bool mrg = feat & VRING_F_MRG_RXBUF;
@@ -364,6 +380,8 @@ static void tx_laps(uint16_t size, uint16_t feat)
 	struct dp_frame fr[8], *fp[8];
 	uint8_t strip[8];
 
+	if (split)
+		drv_split(d);
 	while (checked < want) {
 		/* Post receive buffers: whole frames' chains, or 1.5 KiB
 		 * mergeable buffers (some as chains of two). */
@@ -445,10 +463,12 @@ static void tx_laps(uint16_t size, uint16_t feat)
 
 static void test_tx_laps(void)
 {
-	tx_laps(256, VRING_F_INDIRECT);
-	tx_laps(1000, VRING_F_INDIRECT);
-	tx_laps(256, VRING_F_MRG_RXBUF);
-	tx_laps(1000, VRING_F_MRG_RXBUF | VRING_F_INDIRECT);
+	tx_laps(256, VRING_F_INDIRECT, false);
+	tx_laps(1000, VRING_F_INDIRECT, false);
+	tx_laps(256, VRING_F_MRG_RXBUF, false);
+	tx_laps(1000, VRING_F_MRG_RXBUF | VRING_F_INDIRECT, false);
+	tx_laps(256, VRING_F_INDIRECT, true);
+	tx_laps(256, VRING_F_MRG_RXBUF, true);
 }
 
 /* ---- mbufs ------------------------------------------------------------------ */
@@ -866,6 +886,9 @@ static void test_bench(void)
 	d->drv_ev.flags = t->drv_ev.flags = VRING_PACKED_EVENT_FLAG_DISABLE;
 	for (unsigned int i = 0; i < burst; i++) {
 		make_frame(&fr[i], src[i], i, 64, false);
+		/* One piece, as a receiving port mostly hands frames over. */
+		fr[i].seg[0].len = 64;
+		fr[i].n_seg = 1;
 		fp[i] = &fr[i];
 	}
 	for (unsigned int r = 0; r < rounds; r++) {
@@ -896,7 +919,7 @@ static void test_bench(void)
 int main(void)
 {
 	static const struct unit_test tests[] = {
-	    {"rx: 60-9000 B, chains, indirect, laps of 256 and 1000", test_rx_laps},
+	    {"rx: 60-9000 B, chains, indirect, two regions, laps of 256 and 1000", test_rx_laps},
 	    {"tx frames: 60-9000 B, strip, private header, MRG on/off, laps", test_tx_laps},
 	    {"tx mbufs: two segments, MRG_RXBUF", test_tx_mbufs},
 	    {"events: ENABLE, DISABLE, DESC across laps", test_events},
