@@ -870,6 +870,93 @@ static void test_tx_hostile(void)
 	drv_free(d);
 }
 
+/* A driver writing garbage: random flags, addresses about the edges of
+ * its memory, lengths, ids, tables. Whatever happens, every segment
+ * handed over lies within guest memory and nothing is written outside
+ * it (a canary past the region's end), and the ring never hangs. */
+static void test_garbage(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned int broken = 0, frames = 0;
+
+	for (unsigned int round = 0; round < 400; round++) {
+		struct drv *d =
+		    drv_new(round % 2 ? 256 : 7,
+			    (uint16_t)(round % 4 < 2 ? VRING_F_INDIRECT
+						     : VRING_F_MRG_RXBUF | VRING_F_INDIRECT));
+		uint64_t lim = d->mem_size - 4096; /* the last page: canary */
+		struct dp_frame f[32], *fp[32];
+		static uint8_t src[32][64];
+
+		d->vm.r[0].size = lim;
+		memset(d->mem + lim, 0xa5, 4096);
+		for (unsigned int i = 0; i < 32; i++) {
+			make_frame(&f[i], src[i], i, 60, false);
+			fp[i] = &f[i];
+		}
+		for (unsigned int it = 0; it < 50 && d->broken == 0; it++) {
+			struct vring_packed_desc *t;
+			uint16_t k;
+
+			for (unsigned int i = 0; i < d->size * 2u; i++) {
+				struct vring_packed_desc *g = &d->ring[i % d->size];
+				uint64_t r;
+
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				r = x;
+				g->addr = GPA0 + (r % 3 == 0 ? lim - (r >> 8) % 9000
+							     : (r >> 8) % (lim + 64));
+				g->len =
+				    (uint32_t)((r >> 24) % 3 == 0 ? (r >> 32) : (r >> 32) % 9100);
+				g->id = (uint16_t)((r >> 40) % (d->size + (r % 50 == 0)));
+				g->flags = (uint16_t)(r >> 48) &
+					   (VRING_DESC_F_NEXT | VRING_DESC_F_WRITE |
+					    ((r >> 20) % 8 == 0 ? VRING_DESC_F_INDIRECT : 0) |
+					    F_AVAIL | F_USED);
+			}
+			/* Tables of garbage too. */
+			t = (struct vring_packed_desc *)(d->mem + (uint64_t)d->size * SLOT_B);
+			for (unsigned int i = 0; i < VRING_MAX_INDIRECT; i++) {
+				t[i].addr = GPA0 + (x >> (i % 16)) % (lim + 64);
+				t[i].len = (uint32_t)(x >> (i % 24)) % 3000;
+				t[i].flags = (uint16_t)(x >> i);
+			}
+			if (x % 4 == 0)
+				d->ring[x % d->size] = (struct vring_packed_desc){
+				    table_gpa(d, 0), (uint32_t)(x >> 20) % 1100, 0,
+				    (uint16_t)(VRING_DESC_F_INDIRECT | (x & 1 ? F_AVAIL : F_USED))};
+			k = vring_packed_rx(&d->vq, f, 32);
+			for (uint16_t i = 0; i < k; i++) {
+				uint32_t sum = 0;
+
+				for (uint16_t s = 0; s < f[i].n_seg; s++) {
+					CU_ASSERT_FATAL(f[i].seg[s].data >= d->mem &&
+							f[i].seg[s].data + f[i].seg[s].len <=
+							    d->mem + lim);
+					sum += f[i].seg[s].len;
+				}
+				ASSERT_INT_EQ(sum, f[i].len);
+			}
+			frames += k;
+			vring_packed_rx_release(&d->vq);
+			for (unsigned int i = 0; i < 32; i++)
+				make_frame(&f[i], src[i], i, 60, false);
+			vring_packed_tx_frames(&d->vq, fp, NULL, 32);
+		}
+		broken += d->broken != 0;
+		for (unsigned int i = 0; i < 4096; i++)
+			if (d->mem[lim + i] != 0xa5) {
+				CU_FAIL("written past guest memory");
+				break;
+			}
+		drv_free(d);
+	}
+	/* Both outcomes happened: frames got through, rings broke. */
+	CU_ASSERT(frames > 0);
+	CU_ASSERT(broken > 0);
+	printf("\n  garbage: %u frames received, %u of 400 rings broken\n", frames, broken);
+}
+
 /* ---- cost ---------------------------------------------------------------------- */
 
 static void test_bench(void)
@@ -925,6 +1012,7 @@ int main(void)
 	    {"events: ENABLE, DISABLE, DESC across laps", test_events},
 	    {"rx: a hostile driver", test_rx_hostile},
 	    {"tx: a hostile driver", test_tx_hostile},
+	    {"a driver writing garbage", test_garbage},
 	    {"cost per frame (printed)", test_bench},
 	    {NULL, NULL},
 	};

@@ -14,7 +14,13 @@
  * with a release store), so the driver sees a batch whole or not at all.
  *
  * Every descriptor is copied once into a local and only the copy is used:
- * the guest may rewrite the ring at any moment.
+ * the guest may rewrite the ring at any moment. Buffer ids are only
+ * echoed back (used positions come from the slots chains took, not from
+ * ids), so an id in range twice in flight harms the driver alone and is
+ * not checked; one out of range breaks the ring.
+ *
+ * The device's own event suppression (device_event: whether the guest
+ * kicks) is port.c's: podwired polls and never needs a kick.
  */
 #include <stddef.h>
 #include <stdint.h>
