@@ -725,6 +725,28 @@ static void test_rx_hostile(void)
 	}
 	drv_free(d);
 
+	/* A burst of bad chains only: handed back at once, without a
+	 * release (a worker releases only after frames), and never enough
+	 * to stall the ring: 3 laps of them, then a good frame. */
+	d = drv_new(256, 0);
+	{
+		struct dp_frame f[32];
+		uint16_t rid;
+		uint32_t len;
+
+		for (unsigned int i = 0; i < 3 * 256; i++) {
+			drv_post(d, &(struct tdesc){0, 8, false}, 1, false);
+			ASSERT_INT_EQ(rx_all(d, f), 0);
+			ASSERT_INT_EQ(d->vq.n_held, 0);
+			CU_ASSERT_FATAL(drv_reap(d, &rid, &len));
+			ASSERT_INT_EQ(len, 0);
+		}
+		ASSERT_INT_EQ(d->vq.st.bad_desc, 3 * 256);
+		drv_post(d, &(struct tdesc){0, HDR + 60, false}, 1, false);
+		ASSERT_INT_EQ(rx_all(d, f), 1);
+	}
+	drv_free(d);
+
 	/* A descriptor that looks used (AVAIL = USED = the wrap counter) is
 	 * not available, whatever else it holds. */
 	d = drv_new(1000, 0);

@@ -308,7 +308,7 @@ static inline bool pk_is_broken(const struct vhost_vq *vq)
 
 uint16_t vring_packed_rx(struct vhost_vq *vq, struct dp_frame *f, uint16_t n)
 {
-	uint16_t got = 0;
+	uint16_t got = 0, held0 = vq->n_held;
 
 	if (pk_is_broken(vq))
 		return 0;
@@ -340,6 +340,12 @@ uint16_t vring_packed_rx(struct vhost_vq *vq, struct dp_frame *f, uint16_t n)
 		rte_prefetch0(fr->seg[0].data);
 		got++;
 	}
+	/* Only bad chains: a worker releases only after frames, so they go
+	 * back now; else a guest whose every chain fails would fill held and
+	 * stall its ring, and a lone bad chain would wait for the next good
+	 * frame. */
+	if (unlikely(got == 0 && held0 == 0 && vq->n_held != 0))
+		vring_packed_rx_release(vq);
 	return got;
 }
 
