@@ -190,6 +190,8 @@ static bool drv_reap(struct drv *d, uint16_t *id, uint32_t *len)
 		return false;
 	*id = d->ring[d->us].id;
 	*len = d->ring[d->us].len;
+	/* A length counts only with WRITE (virtio 1.1, 2.7.4). */
+	ASSERT_INT_EQ(!!(fl & VRING_DESC_F_WRITE), *len != 0);
 	CU_ASSERT_FATAL(*id < d->size);
 	for (uint16_t i = 0; i < d->ndesc[*id]; i++)
 		d->us = next_slot(d, d->us, &d->usw);

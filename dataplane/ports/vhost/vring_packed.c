@@ -255,7 +255,10 @@ static inline void pk_use(struct vhost_vq *vq, struct pk_used *u, uint16_t id, u
 	u->slot = vq->last_used;
 	u->id = id;
 	u->len = len;
-	u->flags = vq->used_wrap ? (PK_F_AVAIL | PK_F_USED) : 0;
+	/* WRITE with a length: without it the length is reserved and a
+	 * driver may ignore it (virtio 1.1, 2.7.4). */
+	u->flags = (uint16_t)((vq->used_wrap ? (PK_F_AVAIL | PK_F_USED) : 0) |
+			      (len != 0 ? VRING_DESC_F_WRITE : 0));
 	pk_advance(&vq->last_used, &vq->used_wrap, n_desc, vq->size);
 }
 
