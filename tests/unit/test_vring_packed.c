@@ -885,6 +885,21 @@ static void test_tx_hostile(void)
 	ASSERT_INT_EQ(d->vq.st.too_long, 1);
 	CU_ASSERT(!drv_reap(d, &id, &len));
 	drv_free(d);
+	/* A ring of bad chains only: a call hands back a bounded number
+	 * (VRING_MAX_HELD) and returns; the frame waits. */
+	d = drv_new(256, 0);
+	for (unsigned int i = 0; i < 200; i++)
+		drv_post(d, &(struct tdesc){0, 2000, false}, 1, false);
+	ASSERT_INT_EQ(vring_packed_tx_frames(&d->vq, &fp, NULL, 1), 0);
+	ASSERT_INT_EQ(d->vq.st.bad_desc, VRING_MAX_HELD);
+	ASSERT_INT_EQ(vring_packed_tx_frames(&d->vq, &fp, NULL, 1), 0);
+	ASSERT_INT_EQ(d->vq.st.bad_desc, 2 * VRING_MAX_HELD);
+	for (unsigned int i = 0; i < 2 * VRING_MAX_HELD; i++) {
+		CU_ASSERT_FATAL(drv_reap(d, &id, &len));
+		ASSERT_INT_EQ(len, 0);
+	}
+	CU_ASSERT(!drv_reap(d, &id, &len));
+	drv_free(d);
 	/* An id out of range on the receive ring breaks it. */
 	d = drv_new(256, 0);
 	drv_post(d, &(struct tdesc){0, 2000, true}, 1, false);

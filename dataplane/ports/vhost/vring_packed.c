@@ -449,7 +449,7 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 					  uint16_t n)
 {
 	const bool mrg = vq->feat & VRING_F_MRG_RXBUF;
-	uint16_t old_slot = vq->last_used, nu = 0, sent = 0;
+	uint16_t old_slot = vq->last_used, nu = 0, sent = 0, bad = 0;
 	struct pk_used used[PK_USED_MAX];
 	bool old_wrap = vq->used_wrap;
 	struct dp_seg seg[PK_TX_SEGS];
@@ -509,6 +509,7 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 				 * and a bad buffer among a frame's num_buffers would be
 				 * read as part of it. The frame tries the next ones. */
 				vq->st.bad_desc++;
+				bad++;
 				for (uint16_t j = 0; j < nc; j++)
 					pk_use(vq, &used[nu++], ch[j].id, ch[j].n_desc, 0);
 				pk_use(vq, &used[nu++], c.id, c.n_desc, 0);
@@ -520,6 +521,11 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 				ns = 0;
 				cap = 0;
 				scanned = 0;
+				/* A guest posting bad chains as fast as they go
+				 * back would keep the worker here: the frames wait
+				 * for the next call. */
+				if (unlikely(bad >= VRING_MAX_HELD))
+					goto out;
 				continue;
 			}
 			ch[nc++] = c;
