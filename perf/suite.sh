@@ -385,11 +385,12 @@ dut_tx_losses() {
 		 dut_tx_retries: ([.ports[].tx_retries] | add)}' || echo '{}'
 }
 
-# dut_rings: which code moved port p0's vhost-user rings while connected
-# ("podwire" or "librte", port show's vhost_user.rings_active) as JSON, null
-# when the build does not say.
+# dut_rings: which code moves port p0's vhost-user rings ("podwire" or
+# "librte", port show's vhost_user.rings_active, there while a pod is
+# connected) as JSON, null when the build does not say. Asked from the
+# generator's core once the measured window began.
 dut_rings() {
-	"$BUILD/podwirectl" --socket "$T/pw.sock" --json port show p0 2>/dev/null |
+	taskset -c "$GEN_CPU" "$BUILD/podwirectl" --socket "$T/pw.sock" --json port show p0 2>/dev/null |
 		jq '[.. | objects | .rings_active? // empty] | first // null' 2>/dev/null || echo null
 }
 
@@ -491,13 +492,13 @@ one_round() {
 # came up) is tried once more. A forwarder that exits badly leaves its log
 # in logs/.
 one_try() {
-	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses busy
+	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses busy rings
 	shift 6
 	VHOST_EXTRA=""
 	[ "$sys" != ovs ] || VHOST_EXTRA=,server=1
 	for try in 1 2; do
 		[ "$try" = 1 ] || echo "suite: $name again: nothing was received" >&2
-		ok=0 cyc=null busy=null
+		ok=0 cyc=null busy=null rings=null
 		if dut_start "$sys" "$iface" "$n"; then
 			if [ "$sys" = testpmd ] && [[ " $* " != *" --ndr "* ]]; then
 				# testpmd's counters, and so its cycles per frame, are
@@ -511,6 +512,10 @@ one_try() {
 				rm -f "$T/gen.log"
 				bench "$iface" "$n" "$f" "$@" &
 				local gpid=$!
+				if [ "$iface" = vhost ] &&
+					wait_for 60 grep -q '^podwire-bench: measuring' "$T/gen.log"; then
+					rings=$(dut_rings)
+				fi
 				busy=$(dut_busy_share "$T/gen.log")
 				if wait "$gpid"; then ok=1; fi
 			elif bench "$iface" "$n" "$f" "$@"; then
@@ -522,7 +527,7 @@ one_try() {
 			cyc=$(dut_cycles "$sys")
 			[ "$sys" = ovs ] || losses=$(dut_tx_losses)
 			[ "$sys" = ovs ] || [ "$iface" != vhost ] ||
-				losses=$(jq -c --argjson r "$(dut_rings)" '. + {dut_rings_active: $r}' <<<"$losses")
+				losses=$(jq -c --argjson r "$rings" '. + {dut_rings_active: $r}' <<<"$losses")
 		fi
 		rc=0
 		dut_stop || rc=$?
