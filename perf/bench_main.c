@@ -777,48 +777,54 @@ static int memif_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
  * its vhost-user sockets (testpmd's appear once it has probed them). */
 #define BENCH_VHOST_START_MS 10000
 
-/* A --vhost SOCK[,mac=MAC] pod: connected, its rings of --ring
- * descriptors (a power of two), buffers that hold the virtio-net header
- * and the largest frame whole. */
+/* A --vhost SOCK[,mac=MAC][,server] pod: connected (or, with server,
+ * connected to), its rings of --ring descriptors (a power of two),
+ * buffers that hold the virtio-net header and the largest frame whole. */
 static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 {
 	struct pod *pd = &ctx->pods[p];
-	char path[256], err[512];
-	const char *mac = strstr(arg, ",mac=");
-	const char *comma = strchr(arg, ',');
-	size_t plen = comma != NULL ? (size_t)(comma - arg) : strlen(arg);
+	char copy[512], err[512], *save = NULL, *path, *kv;
 	uint32_t frame = (opt.size == 0 ? 1518u : opt.size) - BENCH_FCS_LEN;
 	uint32_t buf_size = RTE_MAX(2048u, RTE_ALIGN_CEIL(frame + BENCH_VHOST_NET_HDR, 64u));
+	bool server = false, mac = false;
 
-	if (plen == 0 || plen >= sizeof(path) || (comma != NULL && comma != mac) ||
-	    (mac != NULL && strchr(mac + 1, ',') != NULL)) {
-		fprintf(stderr,
-			"podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC] (packed rings "
-			"and the server role are not supported: give such pods as --vdev "
-			"net_virtio_user<i>,path=SOCK,packed_vq=1,server=1)\n",
+	snprintf(copy, sizeof(copy), "%s", arg);
+	path = strtok_r(copy, ",", &save);
+	if (path == NULL || arg[0] == ',' || strlen(arg) >= sizeof(copy)) {
+		fprintf(stderr, "podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC][,server]\n",
 			arg);
 		return -EINVAL;
 	}
-	memcpy(path, arg, plen);
-	path[plen] = '\0';
+	while ((kv = strtok_r(NULL, ",", &save)) != NULL) {
+		if (strcmp(kv, "server") == 0) {
+			server = true;
+		} else if (strncmp(kv, "mac=", 4) == 0) {
+			if (rte_ether_unformat_addr(kv + 4, &pd->mac) < 0) {
+				fprintf(stderr,
+					"podwire-bench: --vhost %s: mac \"%s\": expected "
+					"xx:xx:xx:xx:xx:xx\n",
+					path, kv + 4);
+				return -EINVAL;
+			}
+			mac = true;
+		} else {
+			fprintf(stderr,
+				"podwire-bench: --vhost %s: \"%s\": expected mac=MAC or server "
+				"(packed rings are not supported: give such a pod as --vdev "
+				"net_virtio_user<i>,path=SOCK,packed_vq=1)\n",
+				path, kv);
+			return -EINVAL;
+		}
+	}
 	pd->devargs = strdup(path);
 	if (pd->devargs == NULL)
 		return -ENOMEM;
 	snprintf(pd->name, sizeof(pd->name), "vhost%u", p);
-	if (mac != NULL) {
-		if (rte_ether_unformat_addr(mac + 5, &pd->mac) < 0) {
-			fprintf(stderr,
-				"podwire-bench: --vhost %s: mac \"%s\": expected "
-				"xx:xx:xx:xx:xx:xx\n",
-				path, mac + 5);
-			return -EINVAL;
-		}
-	} else {
-		/* 02:62:65:00:hi:lo: locally administered, one per pod. */
+	/* 02:62:65:00:hi:lo: locally administered, one per pod. */
+	if (!mac)
 		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
-	}
-	pd->vhost = bench_vhost_open(path, opt.ring, buf_size, ctx->nq, BENCH_VHOST_START_MS, err,
-				     sizeof(err));
+	pd->vhost = bench_vhost_open(path, server, opt.ring, buf_size, ctx->nq,
+				     BENCH_VHOST_START_MS, err, sizeof(err));
 	if (pd->vhost == NULL) {
 		fprintf(stderr, "podwire-bench: --vhost %s: %s\n", path, err);
 		return -EIO;

@@ -355,8 +355,43 @@ io:
 	return rc;
 }
 
-struct bench_vhost *bench_vhost_open(const char *path, uint16_t ring_size, uint32_t buf_size,
-				     uint16_t nq, unsigned int wait_ms, char *err, size_t err_len)
+/* The server role: listens on sa and takes the switch's connection (its
+ * port the vhost-user client, as OVS's dpdkvhostuserclient), within
+ * wait_ms. 0, or -errno with why in err. */
+static int accept_switch(struct bench_vhost *v, const struct sockaddr_un *sa,
+			 unsigned int wait_ms, char *err, size_t err_len)
+{
+	struct pollfd p;
+	int l, rc;
+
+	unlink(sa->sun_path);
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (const struct sockaddr *)sa, sizeof(*sa)) != 0 || listen(l, 1) != 0) {
+		rc = -errno;
+		snprintf(err, err_len, "listening: %s", strerror(-rc));
+		if (l >= 0)
+			close(l);
+		return rc;
+	}
+	p = (struct pollfd){.fd = l, .events = POLLIN};
+	if (poll(&p, 1, (int)wait_ms) != 1) {
+		snprintf(err, err_len, "the switch did not connect in %u ms", wait_ms);
+		rc = -ETIMEDOUT;
+	} else {
+		v->sock = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		rc = v->sock < 0 ? -errno : 0;
+		if (rc < 0)
+			snprintf(err, err_len, "accept: %s", strerror(-rc));
+	}
+	/* One connection: the socket goes, as with virtio-user's. */
+	close(l);
+	unlink(sa->sun_path);
+	return rc;
+}
+
+struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t ring_size,
+				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms, char *err,
+				     size_t err_len)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct bench_vhost *v;
@@ -397,7 +432,9 @@ struct bench_vhost *bench_vhost_open(const char *path, uint16_t ring_size, uint3
 		goto fail;
 	}
 	strcpy(sa.sun_path, path);
-	for (;;) {
+	if (server && accept_switch(v, &sa, wait_ms, err, err_len) < 0)
+		goto fail;
+	while (v->sock < 0) {
 		v->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (v->sock < 0) {
 			snprintf(err, err_len, "socket: %s", strerror(errno));

@@ -35,9 +35,12 @@ struct bench_vhost;
  * of ring_size descriptors (a power of two), buffers of buf_size bytes
  * (the virtio-net header and the largest frame, whole). A socket that
  * does not accept yet (not there, or not listening) is tried again for
- * up to wait_ms. Returns the pod, or NULL with why in err. */
-struct bench_vhost *bench_vhost_open(const char *path, uint16_t ring_size, uint32_t buf_size,
-				     uint16_t nq, unsigned int wait_ms, char *err, size_t err_len);
+ * up to wait_ms. With server, listens on path instead and waits up to
+ * wait_ms for the switch (a client-role port) to connect. Returns the
+ * pod, or NULL with why in err. */
+struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t ring_size,
+				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms, char *err,
+				     size_t err_len);
 /* Hangs up (the switch sees the device go) and frees the memory. */
 void bench_vhost_close(struct bench_vhost *v);
 
