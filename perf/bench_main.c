@@ -777,8 +777,8 @@ static int memif_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
  * its vhost-user sockets (testpmd's appear once it has probed them). */
 #define BENCH_VHOST_START_MS 10000
 
-/* A --vhost SOCK[,mac=MAC][,server] pod: connected (or, with server,
- * connected to), its rings of --ring descriptors (a power of two),
+/* A --vhost SOCK[,mac=MAC][,packed][,server] pod: connected (or, with
+ * server, connected to), its split (or packed) rings of --ring descriptors (a power of two),
  * buffers that hold the virtio-net header and the largest frame whole. */
 static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 {
@@ -786,18 +786,22 @@ static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 	char copy[512], err[512], *save = NULL, *path, *kv;
 	uint32_t frame = (opt.size == 0 ? 1518u : opt.size) - BENCH_FCS_LEN;
 	uint32_t buf_size = RTE_MAX(2048u, RTE_ALIGN_CEIL(frame + BENCH_VHOST_NET_HDR, 64u));
-	bool server = false, mac = false;
+	unsigned int flags = 0;
+	bool mac = false;
 
 	snprintf(copy, sizeof(copy), "%s", arg);
 	path = strtok_r(copy, ",", &save);
 	if (path == NULL || arg[0] == ',' || strlen(arg) >= sizeof(copy)) {
-		fprintf(stderr, "podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC][,server]\n",
+		fprintf(stderr,
+			"podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC][,packed][,server]\n",
 			arg);
 		return -EINVAL;
 	}
 	while ((kv = strtok_r(NULL, ",", &save)) != NULL) {
 		if (strcmp(kv, "server") == 0) {
-			server = true;
+			flags |= BENCH_VHOST_SERVER;
+		} else if (strcmp(kv, "packed") == 0) {
+			flags |= BENCH_VHOST_PACKED;
 		} else if (strncmp(kv, "mac=", 4) == 0) {
 			if (rte_ether_unformat_addr(kv + 4, &pd->mac) < 0) {
 				fprintf(stderr,
@@ -809,9 +813,8 @@ static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 			mac = true;
 		} else {
 			fprintf(stderr,
-				"podwire-bench: --vhost %s: \"%s\": expected mac=MAC or server "
-				"(packed rings are not supported: give such a pod as --vdev "
-				"net_virtio_user<i>,path=SOCK,packed_vq=1)\n",
+				"podwire-bench: --vhost %s: \"%s\": expected mac=MAC, packed or "
+				"server\n",
 				path, kv);
 			return -EINVAL;
 		}
@@ -823,7 +826,7 @@ static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 	/* 02:62:65:00:hi:lo: locally administered, one per pod. */
 	if (!mac)
 		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
-	pd->vhost = bench_vhost_open(path, server, opt.ring, buf_size, ctx->nq,
+	pd->vhost = bench_vhost_open(path, flags, opt.ring, buf_size, ctx->nq,
 				     BENCH_VHOST_START_MS, err, sizeof(err));
 	if (pd->vhost == NULL) {
 		fprintf(stderr, "podwire-bench: --vhost %s: %s\n", path, err);

@@ -100,6 +100,9 @@ struct bench_vhost {
 	uint64_t size;
 	uint32_t buf_size;
 	uint16_t ring_size, mask, nq;
+	uint8_t log2;
+	bool packed; /* packed rings (desc: struct vring_packed_desc; avail and
+		      * used: the driver's and the device's event areas) */
 	const char *error;
 	uint64_t *tag; /* per transmit descriptor, nq * ring_size */
 	struct vq vq[]; /* 2 * nq: receive 2q, transmit 2q + 1 */
@@ -192,6 +195,50 @@ static int vu_get_u64(struct bench_vhost *v, uint32_t req, const char *what, uin
 	return 0;
 }
 
+/* Packed rings: the wrap counter that goes with free-running index idx
+ * (1 on the first lap: the ring size divides 2^16 an even number of
+ * times, so a uint16_t index keeps it right), and the flags of a
+ * descriptor made available, or used by the switch, on that lap. */
+static inline bool packed_wrap(const struct bench_vhost *v, uint16_t idx)
+{
+	return ((idx >> v->log2) & 1) == 0;
+}
+
+static inline uint16_t packed_avail_flags(const struct bench_vhost *v, uint16_t idx)
+{
+	return packed_wrap(v, idx) ? 1u << VRING_PACKED_DESC_F_AVAIL
+				   : 1u << VRING_PACKED_DESC_F_USED;
+}
+
+static inline bool packed_used(const struct bench_vhost *v, const struct vring_packed_desc *d,
+			       uint16_t idx)
+{
+	uint16_t f = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+	uint16_t both = 1u << VRING_PACKED_DESC_F_AVAIL | 1u << VRING_PACKED_DESC_F_USED;
+
+	return (f & both) == (packed_wrap(v, idx) ? both : 0);
+}
+
+static inline struct vring_packed_desc *pdesc(const struct vq *vq, uint16_t pos)
+{
+	return &((struct vring_packed_desc *)vq->desc)[pos];
+}
+
+/* A packed ring at start: the switch asked not to notify us; every
+ * receive buffer made available, on the first lap. */
+static void packed_init(struct bench_vhost *v, struct vq *vq, bool rx)
+{
+	((struct vring_packed_desc_event *)vq->avail)->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	for (uint16_t d = 0; rx && d < v->ring_size; d++)
+		*pdesc(vq, d) = (struct vring_packed_desc){
+		    .addr = (uint64_t)(uintptr_t)(vq->buf + (uint64_t)d * v->buf_size),
+		    .len = v->buf_size,
+		    .id = d,
+		    .flags = VRING_DESC_F_WRITE | packed_avail_flags(v, d)};
+	if (rx)
+		vq->avail_idx = v->ring_size;
+}
+
 /* The memory: a memfd on hugepages when the machine has them free (fewer
  * TLB misses on either side), else on ordinary pages; sealed against
  * resizing, since the switch maps it; populated, so no page is faulted
@@ -244,6 +291,10 @@ static int make_memory(struct bench_vhost *v)
 
 		vq->buf = p;
 		p += (uint64_t)v->ring_size * v->buf_size;
+		if (v->packed) {
+			packed_init(v, vq, rx);
+			goto fds;
+		}
 		/* We poll: the switch need not call us. */
 		vq->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
 		for (uint16_t d = 0; d < v->ring_size; d++) {
@@ -252,6 +303,7 @@ static int make_memory(struct bench_vhost *v)
 			vq->desc[d].flags = rx ? VRING_DESC_F_WRITE : 0;
 			vq->avail->ring[d] = d;
 		}
+fds:
 		vq->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		vq->call = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (vq->kick < 0 || vq->call < 0)
@@ -279,6 +331,15 @@ static int handshake(struct bench_vhost *v, char *err, size_t err_len)
 	 * no event index (nobody is notified): version 1 and, to enable the
 	 * rings explicitly, protocol features; MQ beyond one pair. */
 	want = 1ull << VIRTIO_F_VERSION_1;
+	if (v->packed) {
+		if (!(offered & 1ull << VIRTIO_F_RING_PACKED)) {
+			snprintf(err, err_len,
+				 "the switch does not offer packed rings (VIRTIO_F_RING_PACKED); "
+				 "drop \"packed\"");
+			return -ENOTSUP;
+		}
+		want |= 1ull << VIRTIO_F_RING_PACKED;
+	}
 	if (v->nq > 1) {
 		if (!(offered & 1ull << VIRTIO_NET_F_MQ) ||
 		    !(offered & 1ull << VU_F_PROTOCOL_FEATURES)) {
@@ -339,7 +400,8 @@ static int handshake(struct bench_vhost *v, char *err, size_t err_len)
 
 		if ((rc = vu_send(v, VU_SET_VRING_CALL, &idx, 8, vq->call)) < 0 ||
 		    (rc = vu_send_state(v, VU_SET_VRING_NUM, i, v->ring_size)) < 0 ||
-		    (rc = vu_send_state(v, VU_SET_VRING_BASE, i, 0)) < 0 ||
+		    /* Packed: the driver's wrap counter starts at 1. */
+		    (rc = vu_send_state(v, VU_SET_VRING_BASE, i, v->packed ? 1u << 15 : 0)) < 0 ||
 		    (rc = vu_send(v, VU_SET_VRING_ADDR, &a, sizeof(a), -1)) < 0 ||
 		    (rc = vu_send(v, VU_SET_VRING_KICK, &idx, 8, vq->kick)) < 0)
 			goto io;
@@ -389,7 +451,7 @@ static int accept_switch(struct bench_vhost *v, const struct sockaddr_un *sa,
 	return rc;
 }
 
-struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t ring_size,
+struct bench_vhost *bench_vhost_open(const char *path, unsigned int flags, uint16_t ring_size,
 				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms, char *err,
 				     size_t err_len)
 {
@@ -422,7 +484,9 @@ struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t rin
 	v->nq = nq;
 	v->ring_size = ring_size;
 	v->mask = (uint16_t)(ring_size - 1);
+	v->log2 = (uint8_t)__builtin_ctz(ring_size);
 	v->buf_size = buf_size;
+	v->packed = flags & BENCH_VHOST_PACKED;
 	for (uint16_t i = 0; i < 2 * nq; i++)
 		v->vq[i].kick = v->vq[i].call = -1;
 	rc = make_memory(v);
@@ -432,7 +496,7 @@ struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t rin
 		goto fail;
 	}
 	strcpy(sa.sun_path, path);
-	if (server && accept_switch(v, &sa, wait_ms, err, err_len) < 0)
+	if ((flags & BENCH_VHOST_SERVER) && accept_switch(v, &sa, wait_ms, err, err_len) < 0)
 		goto fail;
 	while (v->sock < 0) {
 		v->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -455,8 +519,9 @@ struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t rin
 	}
 	if (handshake(v, err, err_len) < 0)
 		goto fail;
-	/* Every receive buffer, posted for the switch to fill. */
-	for (uint16_t q = 0; q < nq; q++) {
+	/* Every receive buffer, posted for the switch to fill (packed rings:
+	 * already, by packed_init). */
+	for (uint16_t q = 0; !v->packed && q < nq; q++) {
 		struct vq *rx = &v->vq[2 * q];
 
 		rx->avail_idx = ring_size;
@@ -494,9 +559,17 @@ uint16_t bench_vhost_tx_slots(struct bench_vhost *v, uint16_t q, uint8_t **buf, 
 	struct vq *vq = &v->vq[2 * q + 1];
 	uint16_t inflight = (uint16_t)(vq->avail_idx - vq->used_seen), room;
 
+	if (v->packed && inflight + n > v->ring_size) {
+		/* The switch marks each descriptor used in place. */
+		while (inflight != 0 && packed_used(v, pdesc(vq, vq->used_seen & v->mask),
+						    vq->used_seen)) {
+			vq->used_seen++;
+			inflight--;
+		}
+	}
 	/* The switch's used index is read only when what we knew of is
 	 * used up: its line is the one it writes most. */
-	if (inflight + n > v->ring_size) {
+	if (!v->packed && inflight + n > v->ring_size) {
 		uint16_t used = __atomic_load_n(&vq->used->idx, __ATOMIC_ACQUIRE);
 
 		if ((uint16_t)(used - vq->used_seen) > inflight) {
@@ -529,6 +602,22 @@ void bench_vhost_tx_commit(struct bench_vhost *v, uint16_t q, const uint16_t *le
 
 	if (k == 0)
 		return;
+	if (v->packed) {
+		/* All but the first made available, then the first, last: the
+		 * switch reads the descriptors in order from there. */
+		for (uint16_t i = k; i-- > 0;) {
+			uint16_t idx = (uint16_t)(vq->avail_idx + i), s = idx & v->mask;
+			struct vring_packed_desc *d = pdesc(vq, s);
+
+			d->addr = (uint64_t)(uintptr_t)(vq->buf + (uint64_t)s * v->buf_size);
+			d->len = BENCH_VHOST_NET_HDR + len[i];
+			d->id = s;
+			__atomic_store_n(&d->flags, packed_avail_flags(v, idx),
+					 i == 0 ? __ATOMIC_RELEASE : __ATOMIC_RELAXED);
+		}
+		vq->avail_idx = (uint16_t)(vq->avail_idx + k);
+		return;
+	}
 	for (uint16_t i = 0; i < k; i++) {
 		struct vring_desc *d = &vq->desc[(uint16_t)(vq->avail_idx + i) & v->mask];
 		uint32_t l = BENCH_VHOST_NET_HDR + len[i];
@@ -547,6 +636,29 @@ int bench_vhost_rx(struct bench_vhost *v, uint16_t q, const uint8_t **buf, uint3
 	struct vq *vq = &v->vq[2 * q];
 	uint16_t ready = (uint16_t)(vq->used_seen - vq->used_last), got = 0;
 
+	if (v->packed) {
+		while (got < n && vq->used_last != vq->avail_idx) {
+			const struct vring_packed_desc *d = pdesc(vq, vq->used_last & v->mask);
+			uint32_t l;
+
+			if (!packed_used(v, d, vq->used_last))
+				break;
+			if (d->id >= v->ring_size) {
+				if (v->error == NULL)
+					v->error = "the switch used a receive buffer id we never "
+						   "posted";
+				return -1;
+			}
+			l = d->len;
+			buf[got] = vq->buf + (uint64_t)d->id * v->buf_size + BENCH_VHOST_NET_HDR;
+			rte_prefetch0(buf[got]);
+			len[got++] = l > BENCH_VHOST_NET_HDR && l <= v->buf_size
+					 ? l - BENCH_VHOST_NET_HDR
+					 : 0;
+			vq->used_last++;
+		}
+		return got;
+	}
 	if (ready < n) {
 		uint16_t used = __atomic_load_n(&vq->used->idx, __ATOMIC_ACQUIRE);
 
@@ -588,6 +700,25 @@ void bench_vhost_rx_done(struct bench_vhost *v, uint16_t q)
 
 	if (vq->rx_from == vq->used_last)
 		return;
+	if (v->packed) {
+		uint16_t k = (uint16_t)(vq->used_last - vq->rx_from);
+
+		/* Given back in the order used, the first last (as on transmit). */
+		for (uint16_t i = k; i-- > 0;) {
+			uint16_t idx = (uint16_t)(vq->avail_idx + i);
+			struct vring_packed_desc *d = pdesc(vq, idx & v->mask);
+			uint16_t id = pdesc(vq, (uint16_t)(vq->rx_from + i) & v->mask)->id;
+
+			d->addr = (uint64_t)(uintptr_t)(vq->buf + (uint64_t)id * v->buf_size);
+			d->len = v->buf_size;
+			d->id = id;
+			__atomic_store_n(&d->flags, VRING_DESC_F_WRITE | packed_avail_flags(v, idx),
+					 i == 0 ? __ATOMIC_RELEASE : __ATOMIC_RELAXED);
+		}
+		vq->avail_idx = (uint16_t)(vq->avail_idx + k);
+		vq->rx_from = vq->used_last;
+		return;
+	}
 	/* The buffers just read go back, in the order the switch used them
 	 * (its own, most often: then the avail slots already say so). */
 	for (uint16_t u = vq->rx_from; u != vq->used_last; u++) {

@@ -2,7 +2,7 @@
 /*
  * podwire-bench's own vhost-user frontend: a pod that drives a switch's
  * vhost-user port as a guest's virtio-net driver would (the side DPDK's
- * net_virtio_user is), without the virtio PMD: split virtqueues in one
+ * net_virtio_user is), without the virtio PMD: split or packed virtqueues in one
  * shared memfd, frames written straight into the transmit buffers and
  * read straight from the receive buffers, no mbuf and no copy.
  *
@@ -35,10 +35,15 @@ struct bench_vhost;
  * of ring_size descriptors (a power of two), buffers of buf_size bytes
  * (the virtio-net header and the largest frame, whole). A socket that
  * does not accept yet (not there, or not listening) is tried again for
- * up to wait_ms. With server, listens on path instead and waits up to
- * wait_ms for the switch (a client-role port) to connect. Returns the
- * pod, or NULL with why in err. */
-struct bench_vhost *bench_vhost_open(const char *path, bool server, uint16_t ring_size,
+ * up to wait_ms. flags: BENCH_VHOST_SERVER listens on path instead and
+ * waits up to wait_ms for the switch (a client-role port) to connect;
+ * BENCH_VHOST_PACKED makes packed rings (VIRTIO_F_RING_PACKED) instead of
+ * split ones. Returns the pod, or NULL with why in err. */
+enum {
+	BENCH_VHOST_SERVER = 1u << 0,
+	BENCH_VHOST_PACKED = 1u << 1,
+};
+struct bench_vhost *bench_vhost_open(const char *path, unsigned int flags, uint16_t ring_size,
 				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms, char *err,
 				     size_t err_len);
 /* Hangs up (the switch sees the device go) and frees the memory. */
