@@ -61,8 +61,8 @@
 #                 near 15 Mpps at 64 B, below what the switches forward)
 #   --vhost-gen G the generator's vhost-user pods: virtio_user (default:
 #                 DPDK's net_virtio_user, mbufs and the virtio PMD) or own
-#                 (podwire-bench --vhost: split rings driven in place, no
-#                 mbuf; needs --virtio split)
+#                 (podwire-bench --vhost: the rings --virtio says, driven
+#                 in place, no mbuf; server role for OVS's client ports)
 #   --placement-ns NS  a cache line's round trip between the two cores
 #                 above which the vCPUs are taken to be in their slow
 #                 placement (default 150; this VM shows ~55 or ~320 ns):
@@ -94,6 +94,7 @@ DURATION=""
 VIRTIO=packed
 MEMIF_GEN=own
 VHOST_GEN=virtio_user
+VHOST_OWN_OPTS=""
 PLACEMENT_NS=150
 SIZES="64 512 1518"
 BASE_BUILD=""
@@ -134,7 +135,7 @@ own | net_memif) ;;
 esac
 case $VHOST_GEN in
 virtio_user) ;;
-own) [ "$VIRTIO" = split ] || { echo "suite: --vhost-gen own drives split rings only; add --virtio split" >&2; exit 2; } ;;
+own) VHOST_OWN_OPTS=$([ "$VIRTIO" = packed ] && echo ,packed || true) ;;
 *) echo "suite: --vhost-gen $VHOST_GEN: give virtio_user or own" >&2; exit 2 ;;
 esac
 [[ $PLACEMENT_NS =~ ^[0-9]+$ ]] || { echo "suite: --placement-ns $PLACEMENT_NS: give a whole number of ns" >&2; exit 2; }
@@ -419,7 +420,7 @@ bench() {
 	shift 3
 	for i in $(seq 0 $((n - 1))); do
 		if [ "$iface" = vhost ] && [ "$VHOST_GEN" = own ]; then
-			own+=(--vhost "$T/p$i.sock,mac=$(mac_of "$i")${VHOST_EXTRA:+,server}")
+			own+=(--vhost "$T/p$i.sock,mac=$(mac_of "$i")$VHOST_OWN_OPTS${VHOST_EXTRA:+,server}")
 		elif [ "$iface" = vhost ]; then
 			# VHOST_EXTRA: ",server=1" when the forwarder is the client (OVS).
 			vdevs+=(--vdev "net_virtio_user$i,path=$T/p$i.sock,mac=$(mac_of "$i"),queues=${QUEUES:-1},queue_size=$RING$VIRTIO_OPTS${VHOST_EXTRA:-}")
