@@ -792,9 +792,10 @@ static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 	snprintf(copy, sizeof(copy), "%s", arg);
 	path = strtok_r(copy, ",", &save);
 	if (path == NULL || arg[0] == ',' || strlen(arg) >= sizeof(copy)) {
-		fprintf(stderr,
-			"podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC][,packed][,server]\n",
-			arg);
+		fprintf(
+		    stderr,
+		    "podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC][,packed][,server]\n",
+		    arg);
 		return -EINVAL;
 	}
 	while ((kv = strtok_r(NULL, ",", &save)) != NULL) {
@@ -826,8 +827,8 @@ static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 	/* 02:62:65:00:hi:lo: locally administered, one per pod. */
 	if (!mac)
 		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
-	pd->vhost = bench_vhost_open(path, flags, opt.ring, buf_size, ctx->nq,
-				     BENCH_VHOST_START_MS, err, sizeof(err));
+	pd->vhost = bench_vhost_open(path, flags, opt.ring, buf_size, ctx->nq, BENCH_VHOST_START_MS,
+				     err, sizeof(err));
 	if (pd->vhost == NULL) {
 		fprintf(stderr, "podwire-bench: --vhost %s: %s\n", path, err);
 		return -EIO;

@@ -54,14 +54,14 @@ enum {
 	VU_GET_QUEUE_NUM = 17,
 	VU_SET_VRING_ENABLE = 18,
 };
-#define VU_VERSION		 0x1u
-#define VU_REPLY		 0x4u
-#define VU_F_PROTOCOL_FEATURES	 30
-#define VU_PROTOCOL_F_MQ	 0
-#define VU_HDR			 12u /* request, flags, size */
-#define VU_MAX_QUEUE_PAIRS	 128u
-#define VU_REPLY_MS		 5000
-#define VU_RETRY_MS		 20
+#define VU_VERSION	       0x1u
+#define VU_REPLY	       0x4u
+#define VU_F_PROTOCOL_FEATURES 30
+#define VU_PROTOCOL_F_MQ       0
+#define VU_HDR		       12u /* request, flags, size */
+#define VU_MAX_QUEUE_PAIRS     128u
+#define VU_REPLY_MS	       5000
+#define VU_RETRY_MS	       20
 
 struct vu_msg {
 	uint32_t request, flags, size;
@@ -86,7 +86,7 @@ struct vq {
 	struct vring_desc *desc;
 	struct vring_avail *avail;
 	struct vring_used *used;
-	uint8_t *buf; /* buffer d at buf + d * buf_size */
+	uint8_t *buf;	    /* buffer d at buf + d * buf_size */
 	uint16_t avail_idx; /* next avail slot to publish */
 	uint16_t used_last; /* next used slot to read */
 	uint16_t used_seen; /* the used index as last read */
@@ -104,7 +104,7 @@ struct bench_vhost {
 	bool packed; /* packed rings (desc: struct vring_packed_desc; avail and
 		      * used: the driver's and the device's event areas) */
 	const char *error;
-	uint64_t *tag; /* per transmit descriptor, nq * ring_size */
+	uint64_t *tag;	/* per transmit descriptor, nq * ring_size */
 	struct vq vq[]; /* 2 * nq: receive 2q, transmit 2q + 1 */
 };
 
@@ -186,8 +186,7 @@ static int vu_get_u64(struct bench_vhost *v, uint32_t req, const char *what, uin
 		snprintf(err, err_len, "the switch hung up when asked for %s", what);
 		return -ECONNRESET;
 	}
-	if (r < (ssize_t)(VU_HDR + 8) || m.request != req || !(m.flags & VU_REPLY) ||
-	    m.size != 8) {
+	if (r < (ssize_t)(VU_HDR + 8) || m.request != req || !(m.flags & VU_REPLY) || m.size != 8) {
 		snprintf(err, err_len, "the switch's answer for %s is malformed", what);
 		return -EPROTO;
 	}
@@ -251,7 +250,8 @@ static int make_memory(struct bench_vhost *v)
 	uint8_t *p;
 
 	v->size = (rings + bufs + huge - 1) & ~(huge - 1);
-	v->memfd = memfd_create("podwire-bench-vhost", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+	v->memfd =
+	    memfd_create("podwire-bench-vhost", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
 	if (v->memfd >= 0 && ftruncate(v->memfd, (off_t)v->size) == 0) {
 		v->mem = mmap(NULL, v->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
 			      v->memfd, 0);
@@ -298,12 +298,13 @@ static int make_memory(struct bench_vhost *v)
 		/* We poll: the switch need not call us. */
 		vq->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
 		for (uint16_t d = 0; d < v->ring_size; d++) {
-			vq->desc[d].addr = (uint64_t)(uintptr_t)(vq->buf + (uint64_t)d * v->buf_size);
+			vq->desc[d].addr =
+			    (uint64_t)(uintptr_t)(vq->buf + (uint64_t)d * v->buf_size);
 			vq->desc[d].len = rx ? v->buf_size : BENCH_VHOST_NET_HDR;
 			vq->desc[d].flags = rx ? VRING_DESC_F_WRITE : 0;
 			vq->avail->ring[d] = d;
 		}
-fds:
+	fds:
 		vq->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		vq->call = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (vq->kick < 0 || vq->call < 0)
@@ -343,8 +344,9 @@ static int handshake(struct bench_vhost *v, char *err, size_t err_len)
 	if (v->nq > 1) {
 		if (!(offered & 1ull << VIRTIO_NET_F_MQ) ||
 		    !(offered & 1ull << VU_F_PROTOCOL_FEATURES)) {
-			snprintf(err, err_len,
-				 "the switch offers no multiqueue (VIRTIO_NET_F_MQ); lower --queues");
+			snprintf(
+			    err, err_len,
+			    "the switch offers no multiqueue (VIRTIO_NET_F_MQ); lower --queues");
 			return -ENOTSUP;
 		}
 		want |= 1ull << VIRTIO_NET_F_MQ;
@@ -359,8 +361,9 @@ static int handshake(struct bench_vhost *v, char *err, size_t err_len)
 			return rc;
 		proto &= v->nq > 1 ? 1ull << VU_PROTOCOL_F_MQ : 0;
 		if (v->nq > 1 && proto == 0) {
-			snprintf(err, err_len,
-				 "the switch offers no multiqueue protocol feature; lower --queues");
+			snprintf(
+			    err, err_len,
+			    "the switch offers no multiqueue protocol feature; lower --queues");
 			return -ENOTSUP;
 		}
 		if ((rc = vu_send_u64(v, VU_SET_PROTOCOL_FEATURES, proto)) < 0)
@@ -370,10 +373,11 @@ static int handshake(struct bench_vhost *v, char *err, size_t err_len)
 			if (rc < 0)
 				return rc;
 			if (nq < v->nq) {
-				snprintf(err, err_len,
-					 "the switch takes at most %llu queue pair(s), not %u; lower "
-					 "--queues",
-					 (unsigned long long)nq, v->nq);
+				snprintf(
+				    err, err_len,
+				    "the switch takes at most %llu queue pair(s), not %u; lower "
+				    "--queues",
+				    (unsigned long long)nq, v->nq);
 				return -EINVAL;
 			}
 		}
@@ -394,8 +398,12 @@ static int handshake(struct bench_vhost *v, char *err, size_t err_len)
 		struct {
 			uint32_t index, flags;
 			uint64_t desc, used, avail, log;
-		} a = {i, 0, (uint64_t)(uintptr_t)vq->desc, (uint64_t)(uintptr_t)vq->used,
-		       (uint64_t)(uintptr_t)vq->avail, 0};
+		} a = {i,
+		       0,
+		       (uint64_t)(uintptr_t)vq->desc,
+		       (uint64_t)(uintptr_t)vq->used,
+		       (uint64_t)(uintptr_t)vq->avail,
+		       0};
 		uint64_t idx = i;
 
 		if ((rc = vu_send(v, VU_SET_VRING_CALL, &idx, 8, vq->call)) < 0 ||
@@ -420,8 +428,8 @@ io:
 /* The server role: listens on sa and takes the switch's connection (its
  * port the vhost-user client, as OVS's dpdkvhostuserclient), within
  * wait_ms. 0, or -errno with why in err. */
-static int accept_switch(struct bench_vhost *v, const struct sockaddr_un *sa,
-			 unsigned int wait_ms, char *err, size_t err_len)
+static int accept_switch(struct bench_vhost *v, const struct sockaddr_un *sa, unsigned int wait_ms,
+			 char *err, size_t err_len)
 {
 	struct pollfd p;
 	int l, rc;
@@ -452,8 +460,8 @@ static int accept_switch(struct bench_vhost *v, const struct sockaddr_un *sa,
 }
 
 struct bench_vhost *bench_vhost_open(const char *path, unsigned int flags, uint16_t ring_size,
-				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms, char *err,
-				     size_t err_len)
+				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms,
+				     char *err, size_t err_len)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct bench_vhost *v;
@@ -561,8 +569,8 @@ uint16_t bench_vhost_tx_slots(struct bench_vhost *v, uint16_t q, uint8_t **buf, 
 
 	if (v->packed && inflight + n > v->ring_size) {
 		/* The switch marks each descriptor used in place. */
-		while (inflight != 0 && packed_used(v, pdesc(vq, vq->used_seen & v->mask),
-						    vq->used_seen)) {
+		while (inflight != 0 &&
+		       packed_used(v, pdesc(vq, vq->used_seen & v->mask), vq->used_seen)) {
 			vq->used_seen++;
 			inflight--;
 		}
@@ -664,8 +672,9 @@ int bench_vhost_rx(struct bench_vhost *v, uint16_t q, const uint8_t **buf, uint3
 
 		if ((uint16_t)(used - vq->used_last) > (uint16_t)(vq->avail_idx - vq->used_last)) {
 			if (v->error == NULL)
-				v->error = "the switch moved the receive ring's used index past the "
-					   "buffers posted";
+				v->error =
+				    "the switch moved the receive ring's used index past the "
+				    "buffers posted";
 			return -1;
 		}
 		vq->used_seen = used;
@@ -687,8 +696,8 @@ int bench_vhost_rx(struct bench_vhost *v, uint16_t q, const uint8_t **buf, uint3
 		rte_prefetch0(buf[got]);
 		/* A frame in one buffer, after its header: anything else is
 		 * the switch's error, counted by the caller as a bad frame. */
-		len[got++] = l > BENCH_VHOST_NET_HDR && l <= v->buf_size ? l - BENCH_VHOST_NET_HDR
-									  : 0;
+		len[got++] =
+		    l > BENCH_VHOST_NET_HDR && l <= v->buf_size ? l - BENCH_VHOST_NET_HDR : 0;
 	}
 	vq->used_last = (uint16_t)(vq->used_last + ready);
 	return got;

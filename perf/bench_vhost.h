@@ -44,8 +44,8 @@ enum {
 	BENCH_VHOST_PACKED = 1u << 1,
 };
 struct bench_vhost *bench_vhost_open(const char *path, unsigned int flags, uint16_t ring_size,
-				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms, char *err,
-				     size_t err_len);
+				     uint32_t buf_size, uint16_t nq, unsigned int wait_ms,
+				     char *err, size_t err_len);
 /* Hangs up (the switch sees the device go) and frees the memory. */
 void bench_vhost_close(struct bench_vhost *v);
 
