@@ -23,9 +23,11 @@
 #include "bench_outage.h"
 #include "bench_pkt.h"
 
+struct bench_vhost;
+
 /* Frames a pod moves at a time. An ethdev pod takes testpmd's burst;
- * podwire-bench's own memif pods, which write and read the shared buffers
- * themselves, twice that: the forwarder under test still takes its own
+ * podwire-bench's own memif and vhost-user pods, which write and read the
+ * shared buffers themselves, twice that: the forwarder under test still takes its own
  * bursts, and the generator's cost per frame drops enough that it no
  * longer sets a fast switch's pace (perf/README.md, 2026-11-27). */
 #define ETH_BURST 32
@@ -53,6 +55,7 @@ struct pod {
 	struct bench_memif *memif; /* or a memif pod of our own (NULL while re-opened) */
 	bool own_memif;		   /* a --memif pod: devargs is its socket's path */
 	uint32_t memif_buf_size;
+	struct bench_vhost *vhost; /* or a --vhost pod: podwire-bench's own frontend */
 	struct rte_ether_addr mac;
 	struct pod_queue *q; /* its --queues queues */
 	uint64_t tx, tx_full, rx, rx_bytes, misdelivered, bad;

@@ -48,6 +48,7 @@
 #include "bench.h"
 #include "bench_memif.h"
 #include "bench_opts.h"
+#include "bench_vhost.h"
 
 /* The run's state, for the signal handler: signals carry no argument. */
 static struct bench_ctx *signal_ctx;
@@ -226,13 +227,30 @@ static uint16_t frame_next(struct bench_ctx *ctx, uint16_t p, uint16_t q, struct
 	return dst;
 }
 
-/* pod_send for a memif pod of our own: frames are built in the ring's
- * buffers, as many as there is room for. At a set rate what does not fit
+/* The rings of a pod of our own, a --memif or a --vhost one: chosen once
+ * per burst. */
+static inline uint16_t own_tx_slots(struct pod *pd, uint16_t q, uint8_t **buf, uint64_t **tag,
+				    uint16_t n)
+{
+	return pd->vhost != NULL ? bench_vhost_tx_slots(pd->vhost, q, buf, tag, n)
+				 : bench_memif_tx_slots(pd->memif, q, buf, tag, n);
+}
+
+static inline void own_tx_commit(struct pod *pd, uint16_t q, const uint16_t *len, uint16_t k)
+{
+	if (pd->vhost != NULL)
+		bench_vhost_tx_commit(pd->vhost, q, len, k);
+	else
+		bench_memif_tx_commit(pd->memif, q, len, k);
+}
+
+/* pod_send for a pod of our own (memif or vhost-user): frames are built
+ * in the ring's buffers, as many as there is room for. At a set rate what does not fit
  * is built anyway, in a scratch buffer, and counted as lost and refused
  * (its destination is known only once built); at full speed it is not
  * built. */
-static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q, unsigned int n,
-				   bool count, bool keep)
+static unsigned int own_pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q, unsigned int n,
+				 bool count, bool keep)
 {
 	static uint8_t scratch[BENCH_PKT_MAX_LEN];
 	struct pod *pd = &ctx->pods[p];
@@ -240,7 +258,7 @@ static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q
 	uint64_t *tag[BURST];
 	uint16_t len[BURST];
 	uint64_t now = rte_rdtsc();
-	uint16_t k = bench_memif_tx_slots(pd->memif, q, buf, tag, (uint16_t)n);
+	uint16_t k = own_tx_slots(pd, q, buf, tag, (uint16_t)n);
 
 	for (uint16_t i = 0; i < k; i++) {
 		uint16_t dst = frame_write(ctx, p, q, buf[i], now, &len[i], tag[i]);
@@ -248,7 +266,7 @@ static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q
 		if (count)
 			bench_dir(ctx, p, q, dst)->tx++;
 	}
-	bench_memif_tx_commit(pd->memif, q, len, k);
+	own_tx_commit(pd, q, len, k);
 	for (unsigned int i = k; !keep && i < n; i++) {
 		uint16_t l, dst = frame_write(ctx, p, q, scratch, now, &l, NULL);
 
@@ -267,7 +285,7 @@ static unsigned int memif_pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q
 /* The most frames pod p moves at a time (bench.h). */
 static inline unsigned int pod_burst(const struct pod *pd)
 {
-	return pd->own_memif ? BURST : ETH_BURST;
+	return pd->own_memif || pd->vhost != NULL ? BURST : ETH_BURST;
 }
 
 /* Sends up to n new frames from queue q of pod p; returns the number
@@ -289,8 +307,8 @@ static unsigned int pod_send(struct bench_ctx *ctx, uint16_t p, uint16_t q, unsi
 		n = pod_burst(pd);
 	if (!pd->present)
 		return n; /* its device is being re-opened: its share is skipped */
-	if (pd->memif != NULL)
-		return memif_pod_send(ctx, p, q, n, count, keep); /* reads the clock itself */
+	if (pd->memif != NULL || pd->vhost != NULL)
+		return own_pod_send(ctx, p, q, n, count, keep); /* reads the clock itself */
 	now = rte_rdtsc();
 	if (pq->npend > 0)
 		n = 0; /* the ring was full a moment ago: retry those first */
@@ -426,13 +444,16 @@ static __rte_always_inline void frame_received(struct bench_ctx *ctx, uint16_t p
 	bench_hist_add(hist, bench_ticks_ns(ctx, now - s.tsc));
 }
 
-/* One burst from queue q of a memif pod; returns how many. */
-static int memif_pod_recv(struct bench_ctx *ctx, uint16_t p, uint16_t q, bool count,
-			  struct bench_hist *hist)
+/* One burst from queue q of a pod of our own (memif or vhost-user);
+ * returns how many. */
+static int own_pod_recv(struct bench_ctx *ctx, uint16_t p, uint16_t q, bool count,
+			struct bench_hist *hist)
 {
+	struct pod *pd = &ctx->pods[p];
 	const uint8_t *buf[BURST];
 	uint32_t len[BURST];
-	int n = bench_memif_rx(ctx->pods[p].memif, q, buf, len, BURST);
+	int n = pd->vhost != NULL ? bench_vhost_rx(pd->vhost, q, buf, len, BURST)
+				  : bench_memif_rx(pd->memif, q, buf, len, BURST);
 	uint64_t now;
 
 	if (n <= 0)
@@ -440,7 +461,10 @@ static int memif_pod_recv(struct bench_ctx *ctx, uint16_t p, uint16_t q, bool co
 	now = rte_rdtsc();
 	for (int i = 0; count && i < n; i++)
 		frame_received(ctx, p, buf[i], len[i], len[i], now, hist);
-	bench_memif_rx_done(ctx->pods[p].memif, q);
+	if (pd->vhost != NULL)
+		bench_vhost_rx_done(pd->vhost, q);
+	else
+		bench_memif_rx_done(pd->memif, q);
 	return n;
 }
 
@@ -479,8 +503,9 @@ static void pod_recv(struct bench_ctx *ctx, uint16_t p, bool count, struct bench
 		return;
 	for (uint16_t q = 0; q < ctx->nq; q++)
 		for (uint16_t k = 0; k < 2 * ctx->nq; k++) {
-			int n = pd->memif != NULL ? memif_pod_recv(ctx, p, q, count, hist)
-						  : eth_pod_recv(ctx, p, q, count, hist);
+			int n = pd->memif != NULL || pd->vhost != NULL
+				    ? own_pod_recv(ctx, p, q, count, hist)
+				    : eth_pod_recv(ctx, p, q, count, hist);
 
 			if (n < burst)
 				break;
@@ -749,6 +774,73 @@ static int memif_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
 }
 
 /* A switch started just before the generator may take a while to serve
+ * its vhost-user sockets (testpmd's appear once it has probed them). */
+#define BENCH_VHOST_START_MS 10000
+
+/* A --vhost SOCK[,mac=MAC][,packed][,server] pod: connected (or, with
+ * server, connected to), its split (or packed) rings of --ring descriptors (a power of two),
+ * buffers that hold the virtio-net header and the largest frame whole. */
+static int vhost_pod_open(struct bench_ctx *ctx, uint16_t p, const char *arg)
+{
+	struct pod *pd = &ctx->pods[p];
+	char copy[512], err[512], *save = NULL, *path, *kv;
+	uint32_t frame = (opt.size == 0 ? 1518u : opt.size) - BENCH_FCS_LEN;
+	/* Buffers an odd number of cache lines apart: at a power-of-two
+	 * stride (2048) every buffer's first line falls in the same few
+	 * cache sets, and the switch, which reads and writes them, misses. */
+	uint32_t buf_size = RTE_ALIGN_CEIL(frame + BENCH_VHOST_NET_HDR, 64u) | 64u;
+	unsigned int flags = 0;
+	bool mac = false;
+
+	snprintf(copy, sizeof(copy), "%s", arg);
+	path = strtok_r(copy, ",", &save);
+	if (path == NULL || arg[0] == ',' || strlen(arg) >= sizeof(copy)) {
+		fprintf(
+		    stderr,
+		    "podwire-bench: --vhost \"%s\": expected SOCKET[,mac=MAC][,packed][,server]\n",
+		    arg);
+		return -EINVAL;
+	}
+	while ((kv = strtok_r(NULL, ",", &save)) != NULL) {
+		if (strcmp(kv, "server") == 0) {
+			flags |= BENCH_VHOST_SERVER;
+		} else if (strcmp(kv, "packed") == 0) {
+			flags |= BENCH_VHOST_PACKED;
+		} else if (strncmp(kv, "mac=", 4) == 0) {
+			if (rte_ether_unformat_addr(kv + 4, &pd->mac) < 0) {
+				fprintf(stderr,
+					"podwire-bench: --vhost %s: mac \"%s\": expected "
+					"xx:xx:xx:xx:xx:xx\n",
+					path, kv + 4);
+				return -EINVAL;
+			}
+			mac = true;
+		} else {
+			fprintf(stderr,
+				"podwire-bench: --vhost %s: \"%s\": expected mac=MAC, packed or "
+				"server\n",
+				path, kv);
+			return -EINVAL;
+		}
+	}
+	pd->devargs = strdup(path);
+	if (pd->devargs == NULL)
+		return -ENOMEM;
+	snprintf(pd->name, sizeof(pd->name), "vhost%u", p);
+	/* 02:62:65:00:hi:lo: locally administered, one per pod. */
+	if (!mac)
+		pd->mac = (struct rte_ether_addr){{0x02, 0x62, 0x65, 0, p >> 8, p & 0xff}};
+	pd->vhost = bench_vhost_open(path, flags, opt.ring, buf_size, ctx->nq, BENCH_VHOST_START_MS,
+				     err, sizeof(err));
+	if (pd->vhost == NULL) {
+		fprintf(stderr, "podwire-bench: --vhost %s: %s\n", path, err);
+		return -EIO;
+	}
+	pd->present = true;
+	return 0;
+}
+
+/* A switch started just before the generator may take a while to serve
  * its memif sockets (bench_memif_open): testpmd's first pool on a fresh
  * machine takes seconds. */
 #define BENCH_MEMIF_START_MS 10000
@@ -801,11 +893,11 @@ int main(int argc, char **argv)
 	ctx->tsc_ns = 1e9 / (double)rte_get_tsc_hz();
 	ctx->tsc_ns_q32 = (uint64_t)(ctx->tsc_ns * 4294967296.0 + 0.5);
 
-	ctx->npods = (uint16_t)(rte_eth_dev_count_avail() + opt.n_memif);
+	ctx->npods = (uint16_t)(rte_eth_dev_count_avail() + opt.n_memif + opt.n_vhost);
 	if (ctx->npods < 2 || ctx->npods > MAX_PODS) {
 		fprintf(stderr,
 			"podwire-bench: %u pods: need 2..%d, one per --vdev (e.g. "
-			"--vdev net_virtio_user0,path=SOCK,mac=MAC) or --memif\n",
+			"--vdev net_virtio_user0,path=SOCK,mac=MAC), --memif or --vhost\n",
 			ctx->npods, MAX_PODS);
 		rc = -EINVAL;
 		goto out;
@@ -880,6 +972,12 @@ int main(int argc, char **argv)
 			goto out;
 		pod_templates(ctx, (uint16_t)n);
 	}
+	for (uint16_t i = 0; i < opt.n_vhost; i++, n++) {
+		rc = vhost_pod_open(ctx, (uint16_t)n, opt.vhost[i]);
+		if (rc < 0)
+			goto out;
+		pod_templates(ctx, (uint16_t)n);
+	}
 	/* The DUT sees the link once the frontend is up; give it a moment. */
 	rte_delay_ms(500);
 	rc = run(ctx);
@@ -888,6 +986,12 @@ out:
 		for (uint16_t p = 0; p < ctx->npods; p++) {
 			if (ctx->pods[p].own_memif) {
 				bench_memif_close(ctx->pods[p].memif);
+			} else if (ctx->pods[p].vhost != NULL) {
+				if (bench_vhost_error(ctx->pods[p].vhost) != NULL)
+					fprintf(stderr, "podwire-bench: --vhost %s: %s\n",
+						ctx->pods[p].devargs,
+						bench_vhost_error(ctx->pods[p].vhost));
+				bench_vhost_close(ctx->pods[p].vhost);
 			} else if (ctx->pods[p].present) {
 				rte_eth_dev_stop(ctx->pods[p].port);
 				rte_eth_dev_close(ctx->pods[p].port);

@@ -30,6 +30,13 @@ static void usage(const char *prog)
 		"  --memif SOCK[,mac=MAC]  one more pod: podwire-bench's own memif client of\n"
 		"                    the memif server on SOCK (no net_memif: frames are\n"
 		"                    written and read in the shared buffers); repeatable\n"
+		"  --vhost SOCK[,mac=MAC][,packed][,server]  one more pod: podwire-bench's\n"
+		"                    own vhost-user frontend (the driver side, as virtio-user)\n"
+		"                    of the vhost-user server on SOCK (server: listens there\n"
+		"                    for a client-role switch port): split (or packed) rings\n"
+		"                    of --ring descriptors, frames written and read in the\n"
+		"                    shared buffers; repeatable; not with --reconnect or\n"
+		"                    --events\n"
 		"  --size N|imix     frame length in bytes (%u..%u, no FCS) or simple IMIX "
 		"(default 64)\n"
 		"  --flows N         UDP flows per pod and queue (default 1)\n"
@@ -114,6 +121,7 @@ int bench_opts_parse(int argc, char **argv)
 	    {"gap-ms", required_argument, NULL, 'g'},
 	    {"memif", required_argument, NULL, 'M'},
 	    {"queues", required_argument, NULL, 'q'},
+	    {"vhost", required_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -195,10 +203,24 @@ int bench_opts_parse(int argc, char **argv)
 			}
 			opt.memif[opt.n_memif++] = optarg;
 			break;
+		case 'V':
+			if (opt.n_vhost == MAX_PODS) {
+				fprintf(stderr, "podwire-bench: --vhost: at most %d pods\n",
+					MAX_PODS);
+				return -EINVAL;
+			}
+			opt.vhost[opt.n_vhost++] = optarg;
+			break;
 		default:
 			usage(argv[0]);
 			return -EINVAL;
 		}
+	}
+	if (opt.n_vhost > 0 && (opt.reconnect || opt.events != NULL)) {
+		fprintf(stderr, "podwire-bench: --reconnect and --events do not work with --vhost "
+				"pods (they are not re-opened); give those pods as --vdev "
+				"net_virtio_user<i>,path=SOCK instead\n");
+		return -EINVAL;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "podwire-bench: unexpected argument \"%s\"\n", argv[optind]);

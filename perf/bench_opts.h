@@ -29,6 +29,9 @@ struct bench_opts {
 	/* --memif SOCKET[,mac=MAC]: pods of podwire-bench's own memif client. */
 	const char *memif[MAX_PODS];
 	uint16_t n_memif;
+	/* --vhost SOCKET[,mac=MAC]: pods of podwire-bench's own vhost-user frontend. */
+	const char *vhost[MAX_PODS];
+	uint16_t n_vhost;
 };
 
 extern struct bench_opts opt;

@@ -43,6 +43,7 @@
 #
 # Usage: perf/suite.sh [--quick] [--only GLOBS] [--out DIR] [--duration SEC] [--rounds N]
 #                      [--virtio packed|split] [--memif-gen own|net_memif]
+#                      [--vhost-gen virtio_user|own]
 #                      [--baseline BUILD] [--placement-ns NS] [--acl-rules N]
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
@@ -62,6 +63,10 @@
 #                 buffers) or net_memif (DPDK's driver, which copies every
 #                 frame through mbufs and, on one core, caps the generator
 #                 near 15 Mpps at 64 B, below what the switches forward)
+#   --vhost-gen G the generator's vhost-user pods: virtio_user (default:
+#                 DPDK's net_virtio_user, mbufs and the virtio PMD) or own
+#                 (podwire-bench --vhost: the rings --virtio says, driven
+#                 in place, no mbuf; server role for OVS's client ports)
 #   --placement-ns NS  a cache line's round trip between the two cores
 #                 above which the vCPUs are taken to be in their slow
 #                 placement (default 150; this VM shows ~55 or ~320 ns):
@@ -92,6 +97,8 @@ OUT=""
 DURATION=""
 VIRTIO=packed
 MEMIF_GEN=own
+VHOST_GEN=virtio_user
+VHOST_OWN_OPTS=""
 PLACEMENT_NS=150
 SIZES="64 512 1518"
 BASE_BUILD=""
@@ -109,6 +116,7 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--virtio) VIRTIO=$2; shift 2 ;;
 	--memif-gen) MEMIF_GEN=$2; shift 2 ;;
+	--vhost-gen) VHOST_GEN=$2; shift 2 ;;
 	--placement-ns) PLACEMENT_NS=$2; shift 2 ;;
 	--baseline) BASE_BUILD=$2; shift 2 ;;
 	--acl-rules) ACL_RULES=$2; shift 2 ;;
@@ -128,6 +136,11 @@ esac
 case $MEMIF_GEN in
 own | net_memif) ;;
 *) echo "suite: --memif-gen $MEMIF_GEN: give own or net_memif" >&2; exit 2 ;;
+esac
+case $VHOST_GEN in
+virtio_user) ;;
+own) VHOST_OWN_OPTS=$([ "$VIRTIO" = packed ] && echo ,packed || true) ;;
+*) echo "suite: --vhost-gen $VHOST_GEN: give virtio_user or own" >&2; exit 2 ;;
 esac
 [[ $PLACEMENT_NS =~ ^[0-9]+$ ]] || { echo "suite: --placement-ns $PLACEMENT_NS: give a whole number of ns" >&2; exit 2; }
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "suite: --rounds $ROUNDS: give a positive integer" >&2; exit 2; }
@@ -420,7 +433,9 @@ bench() {
 	local iface=$1 n=$2 out=$3 i vdevs=() own=() rc=0
 	shift 3
 	for i in $(seq 0 $((n - 1))); do
-		if [ "$iface" = vhost ]; then
+		if [ "$iface" = vhost ] && [ "$VHOST_GEN" = own ]; then
+			own+=(--vhost "$T/p$i.sock,mac=$(mac_of "$i")$VHOST_OWN_OPTS${VHOST_EXTRA:+,server}")
+		elif [ "$iface" = vhost ]; then
 			# VHOST_EXTRA: ",server=1" when the forwarder is the client (OVS).
 			vdevs+=(--vdev "net_virtio_user$i,path=$T/p$i.sock,mac=$(mac_of "$i"),queues=${QUEUES:-1},queue_size=$RING$VIRTIO_OPTS${VHOST_EXTRA:-}")
 		elif [ "$MEMIF_GEN" = own ]; then
@@ -842,7 +857,7 @@ done
 # the other's cycles per frame over this one's, so > 1 is better).
 jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT%TZ)" \
 	--argjson dur "$DURATION" --argjson quick "$QUICK" --argjson rounds "$ROUNDS" \
-	--arg virtio "$VIRTIO" --arg memif_gen "$MEMIF_GEN" --slurpfile jitter "$JITTER" '
+	--arg virtio "$VIRTIO" --arg memif_gen "$MEMIF_GEN" --arg vhost_gen "$VHOST_GEN" --slurpfile jitter "$JITTER" '
 	def median: sort | if length == 0 then null elif length % 2 == 1 then .[(length - 1) / 2]
 		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 	def paired($a; $b; f): [$a.rounds[]? as $x | $b.rounds[]? | select(.round == $x.round)
@@ -857,7 +872,7 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	| def pick($iface; $size; $sys): [$m[] | select(.iface == $iface and .size == $size
 		and .system == $sys)] | first;
 	{date: $date, host: $host, quick: ($quick == 1), duration_s: $dur, rounds: $rounds,
-	   virtio: $virtio, memif_generator: $memif_gen, cores: {generator: 0, forwarder: 1}, machine: {jitter: $jitter},
+	   virtio: $virtio, memif_generator: $memif_gen, vhost_generator: $vhost_gen, cores: {generator: 0, forwarder: 1}, machine: {jitter: $jitter},
 	   main: [$m[] | . as $r | pick($r.iface; $r.size; "testpmd") as $base
 		| $r + {ratio_to_testpmd: speed($r; $base), efficiency_to_testpmd: eff($r; $base)}],
 	   scaling: ([.[] | select(.part == "scale") | del(.part)] as $sc
@@ -1028,7 +1043,7 @@ if jq -e '.queues | length > 0' "$OUT/summary.json" >/dev/null; then
 	echo "(CYC/FR with two workers: both workers' busy cycles over the frames; BUSY: their busy share together)"
 fi
 [ -z "$OVS_NOTE" ] || echo "$OVS_NOTE"
-echo "(virtio rings: $VIRTIO; memif generator: $MEMIF_GEN; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"
+echo "(virtio rings: $VIRTIO; memif generator: $MEMIF_GEN; vhost generator: $VHOST_GEN; $ROUNDS interleaved rounds of ${DURATION}s; MPPS, P50, P99: the median round;"
 echo " CYC/FR: the forwarder's busy cycles per frame; BUSY: the share of the measured window podwired's"
 echo " worker spent moving frames (below 100%: the generator set the pace); RATIO and EFF: medians of round-by-round"
 echo " ratios of MPPS and of testpmd's CYC/FR over this one's, both against testpmd)"
