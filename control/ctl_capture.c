@@ -22,6 +22,7 @@
 #include "api.h"
 #include "client.h"
 #include "ctl.h"
+#include "ctl_table.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -348,4 +349,29 @@ int ctl_capture(const char *sock, int timeout_ms, int argc, char **argv)
 			(unsigned long long)s.skipped);
 	free(s.buf);
 	return ret;
+}
+
+/* capture.list: what each running capture has done. */
+void ctl_print_capture_list(const cJSON *result)
+{
+	const cJSON *c, *p, *all = ctl_member(result, API_R_CAPTURES);
+
+	if (cJSON_GetArraySize(all) == 0)
+		printf("no capture is running\n");
+	cJSON_ArrayForEach (c, all) {
+		printf("capture %ld: %s, snaplen %ld, filter \"%s\", %.0f s: %llu frames matched, "
+		       "%llu skipped (ring full), %llu written (%llu bytes)\n",
+		       api_get_int(c, API_R_ID, 0), ctl_str(c, API_F_DIRECTION),
+		       api_get_int(c, API_F_SNAPLEN, 0), api_get_str(c, API_F_FILTER, ""),
+		       ctl_member(c, API_R_SECONDS) ? ctl_member(c, API_R_SECONDS)->valuedouble : 0,
+		       ctl_u64(ctl_member(c, API_R_MATCHED)), ctl_u64(ctl_member(c, API_R_SKIPPED)),
+		       ctl_u64(ctl_member(c, API_R_WRITTEN)),
+		       ctl_u64(ctl_member(c, API_R_WRITTEN_BYTES)));
+		cJSON_ArrayForEach (p, ctl_member(c, API_F_PORTS))
+			printf("  interface %ld: %s (%s, network %s): %llu matched, %llu skipped\n",
+			       api_get_int(p, API_R_INTERFACE, 0), ctl_str(p, API_F_NAME),
+			       ctl_str(p, API_R_KIND), ctl_str(p, API_F_NETWORK),
+			       ctl_u64(ctl_member(p, API_R_MATCHED)),
+			       ctl_u64(ctl_member(p, API_R_SKIPPED)));
+	}
 }

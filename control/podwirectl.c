@@ -24,8 +24,6 @@
 #include "ctl.h"
 #include "ctl_table.h"
 
-enum ctl_exit { EXIT_OK, EXIT_DAEMON, EXIT_USAGE, EXIT_TRANSPORT };
-
 /* Creating a port may wait for DPDK to set up a vhost socket; allow time. */
 #define CTL_TIMEOUT_MS_DEFAULT 10000
 
@@ -224,8 +222,6 @@ static void print_port_list(const struct reply *r)
 static const struct column port_queue_fields[] = {
     {"QUEUES", API_F_QUEUES, COL_INT}, {"RXQ-PINS", API_F_RXQ_PINS, COL_STR}, {NULL}};
 
-static void print_rates(const cJSON *port);
-
 static void print_port(const struct reply *r)
 {
 	const cJSON *stats = ctl_member(r->result, API_R_STATS);
@@ -243,7 +239,7 @@ static void print_port(const struct reply *r)
 		ctl_print_fields(ctl_member(r->result, API_R_VHOST), vhost_fields);
 	}
 	ctl_print_fields(r->result, guard_fields);
-	print_rates(r->result);
+	ctl_print_rates(r->result);
 	if (stats != NULL) {
 		/* Skip the PORT column: the name is printed above. */
 		ctl_print_fields(stats, stats_cols + 1);
@@ -348,169 +344,46 @@ static void print_kinds(const struct reply *r)
 	}
 }
 
-static const struct column vf_cols[] = {{"PF", API_R_PF, COL_STR},
-					{"VF", API_R_VF_INDEX, COL_INT},
-					{"PCI", API_F_PCI, COL_STR},
-					{"DRIVER", API_R_DRIVER, COL_STR},
-					{"IOMMU", API_R_IOMMU_GROUP, COL_INT},
-					{"STATE", API_R_STATE, COL_STR},
-					{"OWNER", API_F_OWNER, COL_STR},
-					{NULL}};
+/* ---- SR-IOV VFs: ctl_vf.c ---------------------------------------------------- */
 
-/* One table per physnet, its counts above and the reasons VFs are
- * unavailable below. */
 static void print_vf_list(const struct reply *r)
 {
-	const cJSON *pn, *pf, *vf, *physnets = ctl_member(r->result, API_R_PHYSNETS);
-
-	if (cJSON_GetArraySize(physnets) == 0)
-		printf("no physnets: podwired was started without --physnets\n");
-	cJSON_ArrayForEach (pn, physnets) {
-		printf("%sphysnet %s: %llu VFs, %llu free, %llu used, %llu unavailable; PFs",
-		       pn == physnets->child ? "" : "\n", ctl_str(pn, API_F_PHYSNET),
-		       ctl_u64(ctl_member(pn, API_R_TOTAL)), ctl_u64(ctl_member(pn, API_R_FREE)),
-		       ctl_u64(ctl_member(pn, API_R_USED)),
-		       ctl_u64(ctl_member(pn, API_R_UNAVAILABLE)));
-		cJSON_ArrayForEach (pf, ctl_member(pn, API_R_PFS))
-			printf(" %s (%s VFs %lld-%lld)", ctl_str(pf, API_R_PF),
-			       ctl_str(pf, API_F_PCI),
-			       (long long)api_get_int(pf, API_R_FIRST_VF, 0),
-			       (long long)api_get_int(pf, API_R_LAST_VF, 0));
-		putchar('\n');
-		ctl_print_table(ctl_member(pn, API_R_VFS), vf_cols);
-		cJSON_ArrayForEach (vf, ctl_member(pn, API_R_VFS))
-			if (strcmp(ctl_str(vf, API_R_REASON), "-") != 0)
-				printf("  %s: %s\n", ctl_str(vf, API_F_PCI),
-				       ctl_str(vf, API_R_REASON));
-	}
+	ctl_print_vf_list(r->result);
 }
 
 static void print_vf_alloc(const struct reply *r)
 {
-	const cJSON *v = r->result;
-
-	printf("VF %s (PF %s VF %ld) allocated to %s in physnet %s: %s (was %s), %s\n",
-	       ctl_str(v, API_F_PCI), ctl_str(v, API_R_PF), api_get_int(v, API_R_VF_INDEX, -1),
-	       ctl_str(v, API_F_OWNER), ctl_str(v, API_F_PHYSNET), ctl_str(v, API_R_DRIVER),
-	       ctl_str(v, API_R_ORIGINAL_DRIVER), ctl_str(v, API_R_VFIO_DEVICE));
-	printf("VF settings: %s\n", ctl_str(v, API_R_VF_CONFIG));
+	ctl_print_vf_alloc(r->result);
 }
 
 static void print_vf_released(const struct reply *r)
 {
-	const cJSON *v, *released = ctl_member(r->result, API_R_RELEASED);
-
-	if (cJSON_GetArraySize(released) == 0) {
-		if (ctl_member(r->params, API_F_PCI) != NULL)
-			printf("VF %s is not allocated: nothing to release\n",
-			       ctl_str(r->params, API_F_PCI));
-		else
-			printf("owner %s holds no VF: nothing to release\n",
-			       ctl_str(r->params, API_F_OWNER));
-	}
-	cJSON_ArrayForEach (v, released)
-		printf("VF %s released by %s (physnet %s), back on %s\n", ctl_str(v, API_F_PCI),
-		       ctl_str(v, API_F_OWNER), ctl_str(v, API_F_PHYSNET),
-		       ctl_str(v, API_R_DRIVER));
+	ctl_print_vf_released(r->params, r->result);
 }
 
 /* ---- CDI ---------------------------------------------------------------- */
 
 /* A printer that fails (cdi write) says so here; run() returns it. */
-static int print_rc = EXIT_OK;
+static int print_rc = CTL_EXIT_OK;
 #define CDI_WRITE_DIR	  "dir" /* cdi write's DIR: podwirectl's own, not sent */
 #define CDI_WRITE_DEFAULT "/etc/cdi"
 
-static const struct column cdi_cols[] = {
-    {"DEVICE", API_F_NAME, COL_STR}, {"FILE", API_R_FILE, COL_STR}, {NULL}};
-
 static void print_cdi_list(const struct reply *r)
 {
-	const cJSON *s;
-	const char *dir = ctl_str(r->result, API_R_DIR);
-
-	if (strcmp(dir, "-") == 0)
-		printf("podwired writes no CDI spec files (--cdi-dir \"\")\n");
-	else
-		printf("CDI spec files in %s\n", dir);
-	ctl_print_table(ctl_member(r->result, API_R_DEVICES), cdi_cols);
-	cJSON_ArrayForEach (s, ctl_member(r->result, API_R_SKIPPED))
-		printf("not offered: %s: %s\n", ctl_str(s, API_R_OBJECT), ctl_str(s, API_R_REASON));
+	ctl_print_cdi_list(r->result);
 }
 
-/* Writes the documents podwired gave into DIR (atomically, as podwired
- * does), and removes the files of its kinds that have no device now. */
 static void print_cdi_write(const struct reply *r)
 {
-	static const char *const kinds[] = {"port", "vf", "hugepages"};
-	const char *dir = api_get_str(r->params, CDI_WRITE_DIR, CDI_WRITE_DEFAULT);
-	const cJSON *s, *specs = ctl_member(r->result, API_R_SPECS);
-	char path[PATH_MAX], msg[PATH_MAX + 256];
-	int rc = mkdir_parents(dir, 0755);
-
-	if (rc != 0) {
-		fprintf(stderr, "%s: error: cannot create %s: %s; give a writable directory\n",
-			prog, dir, strerror(-rc));
-		print_rc = EXIT_DAEMON;
-		return;
-	}
-	cJSON_ArrayForEach (s, specs) {
-		const cJSON *spec = ctl_member(s, API_R_SPEC);
-		const char *file = ctl_str(s, API_R_FILE);
-
-		/* Only podwired's own names: nothing else in DIR is touched. */
-		if (strncmp(file, "podwire.io-", 11) != 0 || strchr(file, '/') != NULL) {
-			fprintf(stderr, "%s: error: podwired named a spec file \"%s\"\n", prog,
-				file);
-			print_rc = EXIT_DAEMON;
-			return;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, file);
-		if (json_file_write(path, spec, 0644, (gid_t)-1, msg, sizeof(msg)) != 0) {
-			fprintf(stderr, "%s: error: %s\n", prog, msg);
-			print_rc = EXIT_DAEMON;
-			return;
-		}
-		printf("wrote %s (%d device%s)\n", path,
-		       cJSON_GetArraySize(ctl_member(spec, "devices")),
-		       cJSON_GetArraySize(ctl_member(spec, "devices")) == 1 ? "" : "s");
-	}
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		bool have = false;
-
-		snprintf(path, sizeof(path), "podwire.io-%s.json", kinds[k]);
-		cJSON_ArrayForEach (s, specs)
-			have = have || strcmp(ctl_str(s, API_R_FILE), path) == 0;
-		snprintf(path, sizeof(path), "%s/podwire.io-%s.json", dir, kinds[k]);
-		if (!have && unlink(path) == 0)
-			printf("removed %s (no %s device now)\n", path, kinds[k]);
-	}
+	print_rc =
+	    ctl_cdi_write(api_get_str(r->params, CDI_WRITE_DIR, CDI_WRITE_DEFAULT), r->result);
 }
 
 /* ---- capture list, trace (API 1.5) ---------------------------------------- */
 
 static void print_capture_list(const struct reply *r)
 {
-	const cJSON *c, *p, *all = ctl_member(r->result, API_R_CAPTURES);
-
-	if (cJSON_GetArraySize(all) == 0)
-		printf("no capture is running\n");
-	cJSON_ArrayForEach (c, all) {
-		printf("capture %ld: %s, snaplen %ld, filter \"%s\", %.0f s: %llu frames matched, "
-		       "%llu skipped (ring full), %llu written (%llu bytes)\n",
-		       api_get_int(c, API_R_ID, 0), ctl_str(c, API_F_DIRECTION),
-		       api_get_int(c, API_F_SNAPLEN, 0), api_get_str(c, API_F_FILTER, ""),
-		       ctl_member(c, API_R_SECONDS) ? ctl_member(c, API_R_SECONDS)->valuedouble : 0,
-		       ctl_u64(ctl_member(c, API_R_MATCHED)), ctl_u64(ctl_member(c, API_R_SKIPPED)),
-		       ctl_u64(ctl_member(c, API_R_WRITTEN)),
-		       ctl_u64(ctl_member(c, API_R_WRITTEN_BYTES)));
-		cJSON_ArrayForEach (p, ctl_member(c, API_F_PORTS))
-			printf("  interface %ld: %s (%s, network %s): %llu matched, %llu skipped\n",
-			       api_get_int(p, API_R_INTERFACE, 0), ctl_str(p, API_F_NAME),
-			       ctl_str(p, API_R_KIND), ctl_str(p, API_F_NETWORK),
-			       ctl_u64(ctl_member(p, API_R_MATCHED)),
-			       ctl_u64(ctl_member(p, API_R_SKIPPED)));
-	}
+	ctl_print_capture_list(r->result);
 }
 
 static void print_trace(const struct reply *r)
@@ -551,86 +424,26 @@ static void print_queue_balance(const struct reply *r)
 	ctl_print_queue_balance(r->result);
 }
 
-/* ---- port mirroring (API 1.8) ------------------------------------------------ */
-
-static const struct column mirror_cols[] = {{"NAME", API_F_NAME, COL_STR},
-					    {"PORTS", API_F_PORTS, COL_LIST},
-					    {"DIRECTION", API_F_DIRECTION, COL_STR},
-					    {"TO", API_F_TO, COL_STR},
-					    {"ACL", API_F_ACL, COL_STR},
-					    {"COPIES", API_R_COPIES, COL_U64},
-					    {"DROPPED", API_R_DROPPED, COL_U64},
-					    {NULL}};
+/* ---- mirrors, rate limits (API 1.8): ctl_policy.c ------------------------------ */
 
 static void print_mirror_created(const struct reply *r)
 {
-	char ports[1200];
-	const struct column col = {"", API_F_PORTS, COL_LIST};
-
-	const cJSON *acl = ctl_member(r->result, API_F_ACL);
-
-	ctl_format_cell(ports, sizeof(ports), r->result, &col);
-	printf("mirror \"%s\" created: %s of %s%s%s%s copied to port \"%s\", which receives "
-	       "nothing else\n",
-	       ctl_str(r->result, API_F_NAME), ctl_str(r->result, API_F_DIRECTION), ports,
-	       cJSON_IsString(acl) ? " (what list \"" : "",
-	       cJSON_IsString(acl) ? acl->valuestring : "",
-	       cJSON_IsString(acl) ? "\" permits)" : "", ctl_str(r->result, API_F_TO));
+	ctl_print_mirror_created(r->result);
 }
 
 static void print_mirror_list(const struct reply *r)
 {
-	const cJSON *all = ctl_member(r->result, API_R_MIRRORS);
-
-	if (cJSON_GetArraySize(all) == 0) {
-		printf("no mirror\n");
-		return;
-	}
-	ctl_print_table(all, mirror_cols);
-}
-
-/* ---- rate limits (API 1.8) ------------------------------------------------- */
-
-/* "10000 frames/s, burst 100 frames" or "none", for one direction. */
-static void format_rate(char *buf, size_t len, const cJSON *port, const char *dir)
-{
-	char pps[32], bps[32], burst[32];
-	const cJSON *v;
-
-	snprintf(pps, sizeof(pps), "rate_%s_pps", dir);
-	snprintf(bps, sizeof(bps), "rate_%s_bps", dir);
-	snprintf(burst, sizeof(burst), "rate_%s_burst", dir);
-	v = ctl_member(port, pps);
-	if (v == NULL)
-		v = ctl_member(port, bps);
-	if (!cJSON_IsNumber(v)) {
-		snprintf(buf, len, "none");
-		return;
-	}
-	snprintf(buf, len, "%.0f %s, burst %.0f %s", v->valuedouble,
-		 v == ctl_member(port, pps) ? "frames/s" : "bits/s",
-		 cJSON_IsNumber(ctl_member(port, burst)) ? ctl_member(port, burst)->valuedouble : 0,
-		 v == ctl_member(port, pps) ? "frames" : "bytes");
-}
-
-static void print_rates(const cJSON *port)
-{
-	char buf[128];
-
-	format_rate(buf, sizeof(buf), port, "in");
-	printf("%-13s %s\n", "rate in:", buf);
-	format_rate(buf, sizeof(buf), port, "out");
-	printf("%-13s %s\n", "rate out:", buf);
+	ctl_print_mirror_list(r->result);
 }
 
 static void print_policer(const struct reply *r)
 {
-	char in[128], out[128];
+	ctl_print_policer(r->result);
+}
 
-	format_rate(in, sizeof(in), r->result, "in");
-	format_rate(out, sizeof(out), r->result, "out");
-	printf("port \"%s\": ingress (what its pod sends) %s; egress (what it receives) %s\n",
-	       ctl_str(r->result, API_F_NAME), in, out);
+static void print_acl_timeouts(const struct reply *r)
+{
+	ctl_print_acl_timeouts(r->result);
 }
 
 /* ---- access lists (API 1.8): ctl_acl.c ---------------------------------------- */
@@ -648,13 +461,6 @@ static void print_acl_show(const struct reply *r)
 static void print_acl_attach(const struct reply *r)
 {
 	ctl_print_acl_attach(r->result, r->cmd->method == API_M_ACL_ATTACH);
-}
-
-static void print_acl_timeouts(const struct reply *r)
-{
-	printf("permit+reflect sessions end after idle: tcp %llu s, udp %llu s, other %llu s\n",
-	       ctl_u64(ctl_member(r->result, API_F_TCP)), ctl_u64(ctl_member(r->result, API_F_UDP)),
-	       ctl_u64(ctl_member(r->result, API_F_OTHER)));
 }
 
 static const struct column acl_session_cols[] = {
@@ -867,7 +673,7 @@ static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ..
 	va_end(ap);
 	fputs("\n\n", stderr);
 	usage(stderr);
-	return EXIT_USAGE;
+	return CTL_EXIT_USAGE;
 }
 
 static bool is_help(const char *a)
@@ -921,7 +727,7 @@ static int add_number_option(const struct opt *o, const char *val, cJSON *params
 
 /* Adds the option at argv[*i] ("--opt VALUE" or "--opt=VALUE") to params and
  * moves *i past its value. where ("port add", "global") is for messages.
- * Returns 0 or EXIT_USAGE. */
+ * Returns 0 or CTL_EXIT_USAGE. */
 static int add_option(const struct opt *opts, const char *where, int argc, char **argv, int *i,
 		      cJSON *params)
 {
@@ -1009,7 +815,7 @@ static int pos_name(const struct command *cmd, int k, const char **name)
 	return (int)strcspn(a, " \n]");
 }
 
-/* Fills params from the words after the command. Returns 0 or EXIT_USAGE. */
+/* Fills params from the words after the command. Returns 0 or CTL_EXIT_USAGE. */
 static int build_params(const struct command *cmd, int argc, char **argv, cJSON *params)
 {
 	int have_pos = 0, len;
@@ -1022,7 +828,7 @@ static int build_params(const struct command *cmd, int argc, char **argv, cJSON 
 		if (argv[i][0] == '-' && argv[i][1] != '\0' &&
 		    !isdigit((unsigned char)argv[i][1])) {
 			if (add_option(cmd->opts, cmd->words, argc, argv, &i, params) != 0)
-				return EXIT_USAGE;
+				return CTL_EXIT_USAGE;
 			continue;
 		}
 		field = pos_field(cmd, have_pos);
@@ -1112,7 +918,7 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 	pw_client_close(c);
 	if (ret != 0) {
 		fprintf(stderr, "%s: error: %s\n", prog, err.message);
-		return err.code == 0 ? EXIT_TRANSPORT : EXIT_DAEMON;
+		return err.code == 0 ? CTL_EXIT_TRANSPORT : CTL_EXIT_DAEMON;
 	}
 	if (ctl_member(globals, "json") != NULL) {
 		char *text = cJSON_Print(result);
@@ -1128,13 +934,13 @@ static int run(const struct command *cmd, const cJSON *globals, cJSON *params)
 			ctl_print_table(ctl_member(result, cmd->list), cmd->cols);
 	}
 	cJSON_Delete(result);
-	if (print_rc != EXIT_OK)
+	if (print_rc != CTL_EXIT_OK)
 		return print_rc;
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "%s: error: cannot write the output: %s\n", prog, strerror(errno));
-		return EXIT_DAEMON;
+		return CTL_EXIT_DAEMON;
 	}
-	return EXIT_OK;
+	return CTL_EXIT_OK;
 }
 
 /* capture (not capture list) and top (or stats --watch) stream or
@@ -1164,14 +970,14 @@ int main(int argc, char **argv)
 {
 	cJSON *globals = cJSON_CreateObject(), *params = cJSON_CreateObject();
 	const struct command *cmd = NULL;
-	int i, used, ret = EXIT_OK;
+	int i, used, ret = CTL_EXIT_OK;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && ret == EXIT_OK; i++) {
+	for (i = 1; i < argc && argv[i][0] == '-' && ret == CTL_EXIT_OK; i++) {
 		if (is_help(argv[i]) || strcmp(argv[i], "--version") == 0)
 			break;
 		ret = add_option(global_opts, "global", argc, argv, &i, globals);
 	}
-	if (ret != EXIT_OK)
+	if (ret != CTL_EXIT_OK)
 		goto out;
 	if (i < argc && strcmp(argv[i], "--version") == 0) {
 		printf("%s %s\n", prog, PODWIRE_VERSION);
@@ -1183,10 +989,10 @@ int main(int argc, char **argv)
 	} else if (observe_command(argc - i, argv + i, globals, &ret)) {
 		/* capture, top: done */
 	} else if ((cmd = find_command(argc - i, argv + i, &used)) == NULL) {
-		ret = EXIT_USAGE;
+		ret = CTL_EXIT_USAGE;
 	} else {
 		ret = build_params(cmd, argc - i - used, argv + i + used, params);
-		if (ret == EXIT_OK)
+		if (ret == CTL_EXIT_OK)
 			ret = run(cmd, globals, params);
 	}
 out:
