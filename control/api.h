@@ -326,11 +326,11 @@ enum api_method {
 #define API_R_DISCONNECTS     "disconnects"
 #define API_R_LAST_DISCONNECT "last_disconnect"
 #define API_R_RINGS_ACTIVE    "rings_active" /* vhost-user: whose code moves the rings now */
-#define API_R_TOO_LONG	      "too_long" /* vhost-user: frames larger than the guest's buffers */
-#define API_R_NEGOTIATED      "negotiated"   /* vhost-user: offload features the guest took */
-#define API_R_REFUSED	      "refused"	     /* memif: second peers turned away */
-#define API_R_FLAPS	      "flaps"	     /* memif: short connections in a row */
-#define API_R_BACKOFF_MS      "backoff_ms"   /* memif: wait before the next connection */
+#define API_R_TOO_LONG	      "too_long"   /* vhost-user: frames larger than the guest's buffers */
+#define API_R_NEGOTIATED      "negotiated" /* vhost-user: offload features the guest took */
+#define API_R_REFUSED	      "refused"	   /* memif: second peers turned away */
+#define API_R_FLAPS	      "flaps"	   /* memif: short connections in a row */
+#define API_R_BACKOFF_MS      "backoff_ms" /* memif: wait before the next connection */
 #define API_R_VHOST	      "vhost_user"
 #define API_R_REFUSED_CONNS   "refused_connections"
 #define API_R_REFUSED_MSGS    "refused_messages"

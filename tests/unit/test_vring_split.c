@@ -421,6 +421,17 @@ static void bad_short_header(void)
 	post(ds, 1);
 }
 
+static void bad_too_large(void)
+{
+	struct d ds[DP_FRAME_SEGS + 1];
+
+	/* 65554 bytes: one more than a 65535-byte MTU's frame with a tag. */
+	ds[0] = (struct d){buf_alloc(12), 12, 0};
+	for (int i = 1; i <= DP_FRAME_SEGS; i++)
+		ds[i] = (struct d){buf_alloc(4096), i == 1 ? 4096 + 18 + 1 : 4096, 0};
+	post(ds, DP_FRAME_SEGS + 1);
+}
+
 static void bad_ind_len(void)
 {
 	struct d ds[] = {{buf_alloc(20), 20, VRING_DESC_F_INDIRECT}};
@@ -498,6 +509,7 @@ static void test_rx_hostile_chains(void)
 	rx_bad_case("header only", 0, bad_header_only);
 	rx_bad_case("shorter than the header", 0, bad_short_header);
 	rx_bad_case("too many segments", 0, bad_too_many_segs);
+	rx_bad_case("larger than 65553 bytes", 0, bad_too_large);
 	rx_bad_case("indirect not negotiated", 0, bad_ind_next);
 	rx_bad_case("indirect len not 16n", VRING_F_INDIRECT, bad_ind_len);
 	rx_bad_case("indirect too long", VRING_F_INDIRECT, bad_ind_too_long);
@@ -505,6 +517,23 @@ static void test_rx_hostile_chains(void)
 	rx_bad_case("indirect with NEXT", VRING_F_INDIRECT, bad_ind_next);
 	rx_bad_case("indirect table outside", VRING_F_INDIRECT, bad_ind_table_outside);
 	rx_bad_case("indirect loop", VRING_F_INDIRECT, bad_ind_loop);
+}
+
+/* The largest frame a guest without TSO sends (65535-byte MTU, tag) goes. */
+static void test_rx_largest(void)
+{
+	struct d ds[DP_FRAME_SEGS + 1];
+	struct dp_frame f[1];
+
+	guest_init(0, 12, 0);
+	ds[0] = (struct d){buf_alloc(12), 12, 0};
+	for (int i = 1; i <= DP_FRAME_SEGS; i++)
+		ds[i] = (struct d){buf_alloc(4200), i == 1 ? 4096 + 17 : 4096, 0};
+	post(ds, DP_FRAME_SEGS + 1);
+	ASSERT_INT_EQ(vring_split_rx(&g.vq, f, 1), 1);
+	ASSERT_INT_EQ(f[0].len, 65553);
+	ASSERT_INT_EQ(f[0].n_seg, DP_FRAME_SEGS);
+	vring_split_rx_release(&g.vq);
 }
 
 static void test_rx_broken(void)
@@ -1246,6 +1275,7 @@ int main(void)
 	    {"rx: 60/1514/9000 B, every layout, across wrap-around", test_rx_frames},
 	    {"rx: bursts held up to VRING_MAX_HELD", test_rx_burst_limit},
 	    {"rx: each bad chain refused alone", test_rx_hostile_chains},
+	    {"rx: the largest frame", test_rx_largest},
 	    {"rx: impossible indexes break the ring", test_rx_broken},
 	    {"rx: a guest rewriting a descriptor", test_rx_rewritten},
 	    {"tx: 60/1514/9000 B, every layout, mrg on and off", test_tx_layouts},

@@ -46,6 +46,7 @@
 #include "offload/offload.h"
 #include "ports/guard.h"
 #include "ports/vhost/vhost.h"
+#include "ports/vhost/vring.h"
 
 PW_LOG_TYPE("vhost");
 
@@ -72,9 +73,18 @@ enum vhost_broken {
 	VHOST_BROKEN_NO,
 	VHOST_BROKEN_SIGBUS, /* its memory lost pages (the SIGBUS guard) */
 	VHOST_BROKEN_CALL,   /* its call eventfd would block (call.c) */
+	VHOST_BROKEN_RINGS,  /* podwired's rings could not go on (rings_why) */
 };
 
 struct vhost_priv {
+	/* First: podwired's own rings (rings.c), which the workers find
+	 * through dp.priv. Used while rings_on. */
+	struct vhost_rings *rings;
+	/* The running device is on podwired's rings (else librte_vhost's
+	 * data path); and a message is being handled with them stopped. */
+	bool rings_on;
+	bool rings_paused;
+	char rings_why[160];
 	volatile int vid; /* the running device the datapath uses, -1 none */
 	/* Queue pairs whose receive vring the guest enabled, while vid
 	 * runs: workers send on these (vhost_txq_pick). */
@@ -277,6 +287,114 @@ static enum rte_vhost_msg_result answer_queue_num(struct vhost_fe_msg *m, unsign
 	return RTE_VHOST_MSG_RESULT_REPLY;
 }
 
+/* ---- podwired's own rings (rings.c) -------------------------------------------- */
+
+static const struct port_ops vhost_port_ops;
+
+/* Requests librte_vhost handles without touching what podwired's rings
+ * took from it: the rings run on meanwhile. Any other stops them first. */
+static bool msg_keeps_rings(uint32_t request)
+{
+	switch (request) {
+	case VHOST_REQ_GET_FEATURES:
+	case VHOST_REQ_GET_PROTOCOL_FEATURES:
+	case VHOST_REQ_GET_QUEUE_NUM:
+	case VHOST_REQ_SEND_RARP:
+	case VHOST_REQ_NET_SET_MTU:
+	case VHOST_REQ_GET_STATUS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whose code moves the rings of the device vid starts: podwired's own
+ * unless the port asks for librte_vhost's, or the guest negotiated what
+ * only librte_vhost's carries, or its rings fail podwired's checks. The
+ * port's link is down and no worker uses its ops (destroy_device waited
+ * a grace period, or it never ran): they change here. map_lock held. */
+static void rings_choose(struct vhost_priv *v, int vid)
+{
+	const struct dp_port_ops *ops = &vhost_port_ops.dp;
+	uint64_t f = 0;
+	char why[160];
+
+	v->rings_on = false;
+	v->rings_paused = false;
+	if (!v->port->conf.librte_rings && rte_vhost_get_negotiated_features(vid, &f) == 0) {
+		if (!vhost_rings_fit(f)) {
+			conn_log(v, RTE_LOG_INFO,
+				 "the guest negotiated host offloads: librte_vhost's data path "
+				 "carries its frames");
+		} else if (vhost_rings_start(v->rings, vid, v->port->dp.n_rxq, why, sizeof(why)) !=
+			   0) {
+			conn_log(v, RTE_LOG_WARNING,
+				 "podwired's rings refused (%s): librte_vhost's data path instead",
+				 why);
+		} else {
+			v->rings_on = true;
+			ops = f & (1ULL << VIRTIO_F_RING_PACKED) ? &vhost_rings_packed_ops
+								 : &vhost_rings_split_ops;
+			/* The rings hand the guest frames without requests:
+			 * tx.c segments and checksums first. */
+			__atomic_store_n(&v->port->dp.tx_ol, 0, __ATOMIC_RELEASE);
+		}
+	}
+	__atomic_store_n(&v->port->dp.ops, ops, __ATOMIC_RELEASE);
+}
+
+/* Before librte_vhost handles a message that may change the rings (their
+ * memory, addresses, indexes, call fds): the workers leave them and their
+ * indexes go back to librte_vhost. librte_vhost's thread. */
+static void rings_pause(int vid, uint32_t request)
+{
+	struct vhost_priv *v;
+	bool wait = false;
+
+	if (msg_keeps_rings(request))
+		return;
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->conn_vid == vid && v->rings_on && !v->rings_paused) {
+		vhost_rings_pause(v->rings);
+		v->rings_paused = true;
+		wait = true;
+	}
+	pthread_mutex_unlock(&map_lock);
+	if (!wait)
+		return;
+	/* The port stays while its connection's message is handled
+	 * (unregistering waits for librte_vhost's thread). */
+	view_wait();
+	pthread_mutex_lock(&map_lock);
+	if (v->rings_on && v->rings_paused)
+		vhost_rings_stop(v->rings, vid);
+	pthread_mutex_unlock(&map_lock);
+}
+
+/* After librte_vhost handled it: the rings are taken again as they are
+ * now. A device whose rings now fail the checks cannot go back to
+ * librte_vhost's path while it runs (the ops change only with the link
+ * down): its connection ends. */
+static void rings_resume(int vid)
+{
+	struct vhost_priv *v;
+	char why[160];
+
+	pthread_mutex_lock(&map_lock);
+	v = map_find_vid(vid);
+	if (v != NULL && v->conn_vid == vid && v->rings_paused) {
+		v->rings_paused = false;
+		if (v->rings_on && v->vid == vid &&
+		    vhost_rings_start(v->rings, vid, v->port->dp.n_rxq, why, sizeof(why)) != 0) {
+			snprintf(v->rings_why, sizeof(v->rings_why), "%s", why);
+			__atomic_store_n(&v->port->dp.link_up, false, __ATOMIC_RELEASE);
+			__atomic_store_n(&v->broken, VHOST_BROKEN_RINGS, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&map_lock);
+}
+
 static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 {
 	struct vhost_fe_msg *m = msg;
@@ -288,6 +406,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *msg)
 	    features_offered(vid, m, why, sizeof(why)) && swap_call_fd(vid, m, why, sizeof(why))) {
 		if (m->request == VHOST_REQ_GET_QUEUE_NUM)
 			return answer_queue_num(m, n_vrings);
+		rings_pause(vid, m->request);
 		/* librte_vhost unmaps the memory it had before it maps the new
 		 * table: the guard lets go of it first (post_msg takes the new
 		 * one). All rings are locked meanwhile: no worker touches it. */
@@ -335,8 +454,10 @@ static enum rte_vhost_msg_result post_msg(int vid, void *msg)
 	struct rte_vhost_memory *mem = NULL;
 	struct vhost_priv *v;
 
-	if (m->request != VHOST_REQ_SET_MEM_TABLE)
+	if (m->request != VHOST_REQ_SET_MEM_TABLE) {
+		rings_resume(vid);
 		return rc;
+	}
 	pthread_mutex_lock(&map_lock);
 	v = map_find_vid(vid);
 	if (v != NULL && rte_vhost_get_mem_table(vid, &mem) == 0) {
@@ -358,6 +479,8 @@ static enum rte_vhost_msg_result post_msg(int vid, void *msg)
 	}
 	pthread_mutex_unlock(&map_lock);
 	free(mem);
+	if (rc != RTE_VHOST_MSG_RESULT_ERR)
+		rings_resume(vid);
 	return rc;
 }
 
@@ -542,15 +665,16 @@ static int new_device(int vid)
 		for (unsigned int r = 0; r < n; r++)
 			rte_vhost_enable_guest_notification(vid, (uint16_t)r, 0);
 		offloads_publish(v, vid);
+		rings_choose(v, vid);
 		v->vid = vid;
 		v->conn_ran = true;
 		v->last_reason[0] = '\0';
 		queues_publish(v);
-		PORT_LOG(
-		    v->port, INFO,
-		    "peer connected (vid %d), link %s, queue pairs enabled: rx %#x tx %#x of %u",
-		    vid, v->port->dp.link_up ? "up" : "down", v->port->dp.rxq_on, v->tx_on,
-		    v->port->dp.n_rxq);
+		PORT_LOG(v->port, INFO,
+			 "peer connected (vid %d), link %s, queue pairs enabled: rx %#x tx %#x of "
+			 "%u, rings: %s",
+			 vid, v->port->dp.link_up ? "up" : "down", v->port->dp.rxq_on, v->tx_on,
+			 v->port->dp.n_rxq, v->rings_on ? API_RINGS_PODWIRE : API_RINGS_LIBRTE);
 	} else {
 		v = NULL;
 	}
@@ -578,6 +702,14 @@ static void destroy_device(int vid)
 	 * queue locks here (see its GET_VRING_BASE note), so waiting is safe. */
 	if (v != NULL) {
 		view_wait();
+		/* No worker is in the rings: their indexes go back to
+		 * librte_vhost, which reports them next (GET_VRING_BASE). */
+		pthread_mutex_lock(&map_lock);
+		if (v->rings_on && !v->rings_paused)
+			vhost_rings_stop(v->rings, vid);
+		v->rings_on = false;
+		v->rings_paused = false;
+		pthread_mutex_unlock(&map_lock);
 		/* librte_vhost unmaps next (unregistering the driver does so
 		 * without a destroy_connection). */
 		guard_del_owner(v);
@@ -692,22 +824,35 @@ static void vhost_poll_link(struct port *p)
 {
 	struct vhost_priv *v = p->dp.priv;
 	uint32_t broken = __atomic_load_n(&v->broken, __ATOMIC_ACQUIRE);
+	const char *ring_why = vhost_rings_broken(v->rings);
 
+	if (broken == VHOST_BROKEN_NO && ring_why != NULL) {
+		/* A worker found a ring no valid driver makes. */
+		pthread_mutex_lock(&map_lock);
+		snprintf(v->rings_why, sizeof(v->rings_why), "%s", ring_why);
+		pthread_mutex_unlock(&map_lock);
+		broken = VHOST_BROKEN_RINGS;
+	}
 	if (broken == VHOST_BROKEN_NO)
 		return;
 	pthread_mutex_lock(&map_lock);
 	v->conn_refused = true; /* conn_gone keeps the reason below */
 	pthread_mutex_unlock(&map_lock);
 	vhost_restart(p, v);
+	vhost_rings_reset(v->rings);
 	/* Said once the socket is back: a frontend told to try again can. */
 	pthread_mutex_lock(&map_lock);
 	if (broken == VHOST_BROKEN_SIGBUS)
 		v->faults++;
-	snprintf(v->last_reason, sizeof(v->last_reason), "%s",
-		 broken == VHOST_BROKEN_SIGBUS
-		     ? "its memory lost pages under podwired (SIGBUS): connection ended"
-		     : "its vring call eventfd would block podwired (made blocking and full): "
-		       "connection ended");
+	if (broken == VHOST_BROKEN_RINGS)
+		snprintf(v->last_reason, sizeof(v->last_reason), "its vring: %.120s: connection ended",
+			 v->rings_why);
+	else
+		snprintf(v->last_reason, sizeof(v->last_reason), "%s",
+			 broken == VHOST_BROKEN_SIGBUS
+			     ? "its memory lost pages under podwired (SIGBUS): connection ended"
+			     : "its vring call eventfd would block podwired (made blocking and "
+			       "full): connection ended");
 	PORT_LOG(p, WARNING, "frontend: %s", v->last_reason);
 	pthread_mutex_unlock(&map_lock);
 }
@@ -754,6 +899,12 @@ static int vhost_create(struct port *p, char *msg, size_t len)
 	v->vid = -1;
 	v->conn_vid = -1;
 	v->port = p;
+	v->rings = vhost_rings_new(&v->tx_on);
+	if (v->rings == NULL) {
+		free(v);
+		snprintf(msg, len, "port \"%s\": out of memory", p->conf.name);
+		return -ENOMEM;
+	}
 	p->dp.priv = v;
 	pthread_mutex_lock(&map_lock);
 	map[p->dp.idx] = v;
@@ -781,6 +932,7 @@ static void vhost_destroy(struct port *p)
 	guard_del_owner(v);
 	if (p->conf.role == PORT_ROLE_SERVER)
 		unlink(p->conf.socket);
+	vhost_rings_free(v->rings);
 	free(v);
 	p->dp.priv = NULL;
 }
@@ -816,7 +968,17 @@ static void vhost_to_json(const struct port *p, cJSON *obj)
 	cJSON_AddNumberToObject(o, API_R_FAULTS, (double)v->faults);
 	cJSON_AddStringToObject(o, API_R_LAST_DISCONNECT, v->last_reason);
 	if (v->vid >= 0) {
-		cJSON *ol = cJSON_AddArrayToObject(o, API_R_NEGOTIATED);
+		cJSON *ol;
+
+		cJSON_AddStringToObject(o, API_R_RINGS_ACTIVE,
+					v->rings_on ? API_RINGS_PODWIRE : API_RINGS_LIBRTE);
+		if (v->rings_on) {
+			struct vring_stats st;
+
+			vhost_rings_stats(v->rings, &st);
+			cJSON_AddNumberToObject(o, API_R_TOO_LONG, (double)st.too_long);
+		}
+		ol = cJSON_AddArrayToObject(o, API_R_NEGOTIATED);
 
 		for (unsigned int i = 0; i < RTE_DIM(offload_names); i++)
 			if (v->features & (1ULL << offload_names[i].bit))

@@ -10,6 +10,7 @@
 #ifndef PODWIRE_VHOST_H
 #define PODWIRE_VHOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,7 @@ struct vhost_fe_msg {
 
 /* Front-end requests (the vhost-user specification's numbers). */
 enum vhost_req {
+	VHOST_REQ_GET_FEATURES = 1,
 	VHOST_REQ_SET_FEATURES = 2,
 	VHOST_REQ_SET_MEM_TABLE = 5,
 	VHOST_REQ_SET_LOG_BASE = 6,
@@ -68,8 +70,11 @@ enum vhost_req {
 	VHOST_REQ_SET_VRING_KICK = 12,
 	VHOST_REQ_SET_VRING_CALL = 13,
 	VHOST_REQ_SET_VRING_ERR = 14,
+	VHOST_REQ_GET_PROTOCOL_FEATURES = 15,
 	VHOST_REQ_GET_QUEUE_NUM = 17,
 	VHOST_REQ_SET_VRING_ENABLE = 18,
+	VHOST_REQ_SEND_RARP = 19,
+	VHOST_REQ_NET_SET_MTU = 20,
 	VHOST_REQ_SET_SLAVE_REQ_FD = 21,
 	VHOST_REQ_IOTLB_MSG = 22,
 	VHOST_REQ_CRYPTO_CREATE_SESS = 26,
@@ -79,6 +84,7 @@ enum vhost_req {
 	VHOST_REQ_POSTCOPY_END = 30,
 	VHOST_REQ_GET_INFLIGHT_FD = 31,
 	VHOST_REQ_SET_INFLIGHT_FD = 32,
+	VHOST_REQ_GET_STATUS = 40,
 };
 
 /* A port's queue pair q is the guest's receive vring 2q (podwired
@@ -114,6 +120,38 @@ struct vhost_call *vhost_call_add(int theirs, void (*fail)(void *owner), void *o
 /* Stops forwarding; never waits for the forwarding thread. NULL is fine.
  * Any thread. */
 void vhost_call_del(struct vhost_call *c);
+
+/* rings.c: a port on podwired's own rings (vring.h), while its guest's
+ * device runs. Control thread (librte_vhost's) unless said. */
+struct vhost_rings;
+struct dp_port_ops;
+struct vring_stats;
+/* tx_on: the port's map of the pairs whose receive vring is on (read by
+ * workers). NULL when out of memory. */
+struct vhost_rings *vhost_rings_new(const volatile uint16_t *tx_on);
+void vhost_rings_free(struct vhost_rings *r);
+/* Whether a guest that negotiated features can be carried by them. */
+bool vhost_rings_fit(uint64_t features);
+/* Takes vid's rings of n_pairs queue pairs from librte_vhost (memory,
+ * addresses, indexes) and makes them live. No worker may be using them
+ * (the port's link down, or a grace period since vhost_rings_stop).
+ * 0, or -EINVAL with why filled. */
+int vhost_rings_start(struct vhost_rings *r, int vid, uint16_t n_pairs, char *why, size_t len);
+/* Workers stop using the rings: they find them not live from their next
+ * burst on. Any thread. */
+void vhost_rings_pause(struct vhost_rings *r);
+/* Hands the rings' indexes back to librte_vhost, which reports them
+ * (GET_VRING_BASE) or goes on from them. Only once no worker is in them:
+ * paused (or the link down) and a grace period (view_wait) since. */
+void vhost_rings_stop(struct vhost_rings *r, int vid);
+bool vhost_rings_live(const struct vhost_rings *r);
+/* Forgets that a ring broke, once the connection that broke it ended
+ * (no worker is in the rings). */
+void vhost_rings_reset(struct vhost_rings *r);
+/* Why a ring broke (a state no valid driver makes), or NULL. Any thread. */
+const char *vhost_rings_broken(struct vhost_rings *r);
+void vhost_rings_stats(const struct vhost_rings *r, struct vring_stats *sum);
+extern const struct dp_port_ops vhost_rings_split_ops, vhost_rings_packed_ops;
 
 /* The offload features a port offers unless its "offloads" is false:
  * the guest's requests podwired takes (HOST), and those it may make of

@@ -33,6 +33,11 @@
  * smaller): drivers use 19 at most (Linux: MAX_SKB_FRAGS + 2), and empty
  * descriptors in a loop would otherwise cost up to 32768 reads a chain. */
 #define SPLIT_CHAIN_MAX 128
+/* A received frame at most: the largest MTU virtio-net offers (16 bits)
+ * with its Ethernet header and a tag. Guests that send larger (TSO) get
+ * librte_vhost's path (port.c); anything larger here is a hostile chain
+ * that would cost the worker a copy of up to its whole memory. */
+#define SPLIT_FRAME_MAX (UINT16_MAX + 18u)
 
 /* A descriptor as read once: every check and use is of this copy. */
 struct split_desc {
@@ -222,7 +227,7 @@ uint16_t vring_split_rx(struct vhost_vq *vr, struct dp_frame *f, uint16_t n)
 		vr->held[vr->n_held++].n_desc = 1;
 		if (unlikely(!chain_walk(vr, heads[i], false, vr->hdr_len, UINT32_MAX, fr->seg,
 					 &fr->n_seg, DP_FRAME_SEGS, &len) ||
-			     len == 0)) {
+			     len == 0 || len > SPLIT_FRAME_MAX)) {
 			vr->st.bad_desc++;
 			continue;
 		}
