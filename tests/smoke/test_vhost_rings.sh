@@ -49,8 +49,8 @@ new_mac() { # NAME
 }
 
 rings_active() { ctlj pw port show "$1" | jq -r '.vhost_user.rings_active // "none"'; }
-# Chains refused, wherever podwired reports them for the port.
-bad_desc() { ctlj pw port show "$1" | jq '[.. | objects | .bad_desc? // empty] | add // 0'; }
+# Chains of the guest's transmit ring handed back unused.
+bad_desc() { port_stat pw "$1" '.drops.bad_desc // 0'; }
 drops() { ctlj pw stats "$1" | jq '.ports[0].drops | add // 0'; }
 # The ring kind a port was made with: its name starts with it.
 rings_of() { case $1 in p-*) echo podwire ;; *) echo librte ;; esac; }

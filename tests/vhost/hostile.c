@@ -247,9 +247,10 @@ static void connect_to(struct fe *f, const char *path)
 	f->sock = accept(l, NULL, NULL);
 	if (f->sock < 0)
 		die("accept");
-	/* One connection: podwired's next attempt finds nobody. */
+	/* One connection: podwired's next attempt finds nobody listening.
+	 * (The file stays: podwired checks it has its one link, and may do
+	 * so after it connected.) */
 	close(l);
-	unlink(path);
 }
 
 /* Memory: a memfd (flags for memfd_create) of file bytes, mapped whole. */
