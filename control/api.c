@@ -9,7 +9,6 @@
 
 #include "api.h"
 
-
 int api_method_lookup(const char *name)
 {
 	if (name == NULL)

@@ -5,7 +5,10 @@
 # core 0 against one forwarder (the DUT) whose forwarding lcore is core 1:
 #   main     podwired bridge and xconnect, and dpdk-testpmd io forwarding on
 #            the same sockets (the ceiling), over vhost-user and memif, at
-#            64, 512 and 1518-byte frames: a full-speed run per cell
+#            64, 512 and 1518-byte frames: a full-speed run per cell; over
+#            vhost-user also bridge-librte and xconnect-librte, podwired
+#            with its ports' "rings" at librte (librte_vhost's data path,
+#            mbufs) beside its own rings, when podwirectl knows --rings
 #   scale    podwired bridge, vhost-user, 64 B, 2/8/32/128 pods on one worker
 #   latency  podwired bridge, vhost-user, 64 B: an NDR search, then latency
 #            at 10%, 50% and 90% of the NDR
@@ -43,7 +46,8 @@
 #                      [--baseline BUILD] [--placement-ns NS] [--acl-rules N]
 #   --only GLOBS  comma-separated shell globs over cell names, e.g.
 #                 'main:vhost:*:64,scale:2,latency:*'. Names: main:IFACE:SYS:SIZE
-#                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect),
+#                 (IFACE vhost|memif, SYS testpmd|bridge|xconnect, and
+#                 bridge-librte|xconnect-librte for vhost),
 #                 scale:PODS, latency:PCT, ovs:SIZE, retries:N, capture:off|on,
 #                 mirror:IFACE:off|on, policy:IFACE:KIND,
 #                 queues:1w:1q|1w:2q|2w:1q|2w:2q
@@ -222,7 +226,8 @@ dut_start() {
 		>"$T/dut.log" 2>&1 &
 	DUT_PID=$!
 	wait_for 30 "${ctl[@]}" info
-	"${ctl[@]}" network add bench --mode "${sys%-base}" >/dev/null
+	local mode=${sys%-base}
+	"${ctl[@]}" network add bench --mode "${mode%-librte}" >/dev/null
 	for i in $(seq 0 $((n - 1))); do
 		if [ "${QUEUES:-1}" != 1 ] || [ -n "${PINS:-}" ]; then
 			# shellcheck disable=SC2206 # one word per port
@@ -359,7 +364,7 @@ dut_stop() {
 dut_cycles() {
 	local v=""
 	case $1 in
-	bridge | xconnect | bridge-base | xconnect-base)
+	bridge* | xconnect*)
 		v=$("$BUILD/podwirectl" --socket "$T/pw.sock" --json stats 2>/dev/null | jq '
 			([.ports[].rx_packets] | add) as $rx
 			| if $rx > 0 then ([.workers[].busy_cycles] | add) / $rx else null end') ;;
@@ -378,6 +383,15 @@ dut_tx_losses() {
 	"$BUILD/podwirectl" --socket "$T/pw.sock" --json stats 2>/dev/null | jq -c '
 		{dut_tx_full: ([.ports[].drops.tx_full] | add),
 		 dut_tx_retries: ([.ports[].tx_retries] | add)}' || echo '{}'
+}
+
+# dut_rings: which code moves port p0's vhost-user rings ("podwire" or
+# "librte", port show's vhost_user.rings_active, there while a pod is
+# connected) as JSON, null when the build does not say. Asked from the
+# generator's core once the measured window began.
+dut_rings() {
+	taskset -c "$GEN_CPU" "$BUILD/podwirectl" --socket "$T/pw.sock" --json port show p0 2>/dev/null |
+		jq '[.. | objects | .rings_active? // empty] | first // null' 2>/dev/null || echo null
 }
 
 # dut_busy_share LOG: how much of the measured window podwired's worker
@@ -478,13 +492,13 @@ one_round() {
 # came up) is tried once more. A forwarder that exits badly leaves its log
 # in logs/.
 one_try() {
-	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses busy
+	local name=$1 sys=$2 iface=$3 n=$4 round=$5 f=$6 try ok rc cyc losses busy rings
 	shift 6
 	VHOST_EXTRA=""
 	[ "$sys" != ovs ] || VHOST_EXTRA=,server=1
 	for try in 1 2; do
 		[ "$try" = 1 ] || echo "suite: $name again: nothing was received" >&2
-		ok=0 cyc=null busy=null
+		ok=0 cyc=null busy=null rings=null
 		if dut_start "$sys" "$iface" "$n"; then
 			if [ "$sys" = testpmd ] && [[ " $* " != *" --ndr "* ]]; then
 				# testpmd's counters, and so its cycles per frame, are
@@ -498,6 +512,10 @@ one_try() {
 				rm -f "$T/gen.log"
 				bench "$iface" "$n" "$f" "$@" &
 				local gpid=$!
+				if [ "$iface" = vhost ] &&
+					wait_for 60 grep -q '^podwire-bench: measuring' "$T/gen.log"; then
+					rings=$(dut_rings)
+				fi
 				busy=$(dut_busy_share "$T/gen.log")
 				if wait "$gpid"; then ok=1; fi
 			elif bench "$iface" "$n" "$f" "$@"; then
@@ -508,6 +526,8 @@ one_try() {
 		if [ $ok = 1 ] && [ "$sys" != testpmd ]; then
 			cyc=$(dut_cycles "$sys")
 			[ "$sys" = ovs ] || losses=$(dut_tx_losses)
+			[ "$sys" = ovs ] || [ "$iface" != vhost ] ||
+				losses=$(jq -c --argjson r "$rings" '. + {dut_rings_active: $r}' <<<"$losses")
 		fi
 		rc=0
 		dut_stop || rc=$?
@@ -582,7 +602,7 @@ finish_cell() {
 		| $s[(length - 1) / 2 | floor]
 		+ {rounds: [.[] | {round, rx_mpps, p99_ns: .latency_ns.p99, ndr_pps: .ndr.ndr_pps,
 				   dut_cycles_per_frame, dut_busy_share, dut_tx_full, dut_tx_retries,
-				   placement_ns, attempts}],
+				   dut_rings_active, placement_ns, attempts}],
 		   median_of: $key, dut_cycles_per_frame: ($c | mid),
 		   dut_busy_share: ($b | mid)}' "${files[@]}" >"$f"
 	rm -f "${files[@]}"
@@ -596,7 +616,7 @@ row() {
 		dut_cycles_per_frame: (.dut_cycles_per_frame // null),
 		dut_busy_share: (.dut_busy_share // null),
 		dut_tx_full: (.dut_tx_full // null), dut_tx_retries: (.dut_tx_retries // null),
-		rounds: (.rounds // [])}' \
+		dut_rings_active: (.dut_rings_active // null), rounds: (.rounds // [])}' \
 		"$OUT/cells/${1//:/_}.json"
 }
 
@@ -627,10 +647,29 @@ for size in $SIZES; do want "ovs:$size" && OVS_WANTED=1; done
 
 # ---- 1. main comparison (OVS joins the vhost-user groups) -------------------
 # One group per interface and frame size: its systems are interleaved.
+# bridge-librte and xconnect-librte (vhost-user only): this podwired with its
+# ports' "rings" at librte, librte_vhost's data path, beside its own rings
+# (the default) in the same rounds; a build whose podwirectl does not know
+# --rings has only the one path, and those cells are skipped, said once.
+LIBRTE_SYS="bridge-librte xconnect-librte"
+# (Asked with a socket nobody serves: an option podwirectl does not know is
+# refused before it connects.)
+if grep -q 'unknown port add option "--rings"' <<<"$("$BUILD/podwirectl" --socket "$T/none" \
+	port add x --network bench --type vhost-user --rings librte 2>&1)"; then
+	LIBRTE_SYS=""
+	for size in $SIZES; do
+		if want "main:vhost:bridge-librte:$size" || want "main:vhost:xconnect-librte:$size"; then
+			echo "suite: main:vhost:*-librte cells skipped: $BUILD/podwirectl port add" \
+				"does not know --rings (a build before the vhost-user ports' rings field)" >&2
+			break
+		fi
+	done
+fi
 for iface in vhost memif; do
 	for size in $SIZES; do
 		group=()
-		for sys in testpmd bridge xconnect ${BASE_BUILD:+bridge-base xconnect-base} ovs; do
+		for sys in testpmd bridge xconnect $([ "$iface" != vhost ] || echo "$LIBRTE_SYS") \
+			${BASE_BUILD:+bridge-base xconnect-base} ovs; do
 			name=main:$iface:$sys:$size
 			[ "$sys" != ovs ] || { name=ovs:$size; [ "$iface" = vhost ] || continue; }
 			want "$name" || continue
@@ -638,7 +677,9 @@ for iface in vhost memif; do
 				echo "suite: $OVS_NOTE" >&2
 				continue
 			fi
-			define "$name" "$sys" "$iface" 2 --size "$size"
+			opts=""
+			[[ $sys != *-librte ]] || opts="--rings librte"
+			PORT_OPTS=$opts define "$name" "$sys" "$iface" 2 --size "$size"
 			group+=("$name")
 		done
 		[ ${#group[@]} -gt 0 ] || continue
@@ -810,6 +851,8 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	def speed($a; $b): if $a == null or $b == null then null else paired($a; $b; .rx_mpps) end;
 	def eff($a; $b): if $a == null or $b == null then null
 		else paired($b; $a; .dut_cycles_per_frame) end;
+	def cycles($a; $b): if $a == null or $b == null then null
+		else paired($a; $b; .dut_cycles_per_frame) end;
 	(map(select(.part == "main"))) as $m
 	| def pick($iface; $size; $sys): [$m[] | select(.iface == $iface and .size == $size
 		and .system == $sys)] | first;
@@ -819,10 +862,16 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 		| $r + {ratio_to_testpmd: speed($r; $base), efficiency_to_testpmd: eff($r; $base)}],
 	   scaling: ([.[] | select(.part == "scale") | del(.part)] as $sc
 		| ([$sc[] | select(.pods == 2)] | first) as $two
-		| [$sc[] | . + {ratio_to_2_pods: speed(.; $two)}]),
+		| [$sc[] | . + {ratio_to_2_pods: speed(.; $two),
+			cycles_ratio_to_2_pods: cycles(.; $two)}]),
 	   baseline: [$m[] | select(.system | endswith("-base")) | . as $b
 		| pick($b.iface; $b.size; $b.system | rtrimstr("-base")) as $x
 		| {iface, size, system: $x.system, ratio: speed($x; $b), efficiency: eff($x; $b)}],
+	   rings: [$m[] | select(.system | endswith("-librte")) | . as $l
+		| pick($l.iface; $l.size; $l.system | rtrimstr("-librte")) as $x
+		| {iface, size, system: $x.system, rings_active: $x.dut_rings_active,
+		   librte_rings_active: $l.dut_rings_active, ratio: speed($x; $l),
+		   efficiency: eff($x; $l)}],
 	   latency: [.[] | select(.part == "latency") | del(.part)],
 	   capture: ([.[] | select(.part == "capture") | del(.part)] as $cp
 		| ([$cp[] | select(.capture == "off")] | first) as $off
@@ -855,7 +904,7 @@ jq -s --arg note "$OVS_NOTE" --arg host "$(hostname)" --arg date "$(date -u +%FT
 	"$RESULTS" >"$OUT/summary.json"
 
 jq -e '.main | length > 0' "$OUT/summary.json" >/dev/null &&
-	printf '\n%-6s %-13s %5s %8s %7s %8s %7s %7s %7s %5s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
+	printf '\n%-6s %-15s %5s %8s %7s %8s %7s %7s %7s %5s %6s %6s\n' IFACE SYSTEM SIZE MPPS GBIT/S \
 		LOSS P50-US P99-US CYC/FR BUSY RATIO EFF
 jq -r '.main[] | [.iface, .system, .size, (.mpps // "err"), (.gbps // "-"), (.loss // "-"),
 	(.p50_ns // "-"), (.p99_ns // "-"), (.dut_cycles_per_frame // "-"),
@@ -865,7 +914,7 @@ jq -r '.main[] | [.iface, .system, .size, (.mpps // "err"), (.gbps // "-"), (.lo
 	# f(value, width, precision, divisor): a number formatted, anything else as is.
 	function f(v, w, p, d) { return v ~ /^-?[0-9]/ ? sprintf("%" w "." p "f", v / d) : sprintf("%" w "s", v) }
 	function pct(v) { return v ~ /^[0-9]/ ? sprintf("%4.0f%%", v) : sprintf("%5s", v) }
-	{ printf "%-6s %-13s %5s %s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1),
+	{ printf "%-6s %-15s %5s %s %s %s %s %s %s %s %s %s\n", $1, $2, $3, f($4, 8, 3, 1),
 		f($5, 7, 3, 1), f($6, 8, 5, 1), f($7, 7, 2, 1000), f($8, 7, 2, 1000), f($9, 7, 0, 1),
 		pct($10), f($11, 6, 2, 1), f($12, 6, 2, 1) }'
 jq -r '.ovs.bridge_over_ovs[] | "\(.size) \(.ratio // "-") \(.efficiency // "-")"' "$OUT/summary.json" |
@@ -880,19 +929,36 @@ jq -r '.baseline[] | "\(.iface) \(.system) \(.size) \(.ratio // "-") \(.efficien
 		BEGIN { printf "%s %s %s B, this build / %s: throughput %s, efficiency %s\n", a, b, c,
 			base, f(d), f(e) }'
 done
+jq -r '.rings[] | "\(.iface) \(.system) \(.size) \(.ratio // "-") \(.efficiency // "-") \(.rings_active // "-")"' \
+	"$OUT/summary.json" | while read -r a b c d e g; do
+	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v e="$e" -v g="$g" '
+		function f(v) { return v ~ /^[0-9]/ ? sprintf("%.2f", v) : v }
+		BEGIN { printf "%s %s %s B, own rings / librte_vhost'"'"'s: throughput %s, efficiency %s%s\n",
+			a, b, c, f(d), f(e), g == "-" ? "" : " (rings_active: " g ")" }'
+done
 if jq -e '.scaling | length > 0' "$OUT/summary.json" >/dev/null; then
-	printf '\nscaling (podwired bridge, vhost-user, 64 B, one worker)\n%6s %8s %8s %7s %9s\n' \
-		PODS MPPS LOSS CYC/FR VS-2-PODS
-	jq -r '.scaling[] | "\(.pods) \(.mpps // 0) \(.loss // 0) \(.dut_cycles_per_frame // 0) \(.ratio_to_2_pods // 0)"' \
-		"$OUT/summary.json" |
-		while read -r a b c d e; do printf '%6s %8.3f %8.5f %7.0f %9.3f\n' "$a" "$b" "$c" "$d" "$e"; done
-	jq -r '.scaling[] | select(.mpps != null) | "\(.pods) \(.mpps)"' "$OUT/summary.json" \
-		>"$OUT/scaling.dat"
+	# MPPS-VS-2 and CYC-VS-2: medians of round-by-round ratios to the 2-pod
+	# cell (aggregate Mpps; cycles per frame, where the issue's targets are).
+	printf '\nscaling (podwired bridge, vhost-user, 64 B, one worker)\n%6s %8s %8s %7s %5s %9s %9s\n' \
+		PODS MPPS LOSS CYC/FR BUSY MPPS-VS-2 CYC-VS-2
+	jq -r '.scaling[] | [.pods, (.mpps // "-"), (.loss // "-"), (.dut_cycles_per_frame // "-"),
+		(if .dut_busy_share then .dut_busy_share * 100 else "-" end),
+		(.ratio_to_2_pods // "-"), (.cycles_ratio_to_2_pods // "-")] | @tsv' "$OUT/summary.json" |
+		awk -F'\t' 'function f(v, w, p) { return v ~ /^-?[0-9]/ ? sprintf("%" w "." p "f", v) : sprintf("%" w "s", v) }
+		{ printf "%6s %s %s %s %s %s %s\n", $1, f($2, 8, 3), f($3, 8, 5), f($4, 7, 0),
+			($5 ~ /^[0-9]/ ? sprintf("%4.0f%%", $5) : sprintf("%5s", $5)), f($6, 9, 3), f($7, 9, 3) }'
+	# pods, Mpps, cycles per frame (0: not read)
+	jq -r '.scaling[] | select(.mpps != null) | "\(.pods) \(.mpps) \(.dut_cycles_per_frame // 0)"' \
+		"$OUT/summary.json" >"$OUT/scaling.dat"
 	if command -v gnuplot >/dev/null; then
 		gnuplot -e "set terminal png size 800,500; set output '$OUT/scaling.png';
 			set logscale x 2; set xlabel 'pods'; set ylabel 'aggregate Mpps';
-			set yrange [0:*]; set title 'podwired bridge, vhost-user, 64 B, one worker';
-			plot '$OUT/scaling.dat' with linespoints title 'Mpps'"
+			set y2label 'forwarder cycles per frame'; set ytics nomirror; set y2tics;
+			set yrange [0:*]; set y2range [0:*]; set key bottom left;
+			set title 'podwired bridge, vhost-user, 64 B, one worker';
+			plot '$OUT/scaling.dat' using 1:2 axes x1y1 with linespoints title 'Mpps',
+			     '' using 1:(\$3 > 0 ? \$3 : NaN) axes x1y2 with linespoints title 'cycles/frame'" ||
+			echo "(no plot: gnuplot failed; data in $OUT/scaling.dat)"
 	else
 		echo "(no plot: gnuplot is not installed; apt-get install gnuplot-nox, data in $OUT/scaling.dat)"
 	fi

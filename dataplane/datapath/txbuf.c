@@ -21,6 +21,12 @@ void txbuf_add(struct worker *w, const struct view *v, uint16_t out, struct rte_
 		w->dirty[w->n_dirty++] = out;
 	}
 	b->pkts[b->n++] = m;
+	/* Listed once however often it fills: the flag is cleared only when
+	 * txbuf_flush_full takes it off the list. */
+	if (b->n == TXBUF_FLUSH_MIN && !b->ready) {
+		b->ready = true;
+		w->ready[w->n_ready++] = out;
+	}
 	if (unlikely(b->n == TXBUF_SIZE))
 		txbuf_flush(w, v, out);
 }
@@ -31,26 +37,25 @@ void txbuf_flush_all(struct worker *w, const struct view *v)
 		struct txbuf *b = &w->txbuf[w->dirty[i]];
 
 		b->queued = false;
+		b->ready = false;
 		if (b->n != 0)
 			txbuf_flush(w, v, w->dirty[i]);
 	}
 	w->n_dirty = 0;
+	w->n_ready = 0;
 }
 
 void txbuf_flush_full(struct worker *w, const struct view *v)
 {
-	uint16_t k = 0;
-
-	for (uint16_t i = 0; i < w->n_dirty; i++) {
-		uint16_t idx = w->dirty[i];
+	/* A buffer sent here stays in the dirty list, empty: the end of the
+	 * turn skips it (once per turn, not once per burst). */
+	for (uint16_t i = 0; i < w->n_ready; i++) {
+		uint16_t idx = w->ready[i];
 		struct txbuf *b = &w->txbuf[idx];
 
+		b->ready = false;
 		if (b->n >= TXBUF_FLUSH_MIN)
 			txbuf_flush(w, v, idx);
-		if (b->n != 0)
-			w->dirty[k++] = idx;
-		else
-			b->queued = false;
 	}
-	w->n_dirty = k;
+	w->n_ready = 0;
 }

@@ -27,6 +27,7 @@ struct worker;
 struct txbuf {
 	uint16_t n;
 	bool queued; /* in the worker's dirty list */
+	bool ready;  /* in its ready list: reached TXBUF_FLUSH_MIN since the last look */
 	struct rte_mbuf *pkts[TXBUF_SIZE];
 };
 
@@ -34,7 +35,11 @@ struct txbuf {
 void txbuf_add(struct worker *w, const struct view *v, uint16_t out, struct rte_mbuf *m);
 /* Sends every non-empty buffer. */
 void txbuf_flush_all(struct worker *w, const struct view *v);
-/* Sends the buffers holding at least TXBUF_FLUSH_MIN frames. */
+/* Sends the buffers holding at least TXBUF_FLUSH_MIN frames. It looks
+ * only at those that reached it since it last ran (the ready list), not
+ * at every dirty one: it runs after every rx burst, and with a burst
+ * spread over many pods a walk of all the dirty buffers made the cost of
+ * a burst grow with the number of pods. */
 void txbuf_flush_full(struct worker *w, const struct view *v);
 
 /* Sends n mbufs to port idx now, counting tx and every drop on idx

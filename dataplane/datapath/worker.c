@@ -47,7 +47,7 @@ static inline unsigned int poll_queue(struct worker *w, const struct view *v, st
 	 * other queue. Thin ones (a burst spread over many pods) wait for
 	 * the end of the turn and leave together with what later bursts
 	 * add: one vhost call per frame would cost more than the frame. */
-	if (w->n_dirty != 0)
+	if (w->n_ready != 0)
 		txbuf_flush_full(w, v);
 	return n;
 }

@@ -31,7 +31,9 @@ struct worker {
 	struct port_counters *ctr; /* stats_ports[id] */
 	struct rte_mempool *pool;  /* mbufs for frames that need one */
 	uint16_t n_dirty;
-	uint16_t dirty[PW_MAX_PORTS];
+	uint16_t n_ready;
+	uint16_t dirty[PW_MAX_PORTS]; /* tx buffers holding frames, or sent since the turn began */
+	uint16_t ready[PW_MAX_PORTS]; /* of those, the ones to send after this burst */
 	struct txbuf txbuf[PW_MAX_PORTS];
 	struct dp_frame frames[PW_BURST];	 /* rx_frames fills these */
 	struct flood_credit flood[PW_MAX_PORTS]; /* by ingress port */

@@ -420,6 +420,117 @@ static void test_flood_limit(void)
 	destroy_net(n);
 }
 
+/* ---- tx buffers -------------------------------------------------------------- */
+
+/* What the tx buffers of one destination should have sent: a model of
+ * txbuf.h's rules, against which the datapath is checked. */
+struct txmodel {
+	uint16_t pend, sent;
+	uint8_t fill[SINK_MAX]; /* the frames' fills, in the order they must leave */
+};
+
+static void txmodel_send(struct txmodel *t)
+{
+	t->sent = (uint16_t)(t->sent + t->pend);
+	t->pend = 0;
+}
+
+/* One rx burst of k frames from a, frame i to dst[to[i]], as the worker
+ * loop runs it (look: the look after the burst; end: the end of the
+ * turn after it), and the model's account of it; then what each port
+ * got is checked against the model. */
+static void txbuf_step(struct port *a, struct port *const *dst, struct txmodel *t,
+		       const uint8_t *to, uint16_t k, uint8_t *seq, bool look, bool end)
+{
+	struct rte_mbuf *m[PW_BURST];
+	uint16_t ones = 0;
+	bool direct;
+
+	for (uint16_t i = 0; i < k; i++) {
+		ones += to[i];
+		m[i] = dp_frame(to[i] ? C : B, A, 0, 60, (uint8_t)(*seq + i));
+		CU_ASSERT_FATAL(m[i] != NULL);
+	}
+	/* A burst all to one port with nothing buffered for it: one send. */
+	direct = (ones == 0 || ones == k) && t[to[0]].pend == 0;
+	dp_input_mbufs(workers[0], view_current, &a->dp, m, k);
+	for (uint16_t i = 0; i < k; i++) {
+		struct txmodel *x = &t[to[i]];
+
+		x->fill[x->sent + x->pend] = (*seq)++;
+		if (direct)
+			x->sent++;
+		else if (++x->pend == TXBUF_SIZE)
+			txmodel_send(x);
+	}
+	if (look) {
+		txbuf_flush_full(workers[0], view_current);
+		for (int d = 0; d < 2; d++)
+			if (t[d].pend >= TXBUF_FLUSH_MIN)
+				txmodel_send(&t[d]);
+	}
+	if (end) {
+		txbuf_flush_all(workers[0], view_current);
+		txmodel_send(&t[0]), txmodel_send(&t[1]);
+	}
+	for (int d = 0; d < 2; d++)
+		ASSERT_INT_EQ(sink_of(dst[d])->n, t[d].sent);
+}
+
+/* After each rx burst the buffers holding TXBUF_FLUSH_MIN frames or more
+ * leave, thinner ones wait for the end of the turn, a buffer that reaches
+ * TXBUF_SIZE leaves at once (and may fill again before the next look), a
+ * burst all to one port with nothing buffered for it leaves in one call;
+ * frames leave in order. */
+static void test_txbuf_flush(void)
+{
+	struct network *n = dp_net("br", NET_BRIDGE, 0);
+	struct port *a = dp_port("a", n, "sink", A), *b = dp_port("b", n, "sink", B),
+		    *c = dp_port("c", n, "sink", C);
+	struct port *dst[2] = {b, c};
+	struct txmodel t[2];
+	uint8_t seq = 0, to[PW_BURST];
+
+	send1(b, dp_frame(A, B, 0, 60, 0));
+	send1(c, dp_frame(A, C, 0, 60, 0));
+	sink_clear(a), sink_clear(b), sink_clear(c);
+	memset(t, 0, sizeof(t));
+	/* b to exactly TXBUF_FLUSH_MIN (it goes), c to one less (it waits),
+	 * over as many bursts as that takes. */
+	for (uint16_t nb = 0, nc = 0; nb < TXBUF_FLUSH_MIN;) {
+		uint16_t k = 0;
+
+		while (k < PW_BURST && (nb < TXBUF_FLUSH_MIN || nc < TXBUF_FLUSH_MIN - 1)) {
+			if (nb < TXBUF_FLUSH_MIN && (k % 2 == 0 || nc >= TXBUF_FLUSH_MIN - 1))
+				to[k++] = 0, nb++;
+			else
+				to[k++] = 1, nc++;
+		}
+		txbuf_step(a, dst, t, to, k, &seq, true, false);
+	}
+	ASSERT_INT_EQ(sink_of(b)->n, TXBUF_FLUSH_MIN);
+	ASSERT_INT_EQ(sink_of(c)->n, 0);
+	for (uint16_t r = 0; r < 14; r++) {
+		/* Rounds 4-6: full bursts mostly to b, no look in between. */
+		bool bulk = r >= 4 && r <= 6;
+		uint16_t k = bulk ? PW_BURST : (uint16_t)(1 + (r * 13) % PW_BURST);
+
+		for (uint16_t i = 0; i < k; i++)
+			to[i] = bulk ? (i % 8 == 7) : ((i + r) % 3 == 0);
+		txbuf_step(a, dst, t, to, k, &seq, !bulk, r % 5 == 2);
+	}
+	txbuf_flush_all(workers[0], view_current);
+	for (int d = 0; d < 2; d++) {
+		txmodel_send(&t[d]);
+		ASSERT_INT_EQ(sink_of(dst[d])->n, t[d].sent);
+		for (uint16_t i = 0; i < t[d].sent; i++)
+			ASSERT_INT_EQ(rte_pktmbuf_mtod(sink_of(dst[d])->got[i], uint8_t *)[20],
+				      t[d].fill[i]);
+	}
+	destroy(a), destroy(b), destroy(c);
+	destroy_net(n);
+}
+
 /* ---- the cross-connect ----------------------------------------------------- */
 
 static void test_xconnect(void)
@@ -807,6 +918,8 @@ int main(void)
 	    {"bridge: an uplink cannot crowd out a pod's own MAC", test_no_crowding_out},
 	    {"bridge: flood limit", test_flood_limit},
 	    {"tx retries: bounded, ended by a try that sends nothing", test_tx_retries},
+	    {"tx buffers: full ones after each burst, thin ones at the end of the turn",
+	     test_txbuf_flush},
 	    {"uplink: tag on egress, demultiplex on ingress, named drops", test_uplink_vlans},
 	    {"uplink: a frame that cannot be tagged is no_mbuf", test_uplink_tag_no_mbuf},
 	    {"uplink: frames under 60 bytes padded", test_uplink_pad},

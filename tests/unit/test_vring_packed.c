@@ -78,6 +78,19 @@ static struct drv *drv_new(uint16_t size, uint16_t feat)
 	return d;
 }
 
+/* Guest memory as two regions adjacent in guest-physical space, the
+ * boundary through the middle of buffer id 5's area: frames there come
+ * in (and go out through) two pieces. */
+static void drv_split(struct drv *d)
+{
+	uint64_t cut = 5ull * SLOT_B + 700;
+
+	d->vm.n = 2;
+	d->vm.r[0].size = cut;
+	d->vm.r[1] = (struct vring_region){
+	    .gpa = GPA0 + cut, .size = d->mem_size - cut, .hva = d->mem + cut};
+}
+
 static void drv_free(struct drv *d)
 {
 	close(d->vq.callfd);
@@ -177,6 +190,8 @@ static bool drv_reap(struct drv *d, uint16_t *id, uint32_t *len)
 		return false;
 	*id = d->ring[d->us].id;
 	*len = d->ring[d->us].len;
+	/* A length counts only with WRITE (virtio 1.1, 2.7.4). */
+	ASSERT_INT_EQ(!!(fl & VRING_DESC_F_WRITE), *len != 0);
 	CU_ASSERT_FATAL(*id < d->size);
 	for (uint16_t i = 0; i < d->ndesc[*id]; i++)
 		d->us = next_slot(d, d->us, &d->usw);
@@ -233,7 +248,7 @@ static void frame_bytes(const struct dp_frame *f, uint8_t *out)
 	}
 }
 
-static void rx_laps(uint16_t size, uint16_t feat)
+static void rx_laps(uint16_t size, uint16_t feat, bool split)
 {
 	static const uint32_t lens[] = {60, 1514, 9000, 60, 60, 1514};
 	struct drv *d = drv_new(size, feat);
@@ -242,6 +257,8 @@ static void rx_laps(uint16_t size, uint16_t feat)
 	uint8_t got[9100];
 	struct dp_frame f[32];
 
+	if (split)
+		drv_split(d);
 	while (reaped < want) {
 		/* Post what fits. */
 		while (posted < want) {
@@ -296,9 +313,10 @@ static void rx_laps(uint16_t size, uint16_t feat)
 
 static void test_rx_laps(void)
 {
-	rx_laps(256, VRING_F_INDIRECT);
-	rx_laps(1000, VRING_F_INDIRECT);
-	rx_laps(1000, 0);
+	rx_laps(256, VRING_F_INDIRECT, false);
+	rx_laps(1000, VRING_F_INDIRECT, false);
+	rx_laps(1000, 0, false);
+	rx_laps(256, VRING_F_INDIRECT, true);
 }
 
 /* ---- the guest receives (vring_packed_tx_*) ----------------------------------- */
@@ -354,7 +372,7 @@ static uint32_t expect(uint32_t k, uint32_t len, bool priv, bool strip, uint8_t 
 	return o;
 }
 
-static void tx_laps(uint16_t size, uint16_t feat)
+static void tx_laps(uint16_t size, uint16_t feat, bool split)
 {
 	static const uint32_t lens[] = {60, 1514, 9000, 64, 1514};
 	const bool mrg = feat & VRING_F_MRG_RXBUF;
@@ -364,6 +382,8 @@ static void tx_laps(uint16_t size, uint16_t feat)
 	struct dp_frame fr[8], *fp[8];
 	uint8_t strip[8];
 
+	if (split)
+		drv_split(d);
 	while (checked < want) {
 		/* Post receive buffers: whole frames' chains, or 1.5 KiB
 		 * mergeable buffers (some as chains of two). */
@@ -401,7 +421,8 @@ static void tx_laps(uint16_t size, uint16_t feat)
 			fp[i] = &fr[i];
 		}
 		k = vring_packed_tx_frames(&d->vq, fp, strip, b);
-		CU_ASSERT_FATAL(k > 0 || checked < sent);
+		uint32_t before = checked;
+
 		sent += k;
 		/* Reap and check in order. */
 		uint16_t id;
@@ -433,6 +454,8 @@ static void tx_laps(uint16_t size, uint16_t feat)
 			CU_ASSERT(memcmp(got, exp, el) == 0);
 			checked++;
 		}
+		/* Something moves every round, or the test ends here. */
+		CU_ASSERT_FATAL(k > 0 || checked > before);
 	}
 	ASSERT_INT_EQ(d->vq.st.bad_desc, 0);
 	ASSERT_INT_EQ(d->vq.st.too_long, 0);
@@ -442,10 +465,12 @@ static void tx_laps(uint16_t size, uint16_t feat)
 
 static void test_tx_laps(void)
 {
-	tx_laps(256, VRING_F_INDIRECT);
-	tx_laps(1000, VRING_F_INDIRECT);
-	tx_laps(256, VRING_F_MRG_RXBUF);
-	tx_laps(1000, VRING_F_MRG_RXBUF | VRING_F_INDIRECT);
+	tx_laps(256, VRING_F_INDIRECT, false);
+	tx_laps(1000, VRING_F_INDIRECT, false);
+	tx_laps(256, VRING_F_MRG_RXBUF, false);
+	tx_laps(1000, VRING_F_MRG_RXBUF | VRING_F_INDIRECT, false);
+	tx_laps(256, VRING_F_INDIRECT, true);
+	tx_laps(256, VRING_F_MRG_RXBUF, true);
 }
 
 /* ---- mbufs ------------------------------------------------------------------ */
@@ -534,9 +559,10 @@ static void test_events(void)
 	/* DESC: at the used descriptor the driver names, once. Used is at
 	 * 16 (wrap 1); ask for 21: batches 16-19 no, 20-23 yes, 24-27 no. */
 	d->drv_ev.flags = VRING_PACKED_EVENT_FLAG_DESC;
-	d->drv_ev.off_wrap = 21 | 1u << 15;
+	d->drv_ev.off_wrap = 20 | 1u << 15; /* the first slot not written */
 	post_rx(d, 12);
 	ASSERT_INT_EQ(rx_release(d, 4), 0);
+	d->drv_ev.off_wrap = 21 | 1u << 15;
 	ASSERT_INT_EQ(rx_release(d, 4), 1);
 	ASSERT_INT_EQ(rx_release(d, 4), 0);
 	/* In the next lap (wrap 0): slot 3. Used at 28: nothing until the
@@ -701,6 +727,41 @@ static void test_rx_hostile(void)
 	}
 	drv_free(d);
 
+	/* A burst of bad chains only: handed back at once, without a
+	 * release (a worker releases only after frames), and never enough
+	 * to stall the ring: 3 laps of them, then a good frame. */
+	d = drv_new(256, 0);
+	{
+		struct dp_frame f[32];
+		uint16_t rid;
+		uint32_t len;
+
+		for (unsigned int i = 0; i < 3 * 256; i++) {
+			drv_post(d, &(struct tdesc){0, 8, false}, 1, false);
+			ASSERT_INT_EQ(rx_all(d, f), 0);
+			ASSERT_INT_EQ(d->vq.n_held, 0);
+			CU_ASSERT_FATAL(drv_reap(d, &rid, &len));
+			ASSERT_INT_EQ(len, 0);
+		}
+		ASSERT_INT_EQ(d->vq.st.bad_desc, 3 * 256);
+		drv_post(d, &(struct tdesc){0, HDR + 60, false}, 1, false);
+		ASSERT_INT_EQ(rx_all(d, f), 1);
+	}
+	drv_free(d);
+
+	/* A descriptor that looks used (AVAIL = USED = the wrap counter) is
+	 * not available, whatever else it holds. */
+	d = drv_new(1000, 0);
+	{
+		struct dp_frame f[4];
+
+		d->ring[0] = (struct vring_packed_desc){GPA0, HDR + 60, 0, F_AVAIL | F_USED};
+		ASSERT_INT_EQ(rx_all(d, f), 0);
+		ASSERT_INT_EQ(d->vq.last_avail, 0);
+		ASSERT_INT_EQ(d->vq.n_held, 0);
+	}
+	drv_free(d);
+
 	/* A buffer id out of range breaks the ring. */
 	d = drv_new(1000, 0);
 	{
@@ -824,6 +885,21 @@ static void test_tx_hostile(void)
 	ASSERT_INT_EQ(d->vq.st.too_long, 1);
 	CU_ASSERT(!drv_reap(d, &id, &len));
 	drv_free(d);
+	/* A ring of bad chains only: a call hands back a bounded number
+	 * (VRING_MAX_HELD) and returns; the frame waits. */
+	d = drv_new(256, 0);
+	for (unsigned int i = 0; i < 200; i++)
+		drv_post(d, &(struct tdesc){0, 2000, false}, 1, false);
+	ASSERT_INT_EQ(vring_packed_tx_frames(&d->vq, &fp, NULL, 1), 0);
+	ASSERT_INT_EQ(d->vq.st.bad_desc, VRING_MAX_HELD);
+	ASSERT_INT_EQ(vring_packed_tx_frames(&d->vq, &fp, NULL, 1), 0);
+	ASSERT_INT_EQ(d->vq.st.bad_desc, 2 * VRING_MAX_HELD);
+	for (unsigned int i = 0; i < 2 * VRING_MAX_HELD; i++) {
+		CU_ASSERT_FATAL(drv_reap(d, &id, &len));
+		ASSERT_INT_EQ(len, 0);
+	}
+	CU_ASSERT(!drv_reap(d, &id, &len));
+	drv_free(d);
 	/* An id out of range on the receive ring breaks it. */
 	d = drv_new(256, 0);
 	drv_post(d, &(struct tdesc){0, 2000, true}, 1, false);
@@ -831,6 +907,93 @@ static void test_tx_hostile(void)
 	ASSERT_INT_EQ(vring_packed_tx_frames(&d->vq, &fp, NULL, 1), 0);
 	ASSERT_INT_EQ(d->broken, 2);
 	drv_free(d);
+}
+
+/* A driver writing garbage: random flags, addresses about the edges of
+ * its memory, lengths, ids, tables. Whatever happens, every segment
+ * handed over lies within guest memory and nothing is written outside
+ * it (a canary past the region's end), and the ring never hangs. */
+static void test_garbage(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned int broken = 0, frames = 0;
+
+	for (unsigned int round = 0; round < 400; round++) {
+		struct drv *d =
+		    drv_new(round % 2 ? 256 : 7,
+			    (uint16_t)(round % 4 < 2 ? VRING_F_INDIRECT
+						     : VRING_F_MRG_RXBUF | VRING_F_INDIRECT));
+		uint64_t lim = d->mem_size - 4096; /* the last page: canary */
+		struct dp_frame f[32], *fp[32];
+		static uint8_t src[32][64];
+
+		d->vm.r[0].size = lim;
+		memset(d->mem + lim, 0xa5, 4096);
+		for (unsigned int i = 0; i < 32; i++) {
+			make_frame(&f[i], src[i], i, 60, false);
+			fp[i] = &f[i];
+		}
+		for (unsigned int it = 0; it < 50 && d->broken == 0; it++) {
+			struct vring_packed_desc *t;
+			uint16_t k;
+
+			for (unsigned int i = 0; i < d->size * 2u; i++) {
+				struct vring_packed_desc *g = &d->ring[i % d->size];
+				uint64_t r;
+
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				r = x;
+				g->addr = GPA0 + (r % 3 == 0 ? lim - (r >> 8) % 9000
+							     : (r >> 8) % (lim + 64));
+				g->len =
+				    (uint32_t)((r >> 24) % 3 == 0 ? (r >> 32) : (r >> 32) % 9100);
+				g->id = (uint16_t)((r >> 40) % (d->size + (r % 50 == 0)));
+				g->flags = (uint16_t)(r >> 48) &
+					   (VRING_DESC_F_NEXT | VRING_DESC_F_WRITE |
+					    ((r >> 20) % 8 == 0 ? VRING_DESC_F_INDIRECT : 0) |
+					    F_AVAIL | F_USED);
+			}
+			/* Tables of garbage too. */
+			t = (struct vring_packed_desc *)(d->mem + (uint64_t)d->size * SLOT_B);
+			for (unsigned int i = 0; i < VRING_MAX_INDIRECT; i++) {
+				t[i].addr = GPA0 + (x >> (i % 16)) % (lim + 64);
+				t[i].len = (uint32_t)(x >> (i % 24)) % 3000;
+				t[i].flags = (uint16_t)(x >> i);
+			}
+			if (x % 4 == 0)
+				d->ring[x % d->size] = (struct vring_packed_desc){
+				    table_gpa(d, 0), (uint32_t)(x >> 20) % 1100, 0,
+				    (uint16_t)(VRING_DESC_F_INDIRECT | (x & 1 ? F_AVAIL : F_USED))};
+			k = vring_packed_rx(&d->vq, f, 32);
+			for (uint16_t i = 0; i < k; i++) {
+				uint32_t sum = 0;
+
+				for (uint16_t s = 0; s < f[i].n_seg; s++) {
+					CU_ASSERT_FATAL(f[i].seg[s].data >= d->mem &&
+							f[i].seg[s].data + f[i].seg[s].len <=
+							    d->mem + lim);
+					sum += f[i].seg[s].len;
+				}
+				ASSERT_INT_EQ(sum, f[i].len);
+			}
+			frames += k;
+			vring_packed_rx_release(&d->vq);
+			for (unsigned int i = 0; i < 32; i++)
+				make_frame(&f[i], src[i], i, 60, false);
+			vring_packed_tx_frames(&d->vq, fp, NULL, 32);
+		}
+		broken += d->broken != 0;
+		for (unsigned int i = 0; i < 4096; i++)
+			if (d->mem[lim + i] != 0xa5) {
+				CU_FAIL("written past guest memory");
+				break;
+			}
+		drv_free(d);
+	}
+	/* Both outcomes happened: frames got through, rings broke. */
+	CU_ASSERT(frames > 0);
+	CU_ASSERT(broken > 0);
+	printf("\n  garbage: %u frames received, %u of 400 rings broken\n", frames, broken);
 }
 
 /* ---- cost ---------------------------------------------------------------------- */
@@ -849,6 +1012,9 @@ static void test_bench(void)
 	d->drv_ev.flags = t->drv_ev.flags = VRING_PACKED_EVENT_FLAG_DISABLE;
 	for (unsigned int i = 0; i < burst; i++) {
 		make_frame(&fr[i], src[i], i, 64, false);
+		/* One piece, as a receiving port mostly hands frames over. */
+		fr[i].seg[0].len = 64;
+		fr[i].n_seg = 1;
 		fp[i] = &fr[i];
 	}
 	for (unsigned int r = 0; r < rounds; r++) {
@@ -879,12 +1045,13 @@ static void test_bench(void)
 int main(void)
 {
 	static const struct unit_test tests[] = {
-	    {"rx: 60-9000 B, chains, indirect, laps of 256 and 1000", test_rx_laps},
+	    {"rx: 60-9000 B, chains, indirect, two regions, laps of 256 and 1000", test_rx_laps},
 	    {"tx frames: 60-9000 B, strip, private header, MRG on/off, laps", test_tx_laps},
 	    {"tx mbufs: two segments, MRG_RXBUF", test_tx_mbufs},
 	    {"events: ENABLE, DISABLE, DESC across laps", test_events},
 	    {"rx: a hostile driver", test_rx_hostile},
 	    {"tx: a hostile driver", test_tx_hostile},
+	    {"a driver writing garbage", test_garbage},
 	    {"cost per frame (printed)", test_bench},
 	    {NULL, NULL},
 	};

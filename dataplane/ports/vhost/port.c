@@ -845,8 +845,8 @@ static void vhost_poll_link(struct port *p)
 	if (broken == VHOST_BROKEN_SIGBUS)
 		v->faults++;
 	if (broken == VHOST_BROKEN_RINGS)
-		snprintf(v->last_reason, sizeof(v->last_reason), "its vring: %.120s: connection ended",
-			 v->rings_why);
+		snprintf(v->last_reason, sizeof(v->last_reason),
+			 "its vring: %.120s: connection ended", v->rings_why);
 	else
 		snprintf(v->last_reason, sizeof(v->last_reason), "%s",
 			 broken == VHOST_BROKEN_SIGBUS

@@ -14,7 +14,13 @@
  * with a release store), so the driver sees a batch whole or not at all.
  *
  * Every descriptor is copied once into a local and only the copy is used:
- * the guest may rewrite the ring at any moment.
+ * the guest may rewrite the ring at any moment. Buffer ids are only
+ * echoed back (used positions come from the slots chains took, not from
+ * ids), so an id in range twice in flight harms the driver alone and is
+ * not checked; one out of range breaks the ring.
+ *
+ * The device's own event suppression (device_event: whether the guest
+ * kicks) is port.c's: podwired polls and never needs a kick.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -249,7 +255,10 @@ static inline void pk_use(struct vhost_vq *vq, struct pk_used *u, uint16_t id, u
 	u->slot = vq->last_used;
 	u->id = id;
 	u->len = len;
-	u->flags = vq->used_wrap ? (PK_F_AVAIL | PK_F_USED) : 0;
+	/* WRITE with a length: without it the length is reserved and a
+	 * driver may ignore it (virtio 1.1, 2.7.4). */
+	u->flags = (uint16_t)((vq->used_wrap ? (PK_F_AVAIL | PK_F_USED) : 0) |
+			      (len != 0 ? VRING_DESC_F_WRITE : 0));
 	pk_advance(&vq->last_used, &vq->used_wrap, n_desc, vq->size);
 }
 
@@ -302,7 +311,7 @@ static inline bool pk_is_broken(const struct vhost_vq *vq)
 
 uint16_t vring_packed_rx(struct vhost_vq *vq, struct dp_frame *f, uint16_t n)
 {
-	uint16_t got = 0;
+	uint16_t got = 0, held0 = vq->n_held;
 
 	if (pk_is_broken(vq))
 		return 0;
@@ -334,6 +343,12 @@ uint16_t vring_packed_rx(struct vhost_vq *vq, struct dp_frame *f, uint16_t n)
 		rte_prefetch0(fr->seg[0].data);
 		got++;
 	}
+	/* Only bad chains: a worker releases only after frames, so they go
+	 * back now; else a guest whose every chain fails would fill held and
+	 * stall its ring, and a lone bad chain would wait for the next good
+	 * frame. */
+	if (unlikely(got == 0 && held0 == 0 && vq->n_held != 0))
+		vring_packed_rx_release(vq);
 	return got;
 }
 
@@ -356,6 +371,19 @@ void vring_packed_rx_release(struct vhost_vq *vq)
 	pk_publish(vq, u, vq->n_held);
 	vq->n_held = 0;
 	pk_signal(vq, old_slot, old_wrap);
+}
+
+/* Starts the miss on the buffer the next chain most likely holds: guest
+ * buffers are cold, and the write to them is most of a small frame's
+ * cost. The descriptor may be anything (not yet available, rewritten):
+ * its address is only ever prefetched, and only within guest memory. */
+static inline void pk_prefetch_next(const struct vhost_vq *vq, uint16_t slot)
+{
+	const uint8_t *p = vring_gpa(
+	    vq->mem, ((volatile struct vring_packed_desc *)vq->desc_packed)[slot].addr, 1);
+
+	if (p != NULL)
+		rte_prefetch0(p);
 }
 
 /* Writes src (n bytes) at the cursor (piece *p, offset *po) of seg. */
@@ -421,7 +449,7 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 					  uint16_t n)
 {
 	const bool mrg = vq->feat & VRING_F_MRG_RXBUF;
-	uint16_t old_slot = vq->last_used, nu = 0, sent = 0;
+	uint16_t old_slot = vq->last_used, nu = 0, sent = 0, bad = 0;
 	struct pk_used used[PK_USED_MAX];
 	bool old_wrap = vq->used_wrap;
 	struct dp_seg seg[PK_TX_SEGS];
@@ -438,7 +466,7 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 		uint16_t ns = 0, nc = 0, slot = vq->last_avail, p = 0;
 		bool wrap = vq->avail_wrap, drop = false;
 		uint32_t scanned = 0, po = 0, left;
-		uint8_t hdr[16];
+		uint8_t hdr[32]; /* 12 today; 20 with hash reports */
 
 		if (sent + 1 < n) {
 			if (f != NULL)
@@ -481,6 +509,7 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 				 * and a bad buffer among a frame's num_buffers would be
 				 * read as part of it. The frame tries the next ones. */
 				vq->st.bad_desc++;
+				bad++;
 				for (uint16_t j = 0; j < nc; j++)
 					pk_use(vq, &used[nu++], ch[j].id, ch[j].n_desc, 0);
 				pk_use(vq, &used[nu++], c.id, c.n_desc, 0);
@@ -492,12 +521,18 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 				ns = 0;
 				cap = 0;
 				scanned = 0;
+				/* A guest posting bad chains as fast as they go
+				 * back would keep the worker here: the frames wait
+				 * for the next call. */
+				if (unlikely(bad >= VRING_MAX_HELD))
+					goto out;
 				continue;
 			}
 			ch[nc++] = c;
 			cap += c.len;
 			scanned += c.n_desc;
 			pk_advance(&slot, &wrap, c.n_desc, vq->size);
+			pk_prefetch_next(vq, slot);
 			/* Without MRG_RXBUF a frame goes in one chain. One too
 			 * small is left where it is, for the next frame (it may
 			 * fit that; handing it back empty would only make the
