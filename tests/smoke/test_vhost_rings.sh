@@ -25,7 +25,8 @@
 # rings across it and must get and send frames again (its ring indexes
 # taken from where the pod left them), the other pod is started again.
 #
-# VHOST_RINGS="podwire" (or "librte") runs one kind only.
+# VHOST_RINGS="podwire" (or "librte") runs one kind only; VHOST_CONFS
+# some of the configurations (names below).
 . "$(dirname "$0")/lib.sh"
 log "start"
 
@@ -33,7 +34,7 @@ RINGS=(${VHOST_RINGS:-podwire librte})
 FRAMES=$ROOT/tests/smoke/vhost_frames.py
 # virtio-user devargs of each configuration, and whether it has
 # mergeable receive buffers.
-CONFS=(split-mrg split-inorder packed-inorder packed-mrg)
+CONFS=(${VHOST_CONFS:-split-mrg split-inorder packed-inorder packed-mrg})
 declare -A DEVARGS=([split-mrg]=mrg_rxbuf=1,in_order=0 [split-inorder]=mrg_rxbuf=0,in_order=1
 	[packed-inorder]=packed_vq=1,mrg_rxbuf=0,in_order=1 [packed-mrg]=packed_vq=1,mrg_rxbuf=1,in_order=0)
 declare -A MRG=([split-mrg]=1 [split-inorder]=0 [packed-inorder]=0 [packed-mrg]=1)

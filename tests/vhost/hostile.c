@@ -616,8 +616,7 @@ static bool rx_written(const struct fe *f, uint16_t i)
 
 static uint16_t r_addr_out(struct fe *f, uint16_t i)
 {
-	f->desc[0][i] =
-	    (struct vring_desc){gpa(f, 0) + (64ULL << 30), BUF, VRING_DESC_F_WRITE, 0};
+	f->desc[0][i] = (struct vring_desc){gpa(f, 0) + (64ULL << 30), BUF, VRING_DESC_F_WRITE, 0};
 	return i;
 }
 
