@@ -7,6 +7,13 @@
 # podwired is alive, the two testpmd pods on the same network still
 # exchange frames, the hostile port is down and says why, and a
 # well-behaved frontend connects to it again.
+#
+# The attacks on a running device's rings run on both data paths: hx has
+# podwired's own rings (the default), hl librte_vhost's. On hx each broken
+# chain must be noticed: refused and counted (bad_desc) or the connection
+# ended; a buffer the guest posted read-only is never written. Both must
+# hand back their ring indexes when the frontend stops its rings and go
+# on from them when it starts them again (base-resume).
 . "$(dirname "$0")/lib.sh"
 
 HOSTILE=$BUILD/vhost-hostile
@@ -18,7 +25,9 @@ daemon_start pw
 ctl pw network add net1 >/dev/null
 ctl pw port add pa --network net1 --type vhost-user --socket "$T/a.sock" --mac $MAC_A >/dev/null
 ctl pw port add pb --network net1 --type vhost-user --socket "$T/b.sock" --mac $MAC_B >/dev/null
+# hx: podwired's own rings (the default); hl: librte_vhost's data path.
 ctl pw port add hx --network net1 --type vhost-user --socket "$T/hx.sock" >/dev/null
+ctl pw port add hl --network net1 --type vhost-user --rings librte --socket "$T/hl.sock" >/dev/null
 pod_up pw pa a "$(vdev_virtio "$T/a.sock" $MAC_A)" --eth-peer=0,$MAC_B
 pod_up pw pb b "$(vdev_virtio "$T/b.sock" $MAC_B)" --eth-peer=0,$MAC_A
 B_RX=0
@@ -31,19 +40,24 @@ traffic_goes_on() {
 	wait_for 10 "pod b to receive a's frames ($1)" pod_rx_ge b $B_RX
 }
 
-hx_field() { ctlj pw port show hx | jq -r ".vhost_user.$1"; }
+# The port the next attack aims at: hx, or hl for the datapath attacks
+# on librte_vhost's data path.
+HX=hx
+hx_field() { ctlj pw port show $HX | jq -r ".vhost_user.$1"; }
 hx_free() { [ "$(hx_field state)" = listening ]; }
+# Chains of the guest's transmit ring podwired handed back unused.
+hx_bad_desc() { port_stat pw $HX '.drops.bad_desc // 0'; }
 
 # good_frontend: a well-behaved frontend connects to hx, its frame is
 # taken, it leaves. (It also ends hx's back-off: a connection that came
 # up.)
 good_frontend() {
 	local out rx
-	rx=$(port_stat pw hx .rx_packets)
-	out=$("$HOSTILE" --wait 100 "$T/hx.sock" good 2>&1) || fail "good frontend after $1: $out"
+	rx=$(port_stat pw $HX .rx_packets)
+	out=$("$HOSTILE" --wait 100 "$T/$HX.sock" good 2>&1) || fail "good frontend after $1: $out"
 	grep -q '^connected' <<<"$out" || fail "good frontend after $1: $out"
-	wait_for 10 "hx to count the good frontend's frame" port_stat_ge pw hx .rx_packets $((rx + 1))
-	wait_link pw hx down
+	wait_for 10 "$HX to count the good frontend's frame" port_stat_ge pw $HX .rx_packets $((rx + 1))
+	wait_link pw $HX down
 	# Its connection is gone too (or the next frontend is a second one).
 	wait_for 10 "hx to be free" hx_free
 }
@@ -54,15 +68,16 @@ good_frontend() {
 # what hx's last_disconnect must contain once the frontend is gone.
 attack() {
 	local mode=$1 want=$2 words=$3 wait=${4:-600} out why
-	out=$("$HOSTILE" --wait "$wait" "$T/hx.sock" "$mode" 2>&1) || fail "$mode: the tool failed: $out"
+	out=$("$HOSTILE" --wait "$wait" "$T/$HX.sock" "$mode" 2>&1) || fail "$mode: the tool failed: $out"
 	daemon_alive pw || fail "$mode: podwired died; its log: $(tail -n 5 "$T/pw.log")"
 	if [ "$want" != any ]; then
 		grep -q "^$want" <<<"$out" || fail "$mode: expected \"$want\", the frontend saw: $out"
 	fi
-	wait_link pw hx down
-	wait_for 10 "hx to be free" hx_free
+	wait_link pw $HX down
+	wait_for 10 "$HX to be free" hx_free
 	why=$(hx_field last_disconnect)
-	grep -qF -- "$words" <<<"$why" || fail "$mode: hx says \"$why\", expected \"$words\""
+	# (WORDS may hold several, one a line: any of them.)
+	grep -qF -- "$words" <<<"$why" || fail "$mode: $HX says \"$why\", expected \"$words\""
 	ok "$mode: $(tr '\n' ' ' <<<"$out")-> $why"
 	traffic_goes_on "$mode"
 	sleep 0.1 # past the 50 ms back-off of a connection that never came up
@@ -100,12 +115,97 @@ attack ring-num closed "before the device came up"
 for step in 0 1 2 3 4 5 6 7; do
 	attack hangup$step any "before the device came up"
 done
-# ---- rings and descriptors of a running device ----------------------------------
-for mode in desc-loop desc-long desc-next-out desc-addr-out desc-addr-edge desc-len0 \
-	desc-lenhuge desc-short ind-out ind-bad ind-len ind-nested head-out offload \
-	avail-jump used-write memtable-again; do
-	attack $mode any "the frontend left"
+# ---- rings and descriptors of a running device, on both data paths -----------------
+# hx_run MODE WAIT_MS: runs the tool on $HX in the background; once it
+# says "armed", pod a sends 32 frames to the tool's MAC (learnt from its
+# first frame), which podwired enqueues into its receive ring.
+HX_MAC=02:00:00:00:0c:01
+hx_run() {
+	local pid
+	"$HOSTILE" --wait "$2" "$T/$HX.sock" "$1" >"$T/hx-$1.out" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null && ! grep -q '^armed' "$T/hx-$1.out"; do
+		sleep 0.02
+	done
+	if grep -q '^armed' "$T/hx-$1.out"; then
+		pod_peer a $HX_MAC
+		pod_send a 1
+		pod_peer a $MAC_B
+	fi
+	wait "$pid" || fail "$1: the tool failed: $(cat "$T/hx-$1.out")"
+}
+
+# ring_attack MODE WANT: a datapath attack on $HX. WANT "refused": the
+# port's own rings must notice: end the connection (a state no driver
+# makes), or hand the chains back unused (the transmit ring's counted
+# drops.bad_desc; the receive ring's used with length 0); "any": the
+# frames are harmless or passed on. librte_vhost's data path only has to
+# survive it (it drops the harm frame by frame).
+ring_attack() {
+	local mode=$1 want=$2 out why bad now
+	bad=$(hx_bad_desc)
+	hx_run "$mode" 400
+	out=$(cat "$T/hx-$mode.out")
+	daemon_alive pw || fail "$HX $mode: podwired died; its log: $(tail -n 5 "$T/pw.log")"
+	wait_link pw $HX down
+	wait_for 10 "$HX to be free" hx_free
+	why=$(hx_field last_disconnect)
+	now=$(hx_bad_desc)
+	if [ $HX = hx ] && [ "$want" = refused ] && ! grep -q '^closed' <<<"$out" &&
+		! grep -qF 'connection ended' <<<"$why" && [ "$now" -le "$bad" ] &&
+		! grep -qE '^rx used [1-9][0-9]*( [0-9]+:0)+$' <<<"$out"; then
+		fail "$HX $mode: neither refused nor counted (bad_desc $bad -> $now): $(tr '\n' ' ' <<<"$out")-> $why"
+	fi
+	if [ $HX = hx ] && [ "$mode" = rx-readonly ]; then
+		grep -q '^read-only buffer untouched' <<<"$out" ||
+			fail "$HX $mode: podwired wrote a buffer the guest posted read-only: $out"
+	fi
+	[ $HX = hx ] || grep -qF "the frontend left" <<<"$why" ||
+		fail "$HX $mode: $HX says \"$why\", expected \"the frontend left\""
+	ok "$HX $mode: $(tr '\n' ' ' <<<"$out")-> bad_desc $bad -> $now, $why"
+	CASES=$((CASES + 1))
+	# librte_vhost's path, unchanged, is checked once after all of them.
+	[ $HX = hx ] || return 0
+	traffic_goes_on "$HX $mode"
+	sleep 0.1
+	good_frontend "$HX $mode"
+}
+
+for HX in hx hl; do
+	# The guest's transmit ring (podwired reads it) ...
+	for mode in desc-loop desc-long desc-next-out desc-addr-out desc-addr-edge desc-len0 \
+		desc-lenhuge desc-short ind-out ind-bad ind-len ind-nested head-out avail-jump; do
+		ring_attack $mode refused
+	done
+	for mode in offload used-write memtable-again; do
+		ring_attack $mode any
+	done
+	# ... and its receive ring (podwired writes it): the own rings'
+	# code only (librte_vhost survives these too, and has not changed).
+	if [ $HX = hx ]; then
+			for mode in rx-addr-out rx-addr-edge rx-readonly rx-short rx-next-out rx-head-out \
+			rx-ind-out rx-ind-nested rx-ind-loop rx-avail-jump; do
+			ring_attack $mode refused
+		done
+		# A descriptor chained to itself is walked until the frame fits
+		# (bounded, within the guest's buffer): harmless.
+		ring_attack rx-loop any
+	fi
+	# A frontend that stops its rings and starts them again where they
+	# were (QEMU on a driver reset): podwired must hand back the
+	# indexes it reached and go on from them.
+	out=$("$HOSTILE" --wait 300 "$T/$HX.sock" base-resume 2>&1) || fail "$HX base-resume: $out"
+	grep -q 'handed back' <<<"$out" || fail "$HX base-resume: indexes not handed back: $out"
+	grep -q '^resumed' <<<"$out" || fail "$HX base-resume: frames not taken after the restart: $out"
+	ok "$HX base-resume: $(tr '\n' ' ' <<<"$out")"
+	wait_link pw $HX down
+	wait_for 10 "$HX to be free" hx_free
+	traffic_goes_on "$HX base-resume"
+	sleep 0.1
+	good_frontend "$HX base-resume"
+	CASES=$((CASES + 1))
 done
+HX=hx
 # ---- memory taken away under podwired --------------------------------------------
 # A memfd is sealed: it cannot be shrunk.
 out=$("$HOSTILE" --wait 300 "$T/hx.sock" truncate 2>&1) || fail "truncate: $out"
@@ -113,7 +213,10 @@ grep -q "^truncate: Operation not permitted" <<<"$out" ||
 	fail "a frontend could shrink the memory podwired mapped: $out"
 wait_for 10 "hx to be free" hx_free
 attack truncate any "the frontend left"
-attack hugetlb-punch any "the frontend left"
+# A hole punched in a huge page reads back as zeros: the own rings see
+# their avail index go back (a state no driver makes) and end it.
+attack hugetlb-punch any "the frontend left
+more than a ring ahead"
 # Files that take no seals, shrunk under podwired: the SIGBUS guard ends
 # that connection only, in a worker's burst or on librte_vhost's thread
 # (the control thread ends it at its next housekeeping tick).
@@ -124,19 +227,6 @@ attack truncate-handshake closed "lost pages under podwired (SIGBUS)" 3000
 expect_eq "faults counted" $((faults + 3)) "$(hx_field faults)"
 
 # ---- call eventfds -----------------------------------------------------------
-# hx_run MODE WAIT_MS: runs the tool on hx in the background; once it says
-# "armed", pod a sends 32 frames to the tool's MAC (learnt from its first
-# frame), which podwired enqueues into its receive ring.
-HX_MAC=02:00:00:00:0c:01
-hx_run() {
-	"$HOSTILE" --wait "$2" "$T/hx.sock" "$1" >"$T/hx-$1.out" 2>&1 &
-	local pid=$!
-	wait_for 10 "the $1 frontend to be armed" grep -q '^armed' "$T/hx-$1.out"
-	pod_peer a $HX_MAC
-	pod_send a 1
-	pod_peer a $MAC_B
-	wait "$pid" || fail "$1: the tool failed: $(cat "$T/hx-$1.out")"
-}
 # A frontend that wants interrupts (a kernel guest) gets them on both rings.
 hx_run call-wait 3000
 grep -q '^tx call signalled' "$T/hx-call-wait.out" ||

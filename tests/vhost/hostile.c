@@ -16,7 +16,14 @@
  * for podwired to end the connection and prints "closed" (podwired hung
  * up) or "still connected" (podwired let it go on; a mode whose harm
  * librte_vhost drops frame by frame). "call-wait" prints whether
- * podwired signalled each ring's call eventfd. It exits 0 unless the mode could
+ * podwired signalled each ring's call eventfd. The "rx-*" modes post
+ * broken buffers on the receive ring (the ring podwired writes), print
+ * "armed" (the test then sends frames to the tool's MAC, learnt from its
+ * first frame), the outcome and the used entries ("rx used N id:len..").
+ * "base-resume" stops both rings (GET_VRING_BASE), prints whether the
+ * indexes podwired gives back are where the rings are ("handed back"),
+ * restarts them from there and prints whether frames are taken again
+ * ("resumed"). It exits 0 unless the mode could
  * not be run (2) or podwired offered an offload it must not (1).
  *
  * --offloads negotiates the host offloads podwired offers (CSUM,
@@ -240,9 +247,10 @@ static void connect_to(struct fe *f, const char *path)
 	f->sock = accept(l, NULL, NULL);
 	if (f->sock < 0)
 		die("accept");
-	/* One connection: podwired's next attempt finds nobody. */
+	/* One connection: podwired's next attempt finds nobody listening.
+	 * (The file stays: podwired checks it has its one link, and may do
+	 * so after it connected.) */
 	close(l);
-	unlink(path);
 }
 
 /* Memory: a memfd (flags for memfd_create) of file bytes, mapped whole. */
@@ -577,6 +585,203 @@ static uint16_t d_offload(struct fe *f, uint16_t i)
 	h->num_buffers = 7;
 	f->desc[1][i] = (struct vring_desc){gpa(f, BUF_OFF(1, i)), NETHDR + 60, 0, 0};
 	return i;
+}
+
+/* ---- the receive ring, which podwired writes (rx-* modes) ------------------------- */
+
+/* Publishes descriptor head on the receive ring. */
+static void rx_post(struct fe *f, uint16_t head)
+{
+	f->avail[0]->ring[f->next[0] % QSIZE] = head;
+	__atomic_store_n(&f->avail[0]->idx, ++f->next[0], __ATOMIC_RELEASE);
+}
+
+/* Buffer i of the receive ring filled with a pattern, to see whether
+ * podwired wrote it. */
+#define RX_MARK 0xa5
+static void rx_mark(struct fe *f, uint16_t i)
+{
+	memset(f->mem + BUF_OFF(0, i), RX_MARK, BUF);
+}
+
+static bool rx_written(const struct fe *f, uint16_t i)
+{
+	const uint8_t *b = f->mem + BUF_OFF(0, i);
+
+	for (int k = 0; k < BUF; k++)
+		if (b[k] != RX_MARK)
+			return true;
+	return false;
+}
+
+static uint16_t r_addr_out(struct fe *f, uint16_t i)
+{
+	f->desc[0][i] = (struct vring_desc){gpa(f, 0) + (64ULL << 30), BUF, VRING_DESC_F_WRITE, 0};
+	return i;
+}
+
+static uint16_t r_addr_edge(struct fe *f, uint16_t i)
+{
+	/* Starts inside the region, ends past it. */
+	f->desc[0][i] = (struct vring_desc){gpa(f, f->size - 100), BUF, VRING_DESC_F_WRITE, 0};
+	return i;
+}
+
+static uint16_t r_readonly(struct fe *f, uint16_t i)
+{
+	/* A buffer the device may only read, posted to be written. */
+	rx_mark(f, i);
+	f->desc[0][i] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), BUF, 0, 0};
+	return i;
+}
+
+static uint16_t r_short(struct fe *f, uint16_t i)
+{
+	/* Shorter than the virtio-net header. */
+	f->desc[0][i] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), 4, VRING_DESC_F_WRITE, 0};
+	return i;
+}
+
+static uint16_t r_loop(struct fe *f, uint16_t i)
+{
+	/* 64 bytes each time round, to itself: never enough for a frame. */
+	f->desc[0][i] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), 64,
+					    VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, i};
+	return i;
+}
+
+static uint16_t r_next_out(struct fe *f, uint16_t i)
+{
+	f->desc[0][i] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), 64,
+					    VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 60000};
+	return i;
+}
+
+static uint16_t r_head_out(struct fe *f, uint16_t i)
+{
+	f->desc[0][i] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), BUF, VRING_DESC_F_WRITE, 0};
+	return (uint16_t)(i + 5000);
+}
+
+/* Indirect tables live in the buffer of slot i + 128. */
+static uint16_t r_ind_out(struct fe *f, uint16_t i)
+{
+	f->desc[0][i] =
+	    (struct vring_desc){gpa(f, 0) + (64ULL << 30), 16 * 4, VRING_DESC_F_INDIRECT, 0};
+	return i;
+}
+
+static uint16_t r_ind_nested(struct fe *f, uint16_t i)
+{
+	struct vring_desc *t = (struct vring_desc *)(f->mem + BUF_OFF(0, i + 128));
+
+	t[0] = (struct vring_desc){gpa(f, BUF_OFF(0, i + 128)), 16, VRING_DESC_F_INDIRECT, 0};
+	f->desc[0][i] =
+	    (struct vring_desc){gpa(f, BUF_OFF(0, i + 128)), 16, VRING_DESC_F_INDIRECT, 0};
+	return i;
+}
+
+static uint16_t r_ind_loop(struct fe *f, uint16_t i)
+{
+	/* An indirect table whose entries chain back to the first. */
+	struct vring_desc *t = (struct vring_desc *)(f->mem + BUF_OFF(0, i + 128));
+
+	t[0] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), 32,
+				   VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 1};
+	t[1] = (struct vring_desc){gpa(f, BUF_OFF(0, i)), 32,
+				   VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 0};
+	f->desc[0][i] =
+	    (struct vring_desc){gpa(f, BUF_OFF(0, i + 128)), 16 * 2, VRING_DESC_F_INDIRECT, 0};
+	return i;
+}
+
+static const struct {
+	const char *mode;
+	uint16_t (*make)(struct fe *f, uint16_t i);
+} rx_modes[] = {
+    {"rx-addr-out", r_addr_out}, {"rx-addr-edge", r_addr_edge}, {"rx-readonly", r_readonly},
+    {"rx-short", r_short},	 {"rx-loop", r_loop},		{"rx-next-out", r_next_out},
+    {"rx-head-out", r_head_out}, {"rx-ind-out", r_ind_out},	{"rx-ind-nested", r_ind_nested},
+    {"rx-ind-loop", r_ind_loop},
+};
+
+/* Eight broken buffers on the receive ring (or, with make NULL, eight
+ * good ones and an avail index far ahead); "armed" tells the test to
+ * send us frames. Then: whether podwired ended the connection, how many
+ * entries it used and with what length, and (rx-readonly) whether it
+ * wrote a buffer it may only read. */
+static int rx_attack(struct fe *f, uint16_t (*make)(struct fe *f, uint16_t i))
+{
+	uint16_t first = f->next[0] % QSIZE, used;
+
+	if (make != NULL) {
+		for (int k = 0; k < 8; k++)
+			rx_post(f, make(f, (uint16_t)(f->next[0] % QSIZE)));
+	} else {
+		rx_buffers(f, 8);
+		f->next[0] = (uint16_t)(f->next[0] + 30000);
+		__atomic_store_n(&f->avail[0]->idx, f->next[0], __ATOMIC_RELEASE);
+	}
+	printf("armed\n");
+	outcome(f);
+	used = __atomic_load_n(&f->used[0]->idx, __ATOMIC_ACQUIRE);
+	printf("rx used %u", used);
+	for (uint16_t k = 0; k < used && k < 8; k++)
+		printf(" %u:%u", f->used[0]->ring[k].id, f->used[0]->ring[k].len);
+	printf("\n");
+	if (make == r_readonly)
+		printf(rx_written(f, first) ? "read-only buffer written\n"
+					    : "read-only buffer untouched\n");
+	return 0;
+}
+
+/* ---- the rings' indexes handed back (base-resume) --------------------------------- */
+
+/* GET_VRING_BASE stops ring q; the index podwired hands back. */
+static int vring_base(struct fe *f, int q, uint32_t *num)
+{
+	uint64_t v;
+
+	if (send_state(f, GET_VRING_BASE, (uint32_t)q, 0) != 0 || reply_u64(f, &v) != 0)
+		return -1;
+	*num = (uint32_t)(v >> 32);
+	return 0;
+}
+
+/* What a frontend does to stop and restart its device (QEMU on a guest's
+ * driver reset, or to move it): both rings stopped with GET_VRING_BASE,
+ * which must give back where podwired is, then set up again from there.
+ * Frames sent after must be taken. */
+static int base_resume(struct fe *f)
+{
+	uint32_t base[2];
+
+	for (int k = 0; k < 8; k++)
+		send_frame(f);
+	if (!used_reaches(f, f->next[1], 5000)) {
+		printf("frames not taken before the stop\n");
+		return 0;
+	}
+	for (int q = 0; q < 2; q++)
+		if (vring_base(f, q, &base[q]) != 0) {
+			printf("closed at GET_VRING_BASE %d\n", q);
+			return 0;
+		}
+	printf("base rx %u want %u, tx %u want %u: %s\n", base[0], f->next[0], base[1], f->next[1],
+	       base[0] == f->next[0] && base[1] == f->next[1] ? "handed back" : "wrong");
+	for (int q = 0; q < 2; q++)
+		if (send_state(f, SET_VRING_NUM, q, QSIZE) != 0 ||
+		    send_state(f, SET_VRING_BASE, q, f->next[q]) != 0 ||
+		    vring_addr(f, q, gpa(f, DESC_OFF(q)), gpa(f, AVAIL_OFF(q)),
+			       gpa(f, USED_OFF(q))) != 0 ||
+		    vring_fds(f, q) != 0) {
+			printf("closed while restarting\n");
+			return 0;
+		}
+	for (int k = 0; k < 8; k++)
+		send_frame(f);
+	printf(used_reaches(f, f->next[1], 5000) ? "resumed\n" : "not resumed\n");
+	return 0;
 }
 
 /* ---- offload requests (ol-* modes) ------------------------------------------------ */
@@ -966,6 +1171,19 @@ static int run(const char *path, const char *mode)
 		send_state(&f, SET_VRING_NUM, 1, 3);
 		rest(&f);
 		return outcome(&f);
+	}
+	for (size_t k = 0; k < sizeof(rx_modes) / sizeof(rx_modes[0]); k++)
+		if (is(mode, rx_modes[k].mode)) {
+			up(&f, path, MFD_ALLOW_SEALING);
+			return rx_attack(&f, rx_modes[k].make);
+		}
+	if (is(mode, "rx-avail-jump")) {
+		up(&f, path, MFD_ALLOW_SEALING);
+		return rx_attack(&f, NULL);
+	}
+	if (is(mode, "base-resume")) {
+		up(&f, path, MFD_ALLOW_SEALING);
+		return base_resume(&f);
 	}
 	if (is(mode, "avail-jump")) {
 		up(&f, path, MFD_ALLOW_SEALING);
