@@ -25,7 +25,7 @@
 	X(UNKNOWN_VLAN, "unknown_vlan") /* uplink: no network has the frame's VLAN */              \
 	X(STASH_FULL, "stash_full")   /* uplink: the port's share of a device burst overflowed */  \
 	X(NO_MBUF, "no_mbuf")	      /* no buffer to tag or copy the frame into */                \
-	X(BAD_DESC, "bad_desc")	      /* memif: a descriptor outside what the peer shared */       \
+	X(BAD_DESC, "bad_desc")	      /* memif, vhost-user: a descriptor the peer got wrong */     \
 	X(SPOOFED_SRC, "spoofed_src") /* port security: not the port's source MAC */               \
 	X(FLOOD_LIMIT, "flood_limit") /* over the port's rate of flooded frames */                 \
 	X(BAD_OFFLOAD, "bad_offload") /* offload request (checksum, segments) the frame cannot be  \

@@ -41,7 +41,10 @@ struct vhost_rings {
 	struct vring_mem mem;
 	struct vhost_vq rx[PW_MAX_QUEUES]; /* the guest's transmit vrings */
 	struct vhost_vq tx[PW_MAX_QUEUES]; /* the guest's receive vrings */
-	uint64_t bad_told[PW_MAX_QUEUES];  /* rx[q].st.bad_desc already in the port's drops */
+	/* rx[q].st.bad_desc and tx[q].st.bad_desc already in the port's drops
+	 * (the rings' counters live as long as the port). */
+	uint64_t bad_told[PW_MAX_QUEUES];
+	uint64_t bad_told_tx[PW_MAX_QUEUES];
 };
 
 struct vhost_rings *vhost_rings_new(const volatile uint16_t *tx_on)
@@ -241,7 +244,6 @@ int vhost_rings_start(struct vhost_rings *r, int vid, uint16_t n_pairs, char *wh
 		if (rc == 0)
 			rc = vq_take(r, &r->rx[q], vid, (uint16_t)(2 * q + 1), feat, hdr_len, why,
 				     len);
-		r->bad_told[q] = 0;
 	}
 	if (rc != 0) {
 		for (uint16_t q = 0; q < PW_MAX_QUEUES; q++) {
@@ -292,10 +294,17 @@ static inline void count_bad(struct vhost_rings *r, uint16_t q, struct dp_port *
 			     struct port_counters *ctr)
 {
 	uint64_t bad = r->rx[q].st.bad_desc;
+	/* The receive ring's of the same pair too (written by whichever
+	 * worker sends, under its lock; a word read is whole). */
+	uint64_t bad_tx = __atomic_load_n(&r->tx[q].st.bad_desc, __ATOMIC_RELAXED);
 
 	if (unlikely(bad != r->bad_told[q])) {
 		ctr[p->idx].drops[DROP_BAD_DESC] += bad - r->bad_told[q];
 		r->bad_told[q] = bad;
+	}
+	if (unlikely(bad_tx != r->bad_told_tx[q])) {
+		ctr[p->idx].drops[DROP_BAD_DESC] += bad_tx - r->bad_told_tx[q];
+		r->bad_told_tx[q] = bad_tx;
 	}
 }
 

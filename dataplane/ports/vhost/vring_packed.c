@@ -168,6 +168,13 @@ static __rte_always_inline enum pk_res pk_indirect(const struct vhost_vq *vq,
 		pk_read_desc(&e, &t[i]);
 		if (unlikely(e.flags & VRING_DESC_F_INDIRECT))
 			return PK_BAD;
+		/* DPDK 22.11's virtio driver fills its transmit tables with
+		 * WRITE on every entry (vring_desc_init_indirect_packed) and
+		 * never clears it: on a chain podwired only reads, the flag
+		 * is ignored (reading a buffer the guest offered for writing
+		 * hurts no one); a receive chain still needs it. */
+		if (!writable)
+			e.flags &= (uint16_t)~VRING_DESC_F_WRITE;
 		r = pk_buf(vq, &e, writable, skip, seg, n_seg, max, len);
 		if (unlikely(r != PK_OK))
 			return r;
@@ -373,19 +380,6 @@ void vring_packed_rx_release(struct vhost_vq *vq)
 	pk_signal(vq, old_slot, old_wrap);
 }
 
-/* Starts the miss on the buffer the next chain most likely holds: guest
- * buffers are cold, and the write to them is most of a small frame's
- * cost. The descriptor may be anything (not yet available, rewritten):
- * its address is only ever prefetched, and only within guest memory. */
-static inline void pk_prefetch_next(const struct vhost_vq *vq, uint16_t slot)
-{
-	const uint8_t *p = vring_gpa(
-	    vq->mem, ((volatile struct vring_packed_desc *)vq->desc_packed)[slot].addr, 1);
-
-	if (p != NULL)
-		rte_prefetch0(p);
-}
-
 /* Writes src (n bytes) at the cursor (piece *p, offset *po) of seg. */
 static inline void pk_put(const struct dp_seg *seg, uint16_t *p, uint32_t *po, const uint8_t *src,
 			  uint32_t n)
@@ -532,7 +526,6 @@ static __rte_always_inline uint16_t pk_tx(struct vhost_vq *vq, struct dp_frame *
 			cap += c.len;
 			scanned += c.n_desc;
 			pk_advance(&slot, &wrap, c.n_desc, vq->size);
-			pk_prefetch_next(vq, slot);
 			/* Without MRG_RXBUF a frame goes in one chain. One too
 			 * small is left where it is, for the next frame (it may
 			 * fit that; handing it back empty would only make the
