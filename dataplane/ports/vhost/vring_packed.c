@@ -159,7 +159,9 @@ static __rte_always_inline enum pk_res pk_indirect(const struct vhost_vq *vq,
 	/* A table must lie whole within one region: no driver splits one
 	 * and reading it in pieces would cost every frame a check. */
 	t = (const struct vring_packed_desc *)vring_gpa(vq->mem, d->addr, d->len);
-	if (unlikely(t == NULL))
+	/* Entries are read as descriptors: a table not aligned to their
+	 * 8-byte address field is refused (no driver makes one). */
+	if (unlikely(t == NULL || ((uintptr_t)t & 7) != 0))
 		return PK_BAD;
 	for (uint32_t i = 0; i < n; i++) {
 		struct vring_packed_desc e;

@@ -121,7 +121,10 @@ static inline bool chain_walk(const struct vhost_vq *vr, uint16_t head, bool wri
 				     d.len > VRING_MAX_INDIRECT * sizeof(struct vring_desc)))
 				return false;
 			tab = (const struct vring_desc *)vring_gpa(vr->mem, d.addr, d.len);
-			if (unlikely(tab == NULL))
+			/* Entries are read as descriptors: a table not aligned
+			 * to their 8-byte address field is refused (no driver
+			 * makes one). */
+			if (unlikely(tab == NULL || ((uintptr_t)tab & 7) != 0))
 				return false;
 			rte_prefetch0(tab);
 			tab_n = left = d.len / sizeof(struct vring_desc);
