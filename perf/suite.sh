@@ -663,8 +663,8 @@ for size in $SIZES; do want "ovs:$size" && OVS_WANTED=1; done
 # ---- 1. main comparison (OVS joins the vhost-user groups) -------------------
 # One group per interface and frame size: its systems are interleaved.
 # bridge-librte and xconnect-librte (vhost-user only): this podwired with its
-# ports' "rings" at librte, librte_vhost's data path, beside its own rings
-# (the default) in the same rounds; a build whose podwirectl does not know
+# ports' "rings" at librte, librte_vhost's data path (the default), beside its
+# own rings (bridge and xconnect, "rings" podwire) in the same rounds; a build whose podwirectl does not know
 # --rings has only the one path, and those cells are skipped, said once.
 LIBRTE_SYS="bridge-librte xconnect-librte"
 # (Asked with a socket nobody serves: an option podwirectl does not know is
@@ -694,6 +694,12 @@ for iface in vhost memif; do
 			fi
 			opts=""
 			[[ $sys != *-librte ]] || opts="--rings librte"
+			# bridge and xconnect: podwired's own rings, asked for (librte_vhost's
+			# data path is the default).
+			if [ "$iface" = vhost ] && [ -n "$LIBRTE_SYS" ] &&
+				[[ $sys == bridge || $sys == xconnect ]]; then
+				opts="--rings podwire"
+			fi
 			PORT_OPTS=$opts define "$name" "$sys" "$iface" 2 --size "$size"
 			group+=("$name")
 		done

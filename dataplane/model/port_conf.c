@@ -72,12 +72,12 @@ static int parse_rings(const cJSON *obj, const struct port_ops *kind, struct por
 	if (strcmp(rings, API_RINGS_PODWIRE) != 0 && strcmp(rings, API_RINGS_LIBRTE) != 0) {
 		snprintf(msg, len,
 			 "%s: \"rings\" is \"%s\"; use \"" API_RINGS_PODWIRE
-			 "\" (podwired's own vhost-user rings, the default) or \"" API_RINGS_LIBRTE
-			 "\" (librte_vhost's data path)",
+			 "\" (podwired's own vhost-user rings) or \"" API_RINGS_LIBRTE
+			 "\" (librte_vhost's data path, the default)",
 			 what, rings);
 		return field_error(field, API_F_RINGS, API_ERR_INVALID_PARAMS);
 	}
-	c->librte_rings = strcmp(rings, API_RINGS_LIBRTE) == 0;
+	c->own_rings = strcmp(rings, API_RINGS_PODWIRE) == 0;
 	return 0;
 }
 
@@ -516,8 +516,8 @@ cJSON *port_conf_to_json(const struct port_conf *c, bool with_secret)
 		cJSON_AddNumberToObject(o, API_F_QUEUES, c->queues);
 	if (c->no_offloads)
 		cJSON_AddFalseToObject(o, API_F_OFFLOADS);
-	if (c->librte_rings)
-		cJSON_AddStringToObject(o, API_F_RINGS, API_RINGS_LIBRTE);
+	if (c->own_rings)
+		cJSON_AddStringToObject(o, API_F_RINGS, API_RINGS_PODWIRE);
 	for (int d = 0; d < PORT_DIRS; d++) {
 		const struct port_rate *r = &c->rate[d];
 		const struct port_rate_names *f = &port_rate_fields[d];

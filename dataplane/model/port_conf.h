@@ -68,9 +68,9 @@ struct port_conf {
 	/* "offloads": false (kinds with PORT_FIELD_OL): the port offers none,
 	 * as before they existed. */
 	bool no_offloads;
-	/* "rings": "librte" (kinds with PORT_FIELD_RINGS): librte_vhost's
-	 * own data path instead of podwired's rings. */
-	bool librte_rings;
+	/* "rings": "podwire" (kinds with PORT_FIELD_RINGS): podwired's own
+	 * rings instead of librte_vhost's data path (the default). */
+	bool own_rings;
 	struct port_rate rate[PORT_DIRS];
 };
 

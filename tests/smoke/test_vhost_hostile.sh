@@ -9,7 +9,7 @@
 # well-behaved frontend connects to it again.
 #
 # The attacks on a running device's rings run on both data paths: hx has
-# podwired's own rings (the default), hl librte_vhost's. On hx each broken
+# podwired's own rings (--rings podwire), hl librte_vhost's (the default). On hx each broken
 # chain must be noticed: refused and counted (bad_desc) or the connection
 # ended; a buffer the guest posted read-only is never written. Both must
 # hand back their ring indexes when the frontend stops its rings and go
@@ -25,8 +25,8 @@ daemon_start pw
 ctl pw network add net1 >/dev/null
 ctl pw port add pa --network net1 --type vhost-user --socket "$T/a.sock" --mac $MAC_A >/dev/null
 ctl pw port add pb --network net1 --type vhost-user --socket "$T/b.sock" --mac $MAC_B >/dev/null
-# hx: podwired's own rings (the default); hl: librte_vhost's data path.
-ctl pw port add hx --network net1 --type vhost-user --socket "$T/hx.sock" >/dev/null
+# hx: podwired's own rings; hl: librte_vhost's data path (the default).
+ctl pw port add hx --network net1 --type vhost-user --rings podwire --socket "$T/hx.sock" >/dev/null
 ctl pw port add hl --network net1 --type vhost-user --rings librte --socket "$T/hl.sock" >/dev/null
 pod_up pw pa a "$(vdev_virtio "$T/a.sock" $MAC_A)" --eth-peer=0,$MAC_B
 pod_up pw pb b "$(vdev_virtio "$T/b.sock" $MAC_B)" --eth-peer=0,$MAC_A

@@ -309,8 +309,10 @@ static bool msg_keeps_rings(uint32_t request)
 }
 
 /* Whose code moves the rings of the device vid starts: podwired's own
- * unless the port asks for librte_vhost's, or the guest negotiated what
- * only librte_vhost's carries, or its rings fail podwired's checks. The
+ * when the port asks for them ("rings": "podwire"), unless the guest
+ * negotiated what only librte_vhost's carries or its rings fail
+ * podwired's checks; else librte_vhost's (the default: at 64-512 B it
+ * is still the faster, perf/README.md). The
  * port's link is down and no worker uses its ops (destroy_device waited
  * a grace period, or it never ran): they change here. map_lock held. */
 static void rings_choose(struct vhost_priv *v, int vid)
@@ -321,7 +323,7 @@ static void rings_choose(struct vhost_priv *v, int vid)
 
 	v->rings_on = false;
 	v->rings_paused = false;
-	if (!v->port->conf.librte_rings && rte_vhost_get_negotiated_features(vid, &f) == 0) {
+	if (v->port->conf.own_rings && rte_vhost_get_negotiated_features(vid, &f) == 0) {
 		if (!vhost_rings_fit(f)) {
 			conn_log(v, RTE_LOG_INFO,
 				 "the guest negotiated host offloads: librte_vhost's data path "
